@@ -1,0 +1,123 @@
+/**
+ * The congestion-control plug-in contract (design §5), shaped after NVIDIA DOCA PCC
+ * (shared/spec/doca-pcc-model.md) and Linux tcp_congestion_ops: an algorithm is a small table
+ * of hooks per role, each called with (state, event, params, io). State is a plain object the
+ * hook mutates; every output goes through `io` so the NIC can enforce, trace and export it.
+ *
+ * Roles (DCQCN's terms): RP = sender NIC, NP = receiver NIC, CP = switch.
+ * Non-DOCA extensions (timers, CNP payload, INT, windows, CNM, message completion) are marked.
+ */
+import type { z } from 'zod';
+import type { Rng } from '../env/rng.js';
+import type { Packet } from '../wire/packet.js';
+
+/** Static facts about a flow (QP) handed to `init`. */
+export interface FlowInfo {
+  qpn: number;
+  remoteQpn: number;
+  lineRateBps: number;
+  mtuBytes: number;
+  /** Unloaded RTT of the path, ns (from topology). */
+  baseRttNs: number;
+  bottleneckRateBps: number;
+  /** Switches on the path. */
+  hops: number;
+}
+
+/** Outputs and services available to RP hooks. */
+export interface RpIo {
+  now(): number;
+  rng: Rng;
+  /** Set the QP's pacing rate (bit/s), clamped by the NIC to (0, line rate]. `why` is traced. */
+  setRate(rateBps: number, why: string): void;
+  /** Set (bytes) or clear (null) the QP's window of unacknowledged bytes. Non-DOCA. */
+  setWindow(bytes: number | null, why: string): void;
+  /** Arm timer `slot` (a small integer chosen by the algorithm) to fire at `atNs`. Non-DOCA. */
+  setTimer(slot: number, atNs: number): void;
+  cancelTimer(slot: number): void;
+  /** Current rate and window as enforced by the NIC. */
+  rateBps(): number;
+  windowBytes(): number | null;
+  /** Bump an algorithm counter (exported as a metric and in results). */
+  count(name: string, delta?: number): void;
+}
+
+export type RpEvent =
+  /** A data packet of this QP left the NIC (DOCA ROCE_TX, uncoalesced). */
+  | { type: 'tx'; pkt: Packet; bytes: number; retransmit: boolean }
+  /** Cumulative ACK. `rttNs` from the echoed send timestamp, when the packet carried one. */
+  | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
+  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' }
+  /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
+  | { type: 'cnp'; pkt: Packet }
+  /** Switch congestion notification (SRCC). Non-DOCA. */
+  | { type: 'cnm'; pkt: Packet }
+  /** A timer armed with io.setTimer fired. Non-DOCA (DOCA emulates timers on TX events). */
+  | { type: 'timer'; slot: number }
+  /** Retransmission timeout of the QP. */
+  | { type: 'timeout' }
+  /** A message of this QP was fully acknowledged. Non-DOCA. */
+  | { type: 'messageComplete'; id: number; bytes: number; postNs: number; completeNs: number };
+
+/** What the RP wants the NIC to put on its data packets. */
+export interface RpFeatures {
+  /** Request an INT stack of this layout on every data packet (echoed in ACKs). */
+  int: 'hpcc' | 'mpcc' | null;
+  /** Stamp a send timestamp on data packets (echoed in ACKs → rttNs). */
+  txTimestamp: boolean;
+}
+
+export interface RpAlgorithm<P, S> {
+  features: RpFeatures | ((params: P) => RpFeatures);
+  /** Initial state; should also set the initial rate/window through io. */
+  init(flow: FlowInfo, params: P, io: RpIo): S;
+  onEvent(state: S, ev: RpEvent, params: P, io: RpIo): void;
+  /** Fill algorithm fields of an outgoing data packet (pkt.ext). Optional. */
+  decorateData?(state: S, pkt: Packet, params: P, io: RpIo): void;
+  /** Main state variables for metrics and traces (e.g. { alpha }). */
+  inspect?(state: S): Record<string, number>;
+}
+
+/** Services available to NP hooks. */
+export interface NpIo {
+  now(): number;
+  rng: Rng;
+  /** Send a CNP for this QP now, with optional payload fields. */
+  sendCnp(fields?: { cnpPeriodNs?: number; ecnCount?: number; bthResv7?: number }): void;
+  /** Ask the NIC to send an ACK now (beyond its own coalescing policy). */
+  requestAck(): void;
+  setTimer(slot: number, atNs: number): void;
+  cancelTimer(slot: number): void;
+  count(name: string, delta?: number): void;
+}
+
+export interface NpAlgorithm<P, NicState, QpState> {
+  /** Per receiver NIC state shared by all its QPs (e.g. DCQCN+'s congested-flow list). */
+  initNic(params: P, io: Omit<NpIo, 'sendCnp' | 'requestAck'>): NicState;
+  initQp(flow: FlowInfo, params: P, nic: NicState): QpState;
+  /** Every data packet received on the QP (in order or not), before the NIC acts on it. */
+  onData(qp: QpState, nic: NicState, pkt: Packet, params: P, io: NpIo): void;
+  /** Fill extension fields (e.g. a receiver-assigned window) of an ACK about to leave. */
+  decorateAck?(qp: QpState, nic: NicState, ack: Packet, params: P, io: NpIo): void;
+  /** Timers armed through io.setTimer. */
+  onTimer?(qp: QpState, nic: NicState, slot: number, params: P, io: NpIo): void;
+}
+
+/**
+ * A registered algorithm. `params` is a zod schema with the paper's defaults; `profiles` are
+ * named parameter sets (e.g. DCQCN "paper" vs "hpcc-sim").
+ */
+export interface CcAlgorithm<P = Record<string, unknown>> {
+  name: string;
+  summary: string;
+  params: z.ZodType<P>;
+  profiles?: Record<string, Partial<P>>;
+  defaultProfile?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: state types are private to each algorithm
+  rp: RpAlgorithm<P, any>;
+  /** Receiver role; the NIC's default NP (ECN → CNP with a per-QP minimum interval) when absent. */
+  // biome-ignore lint/suspicious/noExplicitAny: state types are private to each algorithm
+  np?: NpAlgorithm<P, any, any>;
+  /** Switch-side logic this algorithm turns on when any host uses it (e.g. "srcc"). */
+  cp?: string;
+}
