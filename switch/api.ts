@@ -1,14 +1,28 @@
 /**
  * Contract between the switch firmware and the runtimes. The implementation lives beside this
  * file; runtimes only depend on these types and `createSwitch`.
+ *
+ * Fields marked "(optional)" were added after the first contract; leaving them out gives the
+ * documented default, so configs written against the original shape keep working.
+ * Semantics of every field: docs/switch.md.
  */
 import type { NodeFirmware } from '../src/env/env.js';
 import type { RoutingTable } from '../src/topology/model.js';
+import type { FrameKind } from '../src/wire/packet.js';
+import type { SwitchCpFactory } from './cp.js';
 
 export interface EcnConfig {
   kminBytes: number;
   kmaxBytes: number;
   pmax: number;
+  /** (optional) false turns marking off on this port/switch. Default true. */
+  enabled?: boolean;
+  /**
+   * (optional) Where the RED decision is taken. 'dequeue' (default, as the HPCC simulator):
+   * on the bytes left behind the departing packet in its queue. 'enqueue': on the bytes ahead
+   * of the arriving packet in its queue.
+   */
+  markAt?: 'dequeue' | 'enqueue';
 }
 
 export interface PfcConfig {
@@ -20,12 +34,21 @@ export interface PfcConfig {
   headroomBytes: number;
   /** XON when the ingress counter falls this many bytes below the XOFF threshold. */
   resumeOffsetBytes: number;
+  /**
+   * (optional) Bytes per ingress port/priority admitted before the shared pool is touched
+   * (HPCC simulator: 4096). Thresholds apply to the bytes above it. Default 0.
+   */
+  reserveBytes?: number;
+  /** (optional) Pause time carried by XOFF frames, in quanta of 512 bit times. Default 65535. */
+  pauseQuanta?: number;
 }
 
 export interface SwitchPortConfig {
   rateBps: number;
   mac: number;
   peerMac: number;
+  /** (optional) Per-port RED parameters (the HPCC simulator keys them by link speed). */
+  ecn?: EcnConfig;
 }
 
 export interface SwitchConfig {
@@ -41,6 +64,22 @@ export interface SwitchConfig {
   controlPrio: number;
   /** Seed salt for ECMP hashing (same for every switch by default, as in the HPCC simulator). */
   ecmpSeed: number;
+  /**
+   * (optional) Frame kinds queued in the control class whatever their `prio`.
+   * Default [Ack, Nak, Cnp, Cnm]; [] reproduces the HPCC simulator, where ACKs ride the data
+   * priority. Frames whose `prio` equals `controlPrio` always use the control class.
+   */
+  controlKinds?: readonly FrameKind[];
+  /** (optional) Deficit round-robin quantum among data priorities, bytes. Default 1500. */
+  drrQuantumBytes?: number;
+  /**
+   * (optional) Active-flow window for the per-egress-port flow counter (INT `activeFlows`,
+   * MPCC's N): a flow counts while its last data packet entered the port's queue at most this
+   * long ago. 0 turns the counter off (activeFlows stamps 0). Default 100_000 ns.
+   */
+  activeFlowWindowNs?: number;
+  /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
+  cp?: readonly SwitchCpFactory[];
 }
 
 export interface PortCounters {
@@ -52,15 +91,46 @@ export interface PortCounters {
   /** Integral of queue bytes over time (byte·ns), for the mean. */
   queueByteNs: number;
   ecnMarked: number;
+  /** PFC frames sent/received with a non-zero pause time (XOFF and refreshes). */
   pfcPauseTx: number;
   pfcPauseRx: number;
+  /** Sum over priorities of the time each was paused by received PFC frames, ns. */
   pausedNs: number;
+  /** Frames dropped for lack of buffer while queued for this egress port. */
   drops: number;
   cnmTx: number;
+  /** (added) PFC frames sent/received with every enabled class at quanta 0 (XON). */
+  pfcResumeTx: number;
+  pfcResumeRx: number;
+  /** (added) Frames that arrived on this port and were dropped (any reason). */
+  ingressDrops: number;
+  /** (added) Frames received on this port. */
+  rxPackets: number;
+  rxBytes: number;
+}
+
+/** (added) Switch-wide counters. */
+export interface SwitchCounters {
+  /** Frames that failed validation (bad port, kind, priority, size, missing body). */
+  malformed: number;
+  /** Frames with no route to their destination IP. */
+  unroutable: number;
+  /** Frames dropped because the TTL reached 0. */
+  ttlExpired: number;
+  /** Frames dropped by MMU admission (buffer or headroom exhausted). */
+  bufferDrops: number;
+  /** Of those, drops in a PFC-enabled data class: a lossless drop, which should never happen. */
+  losslessDrops: number;
+  /** Counters bumped by CP plug-ins through io.count. */
+  cp: Record<string, number>;
 }
 
 export interface Switch extends NodeFirmware {
   portCounters(): PortCounters[];
   /** Bytes queued at egress `port` (all priorities). */
   queueBytes(port: number): number;
+  /** (added) Switch-wide drop and validation counters. */
+  switchCounters(): SwitchCounters;
 }
+
+export { createSwitch } from './switch.js';

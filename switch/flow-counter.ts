@@ -1,0 +1,169 @@
+/**
+ * Per-egress-port active-flow counter (MPCC App. A.1, mpcc.md §4 item 2): a flow counts while
+ * its last data packet entered the port's queue at most `windowNs` ago.
+ *
+ * Flows are keyed exactly by (srcIp, dstIp, UDP srcPort, BTH destQp) — the RoCEv2 form of the
+ * thesis' 4-tuple, since the UDP destination port is always 4791 (mpcc.md §8 item 13) — so
+ * there are no hash collisions. Expiry is lazy (mpcc.md §3.11): entries sit on a list ordered
+ * by last-seen time and the stale ones are evicted from its head whenever the port touches or
+ * reads the counter. That is deterministic, needs no timer events and costs O(1) amortised.
+ * Storage is typed arrays (a chained hash table plus the LRU links), so a packet allocates nothing.
+ */
+
+const NIL = -1;
+
+export class ActiveFlowCounter {
+  private cap = 0;
+  private srcIp = new Uint32Array(0);
+  private dstIp = new Uint32Array(0);
+  /** srcPort · 2^24 + destQp (40 bits, exact in a double). */
+  private portQp = new Float64Array(0);
+  private lastSeenNs = new Float64Array(0);
+  private bucketOf = new Int32Array(0);
+  /** Next entry in the same bucket, or in the free list. */
+  private chain = new Int32Array(0);
+  private lruPrev = new Int32Array(0);
+  private lruNext = new Int32Array(0);
+  private buckets = new Int32Array(0);
+  private bucketMask = 0;
+  private free = NIL;
+  private lruHead = NIL;
+  private lruTail = NIL;
+  size = 0;
+
+  constructor(readonly windowNs: number) {
+    this.resize(64);
+  }
+
+  /** Record a data packet of the flow entering the queue at `nowNs`. */
+  touch(srcIp: number, dstIp: number, srcPort: number, destQp: number, nowNs: number): void {
+    this.evict(nowNs);
+    const pq = (srcPort & 0xffff) * 0x1000000 + (destQp & 0xffffff);
+    const b = this.hash(srcIp, dstIp, pq);
+    for (let e = this.buckets[b]; e !== NIL; e = this.chain[e]) {
+      if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.portQp[e] === pq) {
+        this.lastSeenNs[e] = nowNs;
+        this.moveToTail(e);
+        return;
+      }
+    }
+    if (this.free === NIL) this.resize(this.cap * 2);
+    const e = this.free;
+    this.free = this.chain[e];
+    this.srcIp[e] = srcIp;
+    this.dstIp[e] = dstIp;
+    this.portQp[e] = pq;
+    this.lastSeenNs[e] = nowNs;
+    const b2 = this.hash(srcIp, dstIp, pq);
+    this.bucketOf[e] = b2;
+    this.chain[e] = this.buckets[b2];
+    this.buckets[b2] = e;
+    this.lruPrev[e] = this.lruTail;
+    this.lruNext[e] = NIL;
+    if (this.lruTail !== NIL) this.lruNext[this.lruTail] = e;
+    else this.lruHead = e;
+    this.lruTail = e;
+    this.size++;
+  }
+
+  /** Flows seen within the window ending at `nowNs`. */
+  count(nowNs: number): number {
+    this.evict(nowNs);
+    return this.size;
+  }
+
+  private evict(nowNs: number): void {
+    const oldest = nowNs - this.windowNs;
+    while (this.lruHead !== NIL && this.lastSeenNs[this.lruHead] < oldest) this.remove(this.lruHead);
+  }
+
+  private remove(e: number): void {
+    const p = this.lruPrev[e];
+    const n = this.lruNext[e];
+    if (p !== NIL) this.lruNext[p] = n;
+    else this.lruHead = n;
+    if (n !== NIL) this.lruPrev[n] = p;
+    else this.lruTail = p;
+    const b = this.bucketOf[e];
+    if (this.buckets[b] === e) this.buckets[b] = this.chain[e];
+    else {
+      let k = this.buckets[b];
+      while (this.chain[k] !== e) k = this.chain[k];
+      this.chain[k] = this.chain[e];
+    }
+    this.chain[e] = this.free;
+    this.free = e;
+    this.size--;
+  }
+
+  private moveToTail(e: number): void {
+    if (this.lruTail === e) return;
+    const p = this.lruPrev[e];
+    const n = this.lruNext[e];
+    if (p !== NIL) this.lruNext[p] = n;
+    else this.lruHead = n;
+    this.lruPrev[n] = p;
+    this.lruPrev[e] = this.lruTail;
+    this.lruNext[e] = NIL;
+    this.lruNext[this.lruTail] = e;
+    this.lruTail = e;
+  }
+
+  private hash(srcIp: number, dstIp: number, portQp: number): number {
+    let h = Math.imul(srcIp ^ 0x9e3779b9, 0x85ebca6b);
+    h = Math.imul(h ^ dstIp ^ (h >>> 15), 0xc2b2ae35);
+    h = Math.imul(h ^ (portQp >>> 0) ^ (h >>> 13), 0x27d4eb2f);
+    h ^= Math.floor(portQp / 0x100000000);
+    h ^= h >>> 16;
+    return h & this.bucketMask;
+  }
+
+  /** Grow to `cap` entries, keeping live entries and their LRU order. */
+  private resize(cap: number): void {
+    const old = {
+      srcIp: this.srcIp,
+      dstIp: this.dstIp,
+      portQp: this.portQp,
+      lastSeenNs: this.lastSeenNs,
+      lruNext: this.lruNext,
+      head: this.lruHead,
+    };
+    this.cap = cap;
+    this.srcIp = new Uint32Array(cap);
+    this.dstIp = new Uint32Array(cap);
+    this.portQp = new Float64Array(cap);
+    this.lastSeenNs = new Float64Array(cap);
+    this.bucketOf = new Int32Array(cap);
+    this.chain = new Int32Array(cap);
+    this.lruPrev = new Int32Array(cap);
+    this.lruNext = new Int32Array(cap);
+    this.buckets = new Int32Array(cap).fill(NIL);
+    this.bucketMask = cap - 1;
+    this.lruHead = NIL;
+    this.lruTail = NIL;
+    let n = 0;
+    for (let e = old.head; e !== NIL; e = old.lruNext[e], n++) {
+      this.srcIp[n] = old.srcIp[e];
+      this.dstIp[n] = old.dstIp[e];
+      this.portQp[n] = old.portQp[e];
+      this.lastSeenNs[n] = old.lastSeenNs[e];
+      const b = this.hash(old.srcIp[e], old.dstIp[e], old.portQp[e]);
+      this.bucketOf[n] = b;
+      this.chain[n] = this.buckets[b];
+      this.buckets[b] = n;
+      this.lruPrev[n] = n - 1;
+      this.lruNext[n] = NIL;
+      if (n > 0) this.lruNext[n - 1] = n;
+    }
+    if (n > 0) {
+      this.lruHead = 0;
+      this.lruTail = n - 1;
+    }
+    this.size = n;
+    this.free = NIL;
+    for (let e = cap - 1; e >= n; e--) {
+      this.chain[e] = this.free;
+      this.free = e;
+    }
+  }
+}
