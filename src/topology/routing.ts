@@ -17,7 +17,9 @@ export interface Routes {
 export function computeRoutes(topo: Topology): Routes {
   const n = topo.nodes.length;
   const pos = new Map<string, number>();
-  topo.nodes.forEach((node, i) => pos.set(node.name, i));
+  topo.nodes.forEach((node, i) => {
+    pos.set(node.name, i);
+  });
   // peers[i][p] = position of the node on port p of node i.
   const peers: number[][] = topo.nodes.map((node) => node.ports.map((p) => pos.get(p.peerNode)!));
   const isHost = topo.nodes.map((node) => node.kind === 'host');
