@@ -1,0 +1,76 @@
+/**
+ * zod schema of results.json (design §6), strict: no key missing, none extra. Used by tests and
+ * by tools that read results back (compare).
+ */
+import { z } from 'zod';
+
+const int = z.number().int();
+const nonNegInt = int.nonnegative();
+const points = z.array(z.tuple([z.number(), z.number()]));
+
+export const flowResultSchema = z.strictObject({
+  id: nonNegInt,
+  src: z.string(),
+  dst: z.string(),
+  cc: z.string(),
+  sizeBytes: nonNegInt,
+  startNs: nonNegInt,
+  endNs: nonNegInt.nullable(),
+  fctNs: nonNegInt.nullable(),
+  idealFctNs: nonNegInt,
+  slowdown: z.number().min(1).nullable(),
+});
+
+export const portResultSchema = z.strictObject({
+  node: z.string(),
+  port: nonNegInt,
+  txBytes: z.number().nonnegative(),
+  maxQueueBytes: z.number().nonnegative(),
+  meanQueueBytes: z.number().nonnegative(),
+  ecnMarked: nonNegInt,
+  pfcPauseTx: nonNegInt,
+  pfcPauseRx: nonNegInt,
+  pausedNs: z.number().nonnegative(),
+  drops: nonNegInt,
+  cnmTx: nonNegInt,
+});
+
+export const hostResultSchema = z.strictObject({
+  node: z.string(),
+  cnpTx: nonNegInt,
+  cnpRx: nonNegInt,
+  nackTx: nonNegInt,
+  retransmits: nonNegInt,
+  rxBytes: z.number().nonnegative(),
+});
+
+export const resultsSchema = z.strictObject({
+  version: z.literal(1),
+  scenario: z.string(),
+  runtime: z.string(),
+  seed: int,
+  timeScale: z.number().positive(),
+  durationNs: nonNegInt,
+  ccByHost: z.record(z.string(), z.string()),
+  flows: z.array(flowResultSchema),
+  ports: z.array(portResultSchema),
+  hosts: z.array(hostResultSchema),
+  series: z.strictObject({
+    queue: z.record(z.string(), points),
+    rate: z.record(z.string(), points),
+  }),
+  summary: z.strictObject({
+    flowsTotal: nonNegInt,
+    flowsCompleted: nonNegInt,
+    slowdownP50: z.number().nullable(),
+    slowdownP99: z.number().nullable(),
+    maxQueueBytes: z.number().nonnegative(),
+    pfcPauseTx: nonNegInt,
+    drops: nonNegInt,
+    goodputBps: z.number().nonnegative(),
+    jain: z.number().min(0).max(1).nullable(),
+  }),
+  warnings: z.array(z.string()),
+});
+
+export type ResultsJson = z.infer<typeof resultsSchema>;

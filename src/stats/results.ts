@@ -1,0 +1,261 @@
+/**
+ * results.json (design §6): types, assembly from the raw numbers of a run, and a deterministic
+ * serialisation (fixed key order, fixed rounding, one record per line) so the same run twice is
+ * byte-identical and diffs between runs stay readable. Field meanings: docs/results.md.
+ */
+import { jainIndex, percentileSorted } from './aggregate.js';
+import { slowdown } from './fct.js';
+
+export const RESULTS_VERSION = 1;
+
+export interface FlowResult {
+  id: number;
+  src: string;
+  dst: string;
+  cc: string;
+  sizeBytes: number;
+  startNs: number;
+  endNs: number | null;
+  fctNs: number | null;
+  idealFctNs: number;
+  slowdown: number | null;
+}
+
+export interface PortResult {
+  node: string;
+  port: number;
+  txBytes: number;
+  maxQueueBytes: number;
+  meanQueueBytes: number;
+  ecnMarked: number;
+  pfcPauseTx: number;
+  pfcPauseRx: number;
+  pausedNs: number;
+  drops: number;
+  cnmTx: number;
+}
+
+export interface HostResult {
+  node: string;
+  cnpTx: number;
+  cnpRx: number;
+  nackTx: number;
+  retransmits: number;
+  rxBytes: number;
+}
+
+export type SeriesPoints = [number, number][];
+
+export interface SeriesResult {
+  /** "<node>:<port>" → [[tNs, queueBytes], ...]. */
+  queue: Record<string, SeriesPoints>;
+  /** "<flowId>" → [[tNs, rateBps], ...]. */
+  rate: Record<string, SeriesPoints>;
+}
+
+export interface SummaryResult {
+  flowsTotal: number;
+  flowsCompleted: number;
+  slowdownP50: number | null;
+  slowdownP99: number | null;
+  maxQueueBytes: number;
+  pfcPauseTx: number;
+  drops: number;
+  goodputBps: number;
+  jain: number | null;
+}
+
+export interface Results {
+  version: 1;
+  scenario: string;
+  runtime: string;
+  seed: number;
+  timeScale: number;
+  durationNs: number;
+  ccByHost: Record<string, string>;
+  flows: FlowResult[];
+  ports: PortResult[];
+  hosts: HostResult[];
+  series: SeriesResult;
+  summary: SummaryResult;
+  warnings: string[];
+}
+
+/** Raw per-flow numbers from a runtime. */
+export interface FlowRecord {
+  id: number;
+  src: string;
+  dst: string;
+  cc: string;
+  sizeBytes: number;
+  /** When the flow was posted (its planned start when it never started). */
+  startNs: number;
+  endNs: number | null;
+  idealFctNs: number;
+  /** Payload bytes delivered in order to the receiver (for goodput and fairness). */
+  deliveredBytes: number;
+  /** False when the flow never started (its start lay beyond the end of the run). */
+  started: boolean;
+}
+
+export interface ResultsInput {
+  scenario: string;
+  runtime: string;
+  seed: number;
+  timeScale: number;
+  /** Emulated time the run covered, ns. */
+  durationNs: number;
+  ccByHost: Record<string, string>;
+  flows: FlowRecord[];
+  ports: PortResult[];
+  hosts: HostResult[];
+  series: SeriesResult;
+  warnings: string[];
+  /** Switch ports only: the summary's maxQueueBytes and pfcPauseTx are about the fabric. */
+  isSwitchPort(p: PortResult): boolean;
+}
+
+/** Round to 6 decimals (slowdown, Jain); integers pass through. */
+export function round6(x: number): number {
+  return Number.isInteger(x) ? x : Math.round(x * 1e6) / 1e6;
+}
+
+export function buildResults(inp: ResultsInput): Results {
+  const flows: FlowResult[] = inp.flows.map((f) => {
+    const fctNs = f.endNs === null ? null : f.endNs - f.startNs;
+    const sd = slowdown(fctNs, f.idealFctNs);
+    return {
+      id: f.id,
+      src: f.src,
+      dst: f.dst,
+      cc: f.cc,
+      sizeBytes: f.sizeBytes,
+      startNs: f.startNs,
+      endNs: f.endNs,
+      fctNs,
+      idealFctNs: f.idealFctNs,
+      slowdown: sd === null ? null : round6(sd),
+    };
+  });
+  const slowdowns = Float64Array.from(
+    flows.filter((f) => f.slowdown !== null).map((f) => f.slowdown!),
+  ).sort();
+  let maxQueueBytes = 0;
+  let pfcPauseTx = 0;
+  let drops = 0;
+  for (const p of inp.ports) {
+    drops += p.drops;
+    if (inp.isSwitchPort(p)) {
+      maxQueueBytes = Math.max(maxQueueBytes, p.maxQueueBytes);
+      pfcPauseTx += p.pfcPauseTx;
+    }
+  }
+  let delivered = 0;
+  const throughputs: number[] = [];
+  for (const f of inp.flows) {
+    delivered += f.deliveredBytes;
+    if (!f.started) continue;
+    const end = f.endNs ?? inp.durationNs;
+    if (end > f.startNs) throughputs.push((f.deliveredBytes * 8e9) / (end - f.startNs));
+  }
+  const p50 = percentileSorted(slowdowns, 0.5);
+  const p99 = percentileSorted(slowdowns, 0.99);
+  const jain = jainIndex(throughputs);
+  return {
+    version: RESULTS_VERSION,
+    scenario: inp.scenario,
+    runtime: inp.runtime,
+    seed: inp.seed,
+    timeScale: inp.timeScale,
+    durationNs: inp.durationNs,
+    ccByHost: inp.ccByHost,
+    flows,
+    // Rebuilt so the key order is the contract's whatever the runtime handed in.
+    ports: inp.ports.map((p) => ({
+      node: p.node,
+      port: p.port,
+      txBytes: p.txBytes,
+      maxQueueBytes: p.maxQueueBytes,
+      meanQueueBytes: p.meanQueueBytes,
+      ecnMarked: p.ecnMarked,
+      pfcPauseTx: p.pfcPauseTx,
+      pfcPauseRx: p.pfcPauseRx,
+      pausedNs: p.pausedNs,
+      drops: p.drops,
+      cnmTx: p.cnmTx,
+    })),
+    hosts: inp.hosts.map((h) => ({
+      node: h.node,
+      cnpTx: h.cnpTx,
+      cnpRx: h.cnpRx,
+      nackTx: h.nackTx,
+      retransmits: h.retransmits,
+      rxBytes: h.rxBytes,
+    })),
+    series: inp.series,
+    summary: {
+      flowsTotal: flows.length,
+      flowsCompleted: flows.filter((f) => f.endNs !== null).length,
+      slowdownP50: p50,
+      slowdownP99: p99,
+      maxQueueBytes,
+      pfcPauseTx,
+      drops,
+      goodputBps: inp.durationNs > 0 ? Math.round((delivered * 8e9) / inp.durationNs) : 0,
+      jain: jain === null ? null : round6(jain),
+    },
+    warnings: inp.warnings,
+  };
+}
+
+/** JSON numbers: non-finite values become null (never "Infinity" in the file). */
+function num(x: number | null): string {
+  return x === null || !Number.isFinite(x) ? 'null' : JSON.stringify(x);
+}
+
+function rec(o: object): string {
+  return JSON.stringify(o, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+}
+
+function points(p: SeriesPoints): string {
+  let s = '[';
+  for (let i = 0; i < p.length; i++) s += (i === 0 ? '[' : ',[') + num(p[i][0]) + ',' + num(p[i][1]) + ']';
+  return s + ']';
+}
+
+function list(items: string[], indent: string): string {
+  if (items.length === 0) return '[]';
+  return `[\n${items.map((x) => indent + '  ' + x).join(',\n')}\n${indent}]`;
+}
+
+function seriesMap(m: Record<string, SeriesPoints>): string {
+  const keys = Object.keys(m);
+  if (keys.length === 0) return '{}';
+  return `{\n${keys.map((k) => `      ${JSON.stringify(k)}: ${points(m[k])}`).join(',\n')}\n    }`;
+}
+
+/**
+ * The results file text: top-level keys in §6 order, one flow/port/host/series per line, numbers
+ * as JSON prints them (values are rounded when assembled), trailing newline.
+ */
+export function serializeResults(r: Results): string {
+  const lines = [
+    `  "version": ${num(r.version)}`,
+    `  "scenario": ${JSON.stringify(r.scenario)}`,
+    `  "runtime": ${JSON.stringify(r.runtime)}`,
+    `  "seed": ${num(r.seed)}`,
+    `  "timeScale": ${num(r.timeScale)}`,
+    `  "durationNs": ${num(r.durationNs)}`,
+    `  "ccByHost": ${rec(r.ccByHost)}`,
+    `  "flows": ${list(r.flows.map(rec), '  ')}`,
+    `  "ports": ${list(r.ports.map(rec), '  ')}`,
+    `  "hosts": ${list(r.hosts.map(rec), '  ')}`,
+    `  "series": {\n    "queue": ${seriesMap(r.series.queue)},\n    "rate": ${seriesMap(r.series.rate)}\n  }`,
+    `  "summary": ${rec(r.summary)}`,
+    `  "warnings": ${list(
+      r.warnings.map((w) => JSON.stringify(w)),
+      '  ',
+    )}`,
+  ];
+  return `{\n${lines.join(',\n')}\n}\n`;
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { createRng } from '../../src/env/rng.js';
+import { buildLeafSpine, buildStar } from '../../src/topology/build.js';
+import {
+  cdfMeanBytes,
+  cdfQuantile,
+  loadCdf,
+  parseCdf,
+  sampleFlowSize,
+  WorkloadError,
+} from '../../src/workload/cdf.js';
+import { derangement, generateWorkload, type WorkloadEntry } from '../../src/workload/generate.js';
+
+const L100 = { rateBps: 100e9, delayNs: 1000 };
+const leafspine = buildLeafSpine({ leaves: 4, hostsPerLeaf: 4, spines: 4, hostLink: L100 });
+
+describe('CDFs', () => {
+  it('built-in CDFs load, with the trapezoid means of baselines.md §7.1', () => {
+    expect(cdfMeanBytes(loadCdf('websearch'))).toBeCloseTo(1711250, 6);
+    // baselines.md rounds it to 120 420.8.
+    expect(Math.abs(cdfMeanBytes(loadCdf('fb_hadoop')) - 120420.8)).toBeLessThan(0.1);
+  });
+
+  it('inverse CDF interpolates linearly between points', () => {
+    const ws = loadCdf('websearch');
+    expect(cdfQuantile(ws, 0)).toBe(0);
+    expect(cdfQuantile(ws, 0.15)).toBe(10000);
+    expect(cdfQuantile(ws, 0.175)).toBeCloseTo(15000, 6);
+    expect(cdfQuantile(ws, 0.985)).toBeCloseTo(20e6, 3);
+    expect(cdfQuantile(ws, 1)).toBe(30e6);
+  });
+
+  it('sampled mean matches the CDF mean (both distributions)', () => {
+    for (const name of ['websearch', 'fb_hadoop']) {
+      const cdf = loadCdf(name);
+      const rng = createRng(7);
+      const n = 400_000;
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += sampleFlowSize(cdf, rng);
+      // Sizes are truncated to whole bytes (−0.5 B on average); the tail makes the SE ~0.3 %.
+      expect(Math.abs(sum / n / cdfMeanBytes(cdf) - 1)).toBeLessThan(0.015);
+    }
+  });
+
+  it('accepts percent files (HPCC format) and rejects malformed ones', () => {
+    const c = parseCdf('0 0\n100 50\n200 100\n', 'pct');
+    expect(cdfMeanBytes(c)).toBeCloseTo(100, 9);
+    expect(() => parseCdf('10 0.5\n20 1\n', 'x')).toThrow(WorkloadError);
+    expect(() => parseCdf('0 0\n20 0.5\n', 'x')).toThrow(/last/);
+    expect(() => parseCdf('0 0\n20 0.7\n10 1\n', 'x')).toThrow(/decrease/);
+    expect(() => parseCdf('0 0\nabc 1\n', 'x')).toThrow(/line 2/);
+    expect(() => loadCdf('no/such/file.cdf')).toThrow(/cannot read/);
+  });
+});
+
+describe('workload generators', () => {
+  const rng = createRng(1);
+
+  it('incast: one flow per sender, repeated rounds with an interval or closed-loop', () => {
+    const star = buildStar({ hosts: 9, link: L100 });
+    const senders = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8'];
+    const w = generateWorkload(
+      star,
+      [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 1e6, startNs: 5 }],
+      { rng },
+    );
+    expect(w.flows).toHaveLength(8);
+    expect(w.flows.every((f) => f.dst === 'h9' && f.sizeBytes === 1e6 && f.startNs === 5)).toBe(true);
+    expect(new Set(w.flows.map((f) => f.qpKey)).size).toBe(8);
+    const timed = generateWorkload(
+      star,
+      [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 1000, count: 3, intervalNs: 100 }],
+      { rng },
+    );
+    expect(timed.flows.map((f) => f.startNs)).toEqual([
+      ...Array(8).fill(0),
+      ...Array(8).fill(100),
+      ...Array(8).fill(200),
+    ]);
+    const closed = generateWorkload(
+      star,
+      [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 1000, count: 3 }],
+      {
+        rng,
+      },
+    );
+    expect(closed.groupSizes).toEqual([8, 8]);
+    expect(closed.flows.slice(8, 16).every((f) => f.waitGroup === 0)).toBe(true);
+    expect(closed.flows.slice(16).every((f) => f.waitGroup === 1 && f.groups.length === 0)).toBe(true);
+  });
+
+  it('permutation: a derangement (nobody sends to itself, everyone receives once)', () => {
+    for (let s = 0; s < 50; s++) {
+      const p = derangement(16, createRng(s));
+      expect(new Set(p).size).toBe(16);
+      p.forEach((v, i) => expect(v).not.toBe(i));
+    }
+    const w = generateWorkload(leafspine, [{ kind: 'permutation', sizeBytes: 1e6 }], { rng });
+    expect(new Set(w.flows.map((f) => f.dst)).size).toBe(16);
+    expect(w.flows.every((f) => f.src !== f.dst)).toBe(true);
+  });
+
+  it('alltoall: n(n-1) messages per iteration, one QP per ordered pair, iteration barriers', () => {
+    const hosts = ['h1', 'h2', 'h3', 'h4'];
+    const w = generateWorkload(leafspine, [{ kind: 'alltoall', hosts, messageBytes: 4096, iterations: 3 }], {
+      rng,
+    });
+    expect(w.flows).toHaveLength(3 * 12);
+    expect(new Set(w.flows.map((f) => f.qpKey)).size).toBe(12);
+    // Group per (host, iteration) except the last: sends + receives = 2(n-1).
+    expect(w.groupSizes).toEqual(Array(8).fill(6));
+    const it1 = w.flows.slice(12, 24);
+    for (const f of it1) expect(f.waitGroup).toBe(hosts.indexOf(f.src));
+  });
+
+  it('poisson: same seed ⇒ same flows; another seed ⇒ other arrivals', () => {
+    const entry: WorkloadEntry = { kind: 'poisson', cdf: 'websearch', load: 0.5, durationNs: 10e6 };
+    const a = generateWorkload(leafspine, [entry], { rng: createRng(1) });
+    const b = generateWorkload(leafspine, [entry], { rng: createRng(1) });
+    const c = generateWorkload(leafspine, [entry], { rng: createRng(2) });
+    expect(a.flows).toEqual(b.flows);
+    expect(c.flows.map((f) => f.startNs)).not.toEqual(a.flows.map((f) => f.startNs));
+    // ~10 ms / 274 us × 16 hosts ≈ 584 flows.
+    expect(a.flows.length).toBeGreaterThan(450);
+    expect(a.flows.length).toBeLessThan(720);
+    for (let i = 1; i < a.flows.length; i++)
+      expect(a.flows[i].startNs).toBeGreaterThanOrEqual(a.flows[i - 1].startNs);
+    expect(a.flows.every((f, i) => f.id === i && f.src !== f.dst && f.startNs < 10e6)).toBe(true);
+  });
+
+  it('poisson: offered load within a few % of the target over many flows', () => {
+    for (const [cdf, load, durationNs] of [
+      ['fb_hadoop', 0.3, 200e6],
+      ['websearch', 0.5, 2000e6],
+    ] as const) {
+      const w = generateWorkload(leafspine, [{ kind: 'poisson', cdf, load, durationNs }], {
+        rng: createRng(3),
+      });
+      const bytes = w.flows.reduce((s, f) => s + f.sizeBytes, 0);
+      const offered = (bytes * 8) / ((durationNs / 1e9) * 100e9 * 16);
+      expect(w.flows.length).toBeGreaterThan(10_000);
+      expect(Math.abs(offered / load - 1)).toBeLessThan(0.04);
+      // Destinations spread uniformly over the other hosts.
+      const perDst = new Map<string, number>();
+      for (const f of w.flows) perDst.set(f.dst, (perDst.get(f.dst) ?? 0) + 1);
+      for (const n of perDst.values()) expect(Math.abs(n / (w.flows.length / 16) - 1)).toBeLessThan(0.1);
+    }
+  });
+
+  it('rejects unknown hosts and bad parameters with a WorkloadError', () => {
+    const bad: WorkloadEntry[] = [
+      { kind: 'flows', flows: [{ src: 'h1', dst: 'h99', sizeBytes: 10 }] },
+      { kind: 'flows', flows: [{ src: 'h1', dst: 'h1', sizeBytes: 10 }] },
+      { kind: 'flows', flows: [{ src: 'h1', dst: 'h2', sizeBytes: 0 }] },
+      { kind: 'incast', senders: ['h1', 'h2'], receiver: 'h2', sizeBytes: 10 },
+      { kind: 'poisson', cdf: 'websearch', load: 0, durationNs: 1 },
+      { kind: 'alltoall', messageBytes: 10, iterations: 0 },
+    ];
+    for (const e of bad) expect(() => generateWorkload(leafspine, [e], { rng })).toThrow(WorkloadError);
+  });
+});
