@@ -375,7 +375,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     let rest = s;
     const h = hdrmBytes[i];
     if (h > 0) {
-      const take = h < rest ? h : rest;
+      const take = Math.min(h, rest);
       hdrmBytes[i] = h - take;
       rest -= take;
     }
