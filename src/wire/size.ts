@@ -54,6 +54,9 @@ export function standardFrameBytes(pkt: Packet): number {
       return ETH_HEADER_BYTES + CNM_BODY_BYTES;
     case FrameKind.Cnp:
       return ROCE_FIXED_BYTES - FCS_BYTES + CNP_PAYLOAD_BYTES;
+    case FrameKind.Sync:
+      // runtime-only frame (EtherType 0x88B5), padded to the minimum like PFC
+      return ETH_MIN_FRAME_BYTES;
     default: {
       let n = ROCE_FIXED_BYTES - FCS_BYTES + pkt.payloadLen + padBytes(pkt.payloadLen);
       if (pkt.reth !== null) n += RETH_BYTES;

@@ -1,0 +1,208 @@
+/**
+ * Underlay encapsulation (design §4): what the real runtime sends as one UDP datagram.
+ *
+ * Geneve (UDP 6081): header · our class-0xFFF0 options (telemetry.ts) · the standard frame.
+ * tshark decodes it down to the BTH with no decode-as, and the options carry everything the
+ * standard frame has no field for, so decapsulate(encapsulate(p)) gives p back (within the
+ * documented value ranges; HPCC INT values are quantised as the HPCC format defines).
+ *
+ * VXLAN (UDP 4789): header · standard frame. No room for telemetry: INT, PacketExt (except a
+ * CNP's period) and id are lost, prio is re-derived. Use it to interoperate, Geneve to emulate.
+ */
+import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
+import { EtherType } from './ethernet.js';
+import {
+  type DecodeOptions,
+  decodeFrame,
+  type EncodeOptions,
+  encodedFrameBytes,
+  encodeFrameInto,
+} from './frame.js';
+import {
+  GENEVE_CRITICAL_TYPE_BIT,
+  GENEVE_HEADER_BYTES,
+  GENEVE_MAX_OPTIONS_BYTES,
+  GENEVE_OPTION_HEADER_BYTES,
+  writeGeneveHeader,
+} from './geneve.js';
+import type { Packet } from './packet.js';
+import { emulatedSizeBytes } from './size.js';
+import {
+  applyActiveFlows,
+  applyTelemetryOption,
+  OptionType,
+  ROCELAB_OPTION_CLASS,
+  telemetryOptionsBytes,
+  writeTelemetryOptions,
+} from './telemetry.js';
+import { VXLAN_FLAG_I, VXLAN_HEADER_BYTES } from './vxlan.js';
+
+/** Largest UDP payload of an IPv4 datagram. */
+export const MAX_DATAGRAM_BYTES = 65507;
+
+export interface EncapsulateOptions extends EncodeOptions {
+  /** 24-bit virtual network id (e.g. one per run or per tenant). */
+  vni: number;
+  /** HPCC INT_MULTI (units of 128·multi and 80·multi bytes); both ends must agree. Default 1. */
+  intMulti?: number;
+}
+
+export interface DecapsulateOptions extends DecodeOptions {
+  intMulti?: number;
+  /** Datagrams longer than this are 'oversized' (default MAX_DATAGRAM_BYTES). */
+  maxDatagramBytes?: number;
+}
+
+const NO_DECAP: DecapsulateOptions = {};
+
+function checkVni(vni: number): void {
+  if (!(Number.isInteger(vni) && vni >= 0 && vni <= 0xff_ffff))
+    throw new WireEncodeError(`VNI ${vni} is not 24-bit`);
+}
+
+function optionsBytesOf(pkt: Packet): number {
+  const n = telemetryOptionsBytes(pkt);
+  if (n > GENEVE_MAX_OPTIONS_BYTES) {
+    throw new WireEncodeError(
+      `packet ${pkt.id} needs ${n} bytes of Geneve options, more than the ${GENEVE_MAX_OPTIONS_BYTES} Geneve allows (too many ext.fields?)`,
+    );
+  }
+  return n;
+}
+
+/** Bytes `encapsulate` will produce. */
+export function encapsulatedBytes(pkt: Packet, opts: EncapsulateOptions): number {
+  return GENEVE_HEADER_BYTES + optionsBytesOf(pkt) + encodedFrameBytes(pkt, opts);
+}
+
+/**
+ * Writes the Geneve datagram payload at `off` (needs encapsulatedBytes() bytes); returns its
+ * length. Throws WireEncodeError for a Packet the formats cannot carry.
+ */
+export function encapsulateInto(pkt: Packet, buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
+  checkVni(opts.vni);
+  const optBytes = optionsBytesOf(pkt);
+  writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet);
+  const innerOff = writeTelemetryOptions(pkt, buf, off + GENEVE_HEADER_BYTES, opts.intMulti ?? 1);
+  return innerOff - off + encodeFrameInto(pkt, buf, innerOff, opts);
+}
+
+/** The UDP payload a dgram socket sends for `pkt` (Geneve, to port 6081 by convention). */
+export function encapsulate(pkt: Packet, opts: EncapsulateOptions): Buffer {
+  checkVni(opts.vni);
+  const optBytes = optionsBytesOf(pkt);
+  const buf = Buffer.allocUnsafe(GENEVE_HEADER_BYTES + optBytes + encodedFrameBytes(pkt, opts));
+  writeGeneveHeader(buf, 0, optBytes, opts.vni, EtherType.TransparentEthernet);
+  const innerOff = writeTelemetryOptions(pkt, buf, GENEVE_HEADER_BYTES, opts.intMulti ?? 1);
+  encodeFrameInto(pkt, buf, innerOff, opts);
+  return buf;
+}
+
+function shifted(e: DecodeError, by: number): DecodeError {
+  return decodeError(e.code, e.message, e.offset + by);
+}
+
+/**
+ * Decodes a Geneve datagram payload back into a Packet, telemetry included. Never throws.
+ * Options of other classes are skipped unless marked critical (then 'unsupported', as RFC 8926
+ * requires of a receiver that does not understand them).
+ */
+export function decapsulate(
+  buf: Buffer | Uint8Array,
+  opts: DecapsulateOptions = NO_DECAP,
+): Packet | DecodeError {
+  const len = buf.length;
+  const max = opts.maxDatagramBytes ?? MAX_DATAGRAM_BYTES;
+  if (len > max) return decodeError('oversized', `datagram of ${len} bytes exceeds ${max}`, 0);
+  if (len < GENEVE_HEADER_BYTES) return decodeError('truncated', 'Geneve header needs 8 bytes', 0);
+  const b0 = buf[0];
+  if (b0 >>> 6 !== 0) return decodeError('bad-version', `Geneve version ${b0 >>> 6}, expected 0`, 0);
+  if ((buf[1] & 0x80) !== 0)
+    return decodeError('unsupported', 'Geneve OAM (control) packets are not carried', 1);
+  const protocol = (buf[2] << 8) | buf[3];
+  if (protocol !== EtherType.TransparentEthernet) {
+    return decodeError(
+      'unsupported',
+      `Geneve protocol 0x${protocol.toString(16)} is not Ethernet (0x6558)`,
+      2,
+    );
+  }
+  const optEnd = GENEVE_HEADER_BYTES + (b0 & 0x3f) * 4;
+  if (optEnd > len) return decodeError('truncated', 'Geneve options run past the datagram', 0);
+
+  // validate every option before decoding the frame: a malformed option is a malformed datagram
+  for (let p = GENEVE_HEADER_BYTES; p < optEnd; ) {
+    if (optEnd - p < GENEVE_OPTION_HEADER_BYTES)
+      return decodeError('bad-option', 'option header runs past OptLen', p);
+    const dataBytes = (buf[p + 3] & 0x1f) * 4;
+    if (p + GENEVE_OPTION_HEADER_BYTES + dataBytes > optEnd) {
+      return decodeError('bad-option', `option of ${dataBytes} data bytes runs past OptLen`, p + 3);
+    }
+    const cls = (buf[p] << 8) | buf[p + 1];
+    if (cls !== ROCELAB_OPTION_CLASS && (buf[p + 2] & GENEVE_CRITICAL_TYPE_BIT) !== 0) {
+      return decodeError(
+        'unsupported',
+        `critical option class 0x${cls.toString(16)} type 0x${buf[p + 2].toString(16)}`,
+        p,
+      );
+    }
+    p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
+  }
+
+  const inner = decodeFrame(buf.subarray(optEnd), opts);
+  if ('code' in inner) return shifted(inner, optEnd);
+  const multi = opts.intMulti ?? 1;
+  let activeFlowsOff = -1;
+  for (let p = GENEVE_HEADER_BYTES; p < optEnd; ) {
+    const dataBytes = (buf[p + 3] & 0x1f) * 4;
+    if (((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS) {
+      const type = buf[p + 2];
+      const err = applyTelemetryOption(inner, type, buf, p + GENEVE_OPTION_HEADER_BYTES, dataBytes, multi);
+      if (err !== null) return err;
+      if (type === OptionType.HpccActiveFlows) activeFlowsOff = p + GENEVE_OPTION_HEADER_BYTES;
+    }
+    p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
+  }
+  if (activeFlowsOff >= 0) applyActiveFlows(inner, buf, activeFlowsOff);
+  inner.sizeBytes = emulatedSizeBytes(inner);
+  return inner;
+}
+
+/** VXLAN datagram payload: 8-byte header then the standard frame (telemetry is dropped). */
+export function encapsulateVxlan(pkt: Packet, opts: EncapsulateOptions): Buffer {
+  checkVni(opts.vni);
+  const buf = Buffer.allocUnsafe(VXLAN_HEADER_BYTES + encodedFrameBytes(pkt, opts));
+  buf[0] = VXLAN_FLAG_I;
+  buf[1] = 0;
+  buf[2] = 0;
+  buf[3] = 0;
+  buf[4] = opts.vni >>> 16;
+  buf[5] = opts.vni >>> 8;
+  buf[6] = opts.vni;
+  buf[7] = 0;
+  encodeFrameInto(pkt, buf, VXLAN_HEADER_BYTES, opts);
+  return buf;
+}
+
+export function decapsulateVxlan(
+  buf: Buffer | Uint8Array,
+  opts: DecapsulateOptions = NO_DECAP,
+): Packet | DecodeError {
+  const max = opts.maxDatagramBytes ?? MAX_DATAGRAM_BYTES;
+  if (buf.length > max) return decodeError('oversized', `datagram of ${buf.length} bytes exceeds ${max}`, 0);
+  if (buf.length < VXLAN_HEADER_BYTES) return decodeError('truncated', 'VXLAN header needs 8 bytes', 0);
+  if ((buf[0] & VXLAN_FLAG_I) === 0) return decodeError('bad-field', 'VXLAN I flag is clear', 0);
+  const inner = decodeFrame(buf.subarray(VXLAN_HEADER_BYTES), opts);
+  return 'code' in inner ? shifted(inner, VXLAN_HEADER_BYTES) : inner;
+}
+
+/**
+ * Which overlay a datagram payload looks like: Geneve carries protocol 0x6558 in bytes 2-3,
+ * VXLAN has flags 0x08 and reserved zeros there. Null if neither.
+ */
+export function overlayKindOf(buf: Uint8Array): 'geneve' | 'vxlan' | null {
+  if (buf.length < 8) return null;
+  if (buf[0] >>> 6 === 0 && buf[2] === 0x65 && buf[3] === 0x58) return 'geneve';
+  if ((buf[0] & VXLAN_FLAG_I) !== 0 && buf[2] === 0 && buf[3] === 0) return 'vxlan';
+  return null;
+}

@@ -1,0 +1,117 @@
+/**
+ * HPCC's INT stack in the layout of the HPCC ns-3 simulator (wire.md §10), 42 bytes:
+ * five 64-bit hop words, each stored little-endian, then nhop as u16 little-endian.
+ *
+ * Hop word, from the least significant bit (GCC bitfield order on x86-64):
+ *   bits 0..2   line-rate code (0 = 25G, 1 = 50G, 2 = 100G, 3 = 200G, 4 = 400G)
+ *   bits 3..26  dequeue time, ns mod 2^24
+ *   bits 27..46 bytes sent on the port before this packet, units of 128·multi, mod 2^20
+ *   bits 47..63 queue length at dequeue, units of 80·multi, mod 2^17 (a C bitfield truncates)
+ *
+ * A switch writes slot nhop % 5 and then increments nhop, so past five hops slot 0 is overwritten.
+ * IntStack.hops[i] is slot i; a decoded stack has min(nhop, 5) hops.
+ */
+import { readU16LE, readU32LE, writeU16LE, writeU32LE } from './bytes.js';
+import { type DecodeError, decodeError } from './errors.js';
+import type { IntHop, IntStack } from './packet.js';
+import { HPCC_INT_BYTES } from './size.js';
+
+export { HPCC_INT_BYTES };
+
+export const HPCC_MAX_HOPS = 5;
+export const HPCC_TIME_MODULO = 2 ** 24;
+export const HPCC_BYTES_MODULO = 2 ** 20;
+export const HPCC_QLEN_MODULO = 2 ** 17;
+export const HPCC_BYTES_UNIT = 128;
+export const HPCC_QLEN_UNIT = 80;
+
+const RATES_BPS = [25e9, 50e9, 100e9, 200e9, 400e9];
+
+/** Code of a line rate; rates HPCC does not know get code 0, as its PushHop leaves it unset. */
+export function hpccRateCode(lineRateBps: number): number {
+  const i = RATES_BPS.indexOf(lineRateBps);
+  return Math.max(i, 0);
+}
+
+/** Line rate of a code; the unused codes 5..7 decode to 0. */
+export function hpccRateOfCode(code: number): number {
+  return RATES_BPS[code] ?? 0;
+}
+
+function mod(v: number, m: number): number {
+  const r = v % m;
+  return r < 0 ? r + m : r;
+}
+
+/** Writes one 8-byte hop word at `off`. */
+export function writeHpccHop(buf: Uint8Array, off: number, hop: IntHop, multi = 1): void {
+  const rate = hpccRateCode(hop.lineRateBps);
+  const time = mod(Math.floor(hop.timeNs), HPCC_TIME_MODULO);
+  const bytes = mod(Math.floor(hop.txBytes / (HPCC_BYTES_UNIT * multi)), HPCC_BYTES_MODULO);
+  const qlen = mod(Math.floor(hop.qlenBytes / (HPCC_QLEN_UNIT * multi)), HPCC_QLEN_MODULO);
+  writeU32LE(buf, off, (rate | (time << 3) | ((bytes & 0x1f) << 27)) >>> 0);
+  writeU32LE(buf, off + 4, ((bytes >>> 5) | (qlen << 15)) >>> 0);
+}
+
+export function readHpccHop(buf: Uint8Array, off: number, multi = 1): IntHop {
+  const lo = readU32LE(buf, off);
+  const hi = readU32LE(buf, off + 4);
+  const bytes = (lo >>> 27) | ((hi & 0x7fff) << 5);
+  return {
+    lineRateBps: hpccRateOfCode(lo & 7),
+    timeNs: (lo >>> 3) & 0xff_ffff,
+    txBytes: bytes * HPCC_BYTES_UNIT * multi,
+    qlenBytes: (hi >>> 15) * HPCC_QLEN_UNIT * multi,
+    activeFlows: 0,
+  };
+}
+
+export function encodeHpccInt(buf: Uint8Array, off: number, stack: IntStack, multi = 1): number {
+  const n = Math.min(stack.hops.length, HPCC_MAX_HOPS);
+  for (let i = 0; i < n; i++) writeHpccHop(buf, off + 8 * i, stack.hops[i], multi);
+  buf.fill(0, off + 8 * n, off + 8 * HPCC_MAX_HOPS);
+  writeU16LE(buf, off + 40, stack.nhop);
+  return HPCC_INT_BYTES;
+}
+
+export function decodeHpccInt(buf: Uint8Array, off = 0, multi = 1): IntStack | DecodeError {
+  if (buf.length - off < HPCC_INT_BYTES) return decodeError('truncated', 'HPCC INT needs 42 bytes', off);
+  const nhop = readU16LE(buf, off + 40);
+  const n = Math.min(nhop, HPCC_MAX_HOPS);
+  const hops: IntHop[] = [];
+  for (let i = 0; i < n; i++) hops.push(readHpccHop(buf, off + 8 * i, multi));
+  return { layout: 'hpcc', nhop, hops };
+}
+
+/** The hop as a receiver will read it back: rate snapped to a known code, wraps and floors applied. */
+export function quantizeHpccHop(hop: IntHop, multi = 1): IntHop {
+  const word = new Uint8Array(8);
+  writeHpccHop(word, 0, hop, multi);
+  const q = readHpccHop(word, 0, multi);
+  q.activeFlows = hop.activeFlows;
+  return q;
+}
+
+/** A sender's empty stack (present from the first hop on, so the frame size never changes). */
+export function emptyHpccStack(): IntStack {
+  return { layout: 'hpcc', nhop: 0, hops: [] };
+}
+
+/** What an HPCC switch does at dequeue: write slot nhop % 5, then count the hop. */
+export function pushHpccHop(stack: IntStack, hop: IntHop): void {
+  const slot = stack.nhop % HPCC_MAX_HOPS;
+  if (slot < stack.hops.length) stack.hops[slot] = hop;
+  else stack.hops.push(hop);
+  stack.nhop = (stack.nhop + 1) & 0xffff;
+}
+
+/** Wrap-aware time between two samples of the same hop, ns (newer − older mod 2^24). */
+export function hpccTimeDeltaNs(newerNs: number, olderNs: number): number {
+  return mod(newerNs - olderNs, HPCC_TIME_MODULO);
+}
+
+/** Wrap-aware bytes sent between two samples of the same hop (in whole units of 128·multi). */
+export function hpccTxBytesDelta(newerBytes: number, olderBytes: number, multi = 1): number {
+  const unit = HPCC_BYTES_UNIT * multi;
+  return mod(Math.round((newerBytes - olderBytes) / unit), HPCC_BYTES_MODULO) * unit;
+}

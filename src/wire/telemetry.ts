@@ -1,0 +1,399 @@
+/**
+ * Our telemetry as Geneve option TLVs of class 0xFFF0 (RFC 8926 "experimental"). Types stay
+ * below 0x80 (critical bit clear) so any Geneve receiver may skip them. Layouts are documented in
+ * docs/wire.md; all multi-byte fields are big-endian except inside the HPCC stack (its own
+ * little-endian layout, kept byte-identical to the simulator).
+ *
+ * An option is written only when the Packet has something the inner standard frame cannot carry,
+ * so a Packet without telemetry encapsulates with no options at all.
+ */
+import {
+  isSafeUint,
+  isUint,
+  readF64,
+  readU16,
+  readU32,
+  readU64,
+  writeF64,
+  writeU16,
+  writeU32,
+  writeU64,
+} from './bytes.js';
+import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
+import { CONTROL_PRIO, defaultPrioOfDscp } from './frame.js';
+import {
+  GENEVE_MAX_OPTION_DATA_BYTES,
+  GENEVE_OPTION_HEADER_BYTES,
+  writeGeneveOptionHeader,
+} from './geneve.js';
+import { decodeHpccInt, encodeHpccInt, HPCC_MAX_HOPS } from './int-hpcc.js';
+import { decodeMpccInt, encodeMpccInt, MPCC_INT_BYTES } from './int-mpcc.js';
+import { FrameKind, type Packet, type PacketExt } from './packet.js';
+import { createExt } from './packet-factory.js';
+
+export const ROCELAB_OPTION_CLASS = 0xfff0;
+
+export const OptionType = {
+  /** HPCC INT stack, 42 bytes (wire.md §10) + 2 zero bytes. */
+  HpccInt: 0x01,
+  /** MPCC INT block, 32 bytes (mpcc.md §2.2). */
+  MpccInt: 0x02,
+  /** Per-slot active-flow counts for an HPCC stack: 5 × u16 + 2 zero bytes. */
+  HpccActiveFlows: 0x03,
+  /** PacketExt.txTsNs: u64 ns. */
+  TxTs: 0x10,
+  /** PacketExt.tsEchoNs: u64 ns. */
+  TsEcho: 0x11,
+  /** PacketExt.windowBytes: u32. */
+  Window: 0x12,
+  /** PacketExt.ecnCount: u32 (the exact Dolce-RC count; BTH resv7 saturates at 127). */
+  EcnCount: 0x13,
+  /** PacketExt.cnpPeriodNs when the inner frame cannot hold it (not a CNP, or an explicit 0). */
+  CnpPeriod: 0x14,
+  /** PacketExt.fields: entries { nameLen u8 ≥ 1, name UTF-8, tag u8 (0 u32, 1 f64), value }, zero-padded. */
+  Fields: 0x15,
+  /** Emulator metadata: prio u8, 3 zero bytes, packet id u64. Only when not derivable. */
+  Meta: 0x20,
+} as const;
+
+const HPCC_DATA_BYTES = 44;
+const ACTIVE_FLOWS_DATA_BYTES = 12;
+const META_DATA_BYTES = 12;
+const FIELD_TAG_U32 = 0;
+const FIELD_TAG_F64 = 1;
+/** Longest field name: one entry with an f64 must fit in one option (1 + name + 1 + 8 ≤ 124). */
+export const MAX_FIELD_NAME_BYTES = GENEVE_MAX_OPTION_DATA_BYTES - 10;
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+function bad(pkt: Packet, what: string): never {
+  throw new WireEncodeError(`cannot encapsulate packet ${pkt.id}: ${what}`);
+}
+
+/** Priority the receiver derives from the inner frame when no Meta option says otherwise. */
+function derivedPrio(pkt: Packet): number {
+  switch (pkt.kind) {
+    case FrameKind.Pfc:
+    case FrameKind.Cnm:
+    case FrameKind.Sync:
+      return CONTROL_PRIO;
+    default:
+      return defaultPrioOfDscp(pkt.dscp);
+  }
+}
+
+function needsMeta(pkt: Packet): boolean {
+  return pkt.id !== 0 || pkt.prio !== derivedPrio(pkt);
+}
+
+function cnpPeriodOutside(pkt: Packet, ext: PacketExt): boolean {
+  return ext.cnpPeriodNs !== null && (pkt.kind !== FrameKind.Cnp || ext.cnpPeriodNs === 0);
+}
+
+function hasActiveFlows(pkt: Packet): boolean {
+  if (pkt.int === null || pkt.int.layout !== 'hpcc') return false;
+  const hops = pkt.int.hops;
+  const n = Math.min(hops.length, HPCC_MAX_HOPS);
+  for (let i = 0; i < n; i++) if (hops[i].activeFlows !== 0) return true;
+  return false;
+}
+
+function fieldValueBytes(v: number): number {
+  return isUint(v, 32) && !Object.is(v, -0) ? 4 : 8;
+}
+
+/** Packs the fields into option-sized groups; each entry is [nameBytes, value]. */
+function fieldGroups(
+  pkt: Packet,
+  fields: Record<string, number>,
+): { entries: [Uint8Array, number][]; bytes: number }[] {
+  const groups: { entries: [Uint8Array, number][]; bytes: number }[] = [];
+  let cur: { entries: [Uint8Array, number][]; bytes: number } | null = null;
+  for (const key of Object.keys(fields)) {
+    const v = fields[key];
+    if (typeof v !== 'number') bad(pkt, `field ${key} is not a number`);
+    if (key === '__proto__') bad(pkt, 'field name __proto__ is not allowed');
+    const name = utf8Encoder.encode(key);
+    if (name.length === 0 || name.length > MAX_FIELD_NAME_BYTES) {
+      bad(pkt, `field name "${key}" must be 1..${MAX_FIELD_NAME_BYTES} UTF-8 bytes`);
+    }
+    const size = 2 + name.length + fieldValueBytes(v);
+    if (cur === null || cur.bytes + size > GENEVE_MAX_OPTION_DATA_BYTES) {
+      cur = { entries: [], bytes: 0 };
+      groups.push(cur);
+    }
+    cur.entries.push([name, v]);
+    cur.bytes += size;
+  }
+  return groups;
+}
+
+const pad4 = (n: number): number => (n + 3) & ~3;
+
+/**
+ * Bytes of all options this packet needs (headers included). Throws WireEncodeError for values
+ * our layouts cannot hold, so encapsulation never silently changes a value.
+ */
+export function telemetryOptionsBytes(pkt: Packet): number {
+  let n = 0;
+  if (pkt.int !== null) {
+    if (pkt.int.layout === 'hpcc') {
+      n += GENEVE_OPTION_HEADER_BYTES + HPCC_DATA_BYTES;
+      if (hasActiveFlows(pkt)) n += GENEVE_OPTION_HEADER_BYTES + ACTIVE_FLOWS_DATA_BYTES;
+    } else {
+      n += GENEVE_OPTION_HEADER_BYTES + MPCC_INT_BYTES;
+    }
+    if (!isUint(pkt.int.nhop, 16)) bad(pkt, `INT nhop ${pkt.int.nhop} is not a u16`);
+  }
+  const ext = pkt.ext;
+  if (ext !== null) {
+    if (ext.txTsNs !== null) {
+      if (!isSafeUint(ext.txTsNs)) bad(pkt, `txTsNs ${ext.txTsNs} is not a non-negative safe integer`);
+      n += GENEVE_OPTION_HEADER_BYTES + 8;
+    }
+    if (ext.tsEchoNs !== null) {
+      if (!isSafeUint(ext.tsEchoNs)) bad(pkt, `tsEchoNs ${ext.tsEchoNs} is not a non-negative safe integer`);
+      n += GENEVE_OPTION_HEADER_BYTES + 8;
+    }
+    if (ext.windowBytes !== null) {
+      if (!isUint(ext.windowBytes, 32)) bad(pkt, `windowBytes ${ext.windowBytes} is not a u32`);
+      n += GENEVE_OPTION_HEADER_BYTES + 4;
+    }
+    if (ext.ecnCount !== null) {
+      if (!isUint(ext.ecnCount, 32)) bad(pkt, `ecnCount ${ext.ecnCount} is not a u32`);
+      n += GENEVE_OPTION_HEADER_BYTES + 4;
+    }
+    if (ext.cnpPeriodNs !== null && !isUint(ext.cnpPeriodNs, 32))
+      bad(pkt, `cnpPeriodNs ${ext.cnpPeriodNs} is not a u32`);
+    if (cnpPeriodOutside(pkt, ext)) n += GENEVE_OPTION_HEADER_BYTES + 4;
+    if (ext.fields !== null) {
+      for (const g of fieldGroups(pkt, ext.fields)) n += GENEVE_OPTION_HEADER_BYTES + pad4(g.bytes);
+    }
+  }
+  if (needsMeta(pkt)) {
+    if (!isSafeUint(pkt.id)) bad(pkt, `id ${pkt.id} is not a non-negative safe integer`);
+    if (!isUint(pkt.prio, 8)) bad(pkt, `prio ${pkt.prio} is not a u8`);
+    n += GENEVE_OPTION_HEADER_BYTES + META_DATA_BYTES;
+  }
+  return n;
+}
+
+function optHeader(buf: Uint8Array, off: number, type: number, dataBytes: number): number {
+  return off + writeGeneveOptionHeader(buf, off, ROCELAB_OPTION_CLASS, type, dataBytes);
+}
+
+/** Writes the options at `off`; returns the offset after them. Call telemetryOptionsBytes first. */
+export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number, intMulti = 1): number {
+  let p = off;
+  const st = pkt.int;
+  if (st !== null) {
+    if (st.layout === 'hpcc') {
+      p = optHeader(buf, p, OptionType.HpccInt, HPCC_DATA_BYTES);
+      p += encodeHpccInt(buf, p, st, intMulti);
+      buf[p++] = 0;
+      buf[p++] = 0;
+      if (hasActiveFlows(pkt)) {
+        p = optHeader(buf, p, OptionType.HpccActiveFlows, ACTIVE_FLOWS_DATA_BYTES);
+        for (let i = 0; i < HPCC_MAX_HOPS; i++) {
+          const f = i < st.hops.length ? st.hops[i].activeFlows : 0;
+          writeU16(buf, p + 2 * i, Math.min(f, 0xffff));
+        }
+        buf[p + 10] = 0;
+        buf[p + 11] = 0;
+        p += ACTIVE_FLOWS_DATA_BYTES;
+      }
+    } else {
+      p = optHeader(buf, p, OptionType.MpccInt, MPCC_INT_BYTES);
+      p += encodeMpccInt(buf, p, st);
+    }
+  }
+  const ext = pkt.ext;
+  if (ext !== null) {
+    if (ext.txTsNs !== null) {
+      p = optHeader(buf, p, OptionType.TxTs, 8);
+      writeU64(buf, p, ext.txTsNs);
+      p += 8;
+    }
+    if (ext.tsEchoNs !== null) {
+      p = optHeader(buf, p, OptionType.TsEcho, 8);
+      writeU64(buf, p, ext.tsEchoNs);
+      p += 8;
+    }
+    if (ext.windowBytes !== null) {
+      p = optHeader(buf, p, OptionType.Window, 4);
+      writeU32(buf, p, ext.windowBytes);
+      p += 4;
+    }
+    if (ext.ecnCount !== null) {
+      p = optHeader(buf, p, OptionType.EcnCount, 4);
+      writeU32(buf, p, ext.ecnCount);
+      p += 4;
+    }
+    if (ext.cnpPeriodNs !== null && cnpPeriodOutside(pkt, ext)) {
+      p = optHeader(buf, p, OptionType.CnpPeriod, 4);
+      writeU32(buf, p, ext.cnpPeriodNs);
+      p += 4;
+    }
+    if (ext.fields !== null) {
+      for (const g of fieldGroups(pkt, ext.fields)) {
+        const data = pad4(g.bytes);
+        p = optHeader(buf, p, OptionType.Fields, data);
+        const end = p + data;
+        for (const [name, v] of g.entries) {
+          buf[p++] = name.length;
+          buf.set(name, p);
+          p += name.length;
+          if (fieldValueBytes(v) === 4) {
+            buf[p++] = FIELD_TAG_U32;
+            writeU32(buf, p, v);
+            p += 4;
+          } else {
+            buf[p++] = FIELD_TAG_F64;
+            writeF64(buf, p, v);
+            p += 8;
+          }
+        }
+        while (p < end) buf[p++] = 0;
+      }
+    }
+  }
+  if (needsMeta(pkt)) {
+    p = optHeader(buf, p, OptionType.Meta, META_DATA_BYTES);
+    buf[p] = pkt.prio;
+    buf[p + 1] = 0;
+    buf[p + 2] = 0;
+    buf[p + 3] = 0;
+    writeU64(buf, p + 4, pkt.id);
+    p += META_DATA_BYTES;
+  }
+  return p;
+}
+
+function extOf(pkt: Packet): PacketExt {
+  if (pkt.ext === null) pkt.ext = createExt();
+  return pkt.ext;
+}
+
+function wrongLength(type: number, got: number, want: number, off: number): DecodeError {
+  return decodeError(
+    'bad-option',
+    `option type 0x${type.toString(16)} has ${got} data bytes, expected ${want}`,
+    off,
+  );
+}
+
+function decodeFields(
+  buf: Uint8Array,
+  off: number,
+  end: number,
+  into: Record<string, number>,
+): DecodeError | null {
+  let p = off;
+  while (p < end) {
+    const nameLen = buf[p];
+    if (nameLen === 0) {
+      // zero padding ends the entries; anything after it must be padding too
+      for (let i = p; i < end; i++)
+        if (buf[i] !== 0) return decodeError('bad-option', 'data after field padding', i);
+      return null;
+    }
+    if (p + 1 + nameLen + 1 > end) return decodeError('bad-option', 'field entry runs past its option', p);
+    let name: string;
+    try {
+      name = utf8Decoder.decode(buf.subarray(p + 1, p + 1 + nameLen));
+    } catch {
+      return decodeError('bad-option', 'field name is not UTF-8', p + 1);
+    }
+    if (name === '__proto__') return decodeError('bad-option', 'field name __proto__ is not allowed', p + 1);
+    p += 1 + nameLen;
+    const tag = buf[p++];
+    if (tag === FIELD_TAG_U32) {
+      if (p + 4 > end) return decodeError('bad-option', 'field value runs past its option', p);
+      into[name] = readU32(buf, p);
+      p += 4;
+    } else if (tag === FIELD_TAG_F64) {
+      if (p + 8 > end) return decodeError('bad-option', 'field value runs past its option', p);
+      into[name] = readF64(buf, p);
+      p += 8;
+    } else {
+      return decodeError('bad-option', `field value tag ${tag} is unknown`, p - 1);
+    }
+  }
+  return null;
+}
+
+/**
+ * Applies one class-0xFFF0 option to a decoded packet. Unknown types of our class are skipped
+ * (a newer peer may send more). Returns null or the reason the option is malformed.
+ * HpccActiveFlows is applied by the caller once the stack is known (`applyActiveFlows`).
+ */
+export function applyTelemetryOption(
+  pkt: Packet,
+  type: number,
+  buf: Uint8Array,
+  off: number,
+  bytes: number,
+  intMulti = 1,
+): DecodeError | null {
+  switch (type) {
+    case OptionType.HpccInt: {
+      if (bytes !== HPCC_DATA_BYTES) return wrongLength(type, bytes, HPCC_DATA_BYTES, off);
+      const st = decodeHpccInt(buf, off, intMulti);
+      if ('code' in st) return st;
+      pkt.int = st;
+      return null;
+    }
+    case OptionType.MpccInt: {
+      if (bytes !== MPCC_INT_BYTES) return wrongLength(type, bytes, MPCC_INT_BYTES, off);
+      const st = decodeMpccInt(buf, off);
+      if ('code' in st) return st;
+      pkt.int = st;
+      return null;
+    }
+    case OptionType.HpccActiveFlows:
+      return bytes === ACTIVE_FLOWS_DATA_BYTES
+        ? null
+        : wrongLength(type, bytes, ACTIVE_FLOWS_DATA_BYTES, off);
+    case OptionType.TxTs:
+    case OptionType.TsEcho: {
+      if (bytes !== 8) return wrongLength(type, bytes, 8, off);
+      const v = readU64(buf, off);
+      if (!Number.isSafeInteger(v)) return decodeError('bad-option', 'timestamp beyond 2^53 ns', off);
+      if (type === OptionType.TxTs) extOf(pkt).txTsNs = v;
+      else extOf(pkt).tsEchoNs = v;
+      return null;
+    }
+    case OptionType.Window:
+    case OptionType.EcnCount:
+    case OptionType.CnpPeriod: {
+      if (bytes !== 4) return wrongLength(type, bytes, 4, off);
+      const v = readU32(buf, off);
+      const ext = extOf(pkt);
+      if (type === OptionType.Window) ext.windowBytes = v;
+      else if (type === OptionType.EcnCount) ext.ecnCount = v;
+      else ext.cnpPeriodNs = v;
+      return null;
+    }
+    case OptionType.Fields: {
+      const ext = extOf(pkt);
+      if (ext.fields === null) ext.fields = {};
+      return decodeFields(buf, off, off + bytes, ext.fields);
+    }
+    case OptionType.Meta:
+      if (bytes !== META_DATA_BYTES) return wrongLength(type, bytes, META_DATA_BYTES, off);
+      pkt.prio = buf[off];
+      pkt.id = readU64(buf, off + 4);
+      if (!Number.isSafeInteger(pkt.id)) return decodeError('bad-option', 'packet id beyond 2^53', off + 4);
+      return null;
+    default:
+      return null;
+  }
+}
+
+/** Copies the HpccActiveFlows option data into the decoded HPCC stack's hops. */
+export function applyActiveFlows(pkt: Packet, buf: Uint8Array, off: number): void {
+  const st = pkt.int;
+  if (st === null || st.layout !== 'hpcc') return;
+  for (let i = 0; i < st.hops.length; i++) st.hops[i].activeFlows = readU16(buf, off + 2 * i);
+}
