@@ -1,0 +1,183 @@
+/**
+ * The wires of the virtual runtime: one FirmwareEnv per node and one FIFO per directed link.
+ *
+ * A link has a constant propagation delay, so frames leave it in the order they entered. Each
+ * link therefore keeps its in-flight frames in a ring and holds at most one scheduler timer
+ * (for its head frame), armed with a callback bound once at construction: sending a frame
+ * allocates nothing and the event heap holds one entry per busy link instead of one per frame.
+ */
+import type { FirmwareEnv, Logger, NodeFirmware } from '../../env/env.js';
+import { nullLogger } from '../../env/env.js';
+import type { Rng } from '../../env/rng.js';
+import type { VirtualScheduler } from '../../time/virtual-scheduler.js';
+import type { Topology, TopologyNode } from '../../topology/model.js';
+import { FrameKind, type Packet } from '../../wire/packet.js';
+
+/** Observes frames on links (pcap, delivery accounting). Only installed when needed. */
+export interface LinkTap {
+  /** A frame was put on the wire of (node, port) at `timeNs`. */
+  onTx?(node: TopologyNode, port: number, pkt: Packet, timeNs: number): void;
+  /** A frame arrives at (node, port) at `timeNs`, just before `receive`. */
+  onRx?(node: TopologyNode, port: number, pkt: Packet, timeNs: number): void;
+}
+
+/** Decides whether a frame put on (node, port) is lost on the wire (tests, loss experiments). */
+export type DropFilter = (node: TopologyNode, port: number, pkt: Packet) => boolean;
+
+export interface LinkLoss {
+  /** Per-frame loss probability on every link where `match` holds (default: all links). */
+  rate: number;
+  match?: (node: TopologyNode, port: number) => boolean;
+  /** Frame kinds subject to loss (default: data frames only, so the test is about data recovery). */
+  kinds?: readonly FrameKind[];
+}
+
+export class Link {
+  private pkts: (Packet | null)[] = new Array(16).fill(null);
+  private times = new Float64Array(16);
+  private head = 0;
+  private count = 0;
+  /** Frames lost on this link (loss model or drop filter). */
+  lost = 0;
+  txFrames = 0;
+  txBytes = 0;
+  peer: NodeFirmware | null = null;
+  lossRate = 0;
+  lossRng: Rng | null = null;
+  lossKinds: readonly FrameKind[] = [FrameKind.Data];
+  drop: DropFilter | null = null;
+  rxTap: NonNullable<LinkTap['onRx']> | null = null;
+  txTap: NonNullable<LinkTap['onTx']> | null = null;
+
+  constructor(
+    private readonly sched: VirtualScheduler,
+    readonly from: TopologyNode,
+    readonly port: number,
+    readonly to: TopologyNode,
+    readonly peerPort: number,
+    readonly delayNs: number,
+  ) {}
+
+  private readonly deliver = (): void => {
+    const i = this.head;
+    const pkt = this.pkts[i]!;
+    this.pkts[i] = null;
+    this.head = (i + 1) & (this.pkts.length - 1);
+    this.count--;
+    if (this.count > 0) this.sched.setTimer(this.times[this.head], this.deliver);
+    if (this.rxTap !== null) this.rxTap(this.to, this.peerPort, pkt, this.sched.now());
+    this.peer!.receive(this.peerPort, pkt);
+  };
+
+  send(pkt: Packet): void {
+    const now = this.sched.now();
+    this.txFrames++;
+    this.txBytes += pkt.sizeBytes;
+    if (this.txTap !== null) this.txTap(this.from, this.port, pkt, now);
+    if (this.lossRng !== null && this.lossKinds.includes(pkt.kind) && this.lossRng.next() < this.lossRate) {
+      this.lost++;
+      return;
+    }
+    if (this.drop !== null && this.drop(this.from, this.port, pkt)) {
+      this.lost++;
+      return;
+    }
+    if (this.count === this.pkts.length) this.grow();
+    const at = now + this.delayNs;
+    const tail = (this.head + this.count) & (this.pkts.length - 1);
+    this.pkts[tail] = pkt;
+    this.times[tail] = at;
+    this.count++;
+    if (this.count === 1) this.sched.setTimer(at, this.deliver);
+  }
+
+  /** Frames still on the wire. */
+  get inFlight(): number {
+    return this.count;
+  }
+
+  private grow(): void {
+    const n = this.pkts.length;
+    const pkts: (Packet | null)[] = new Array(n * 2).fill(null);
+    const times = new Float64Array(n * 2);
+    for (let k = 0; k < this.count; k++) {
+      const j = (this.head + k) & (n - 1);
+      pkts[k] = this.pkts[j];
+      times[k] = this.times[j];
+    }
+    this.pkts = pkts;
+    this.times = times;
+    this.head = 0;
+  }
+}
+
+export interface Fabric {
+  /** links.get(node)[port]: the directed link leaving that port. */
+  links: Map<string, Link[]>;
+  envs: Map<string, FirmwareEnv>;
+  /** Attach each node's firmware (after creating it with its env). */
+  attach(name: string, fw: NodeFirmware): void;
+  /** Sends on a port that does not exist (firmware bugs), counted instead of crashing the run. */
+  badSends: number;
+}
+
+export interface FabricOptions {
+  rng: Rng;
+  loss?: LinkLoss;
+  drop?: DropFilter;
+  tap?: LinkTap;
+  log?: Logger;
+}
+
+export function createFabric(sched: VirtualScheduler, topo: Topology, opts: FabricOptions): Fabric {
+  const links = new Map<string, Link[]>();
+  const envs = new Map<string, FirmwareEnv>();
+  const firmware = new Map<string, NodeFirmware>();
+  const fabric: Fabric = {
+    links,
+    envs,
+    badSends: 0,
+    attach(name, fw) {
+      firmware.set(name, fw);
+      for (const node of topo.nodes) {
+        for (const l of links.get(node.name)!) if (l.to.name === name) l.peer = fw;
+      }
+    },
+  };
+  for (const node of topo.nodes) {
+    const nodeLinks = node.ports.map((p) => {
+      const to = topo.byName.get(p.peerNode)!;
+      const link = new Link(sched, node, p.index, to, p.peerPort, p.delayNs);
+      if (opts.loss !== undefined && opts.loss.rate > 0 && (opts.loss.match?.(node, p.index) ?? true)) {
+        link.lossRate = opts.loss.rate;
+        link.lossRng = opts.rng.fork(`loss:${node.name}:${p.index}`);
+        if (opts.loss.kinds !== undefined) link.lossKinds = opts.loss.kinds;
+      }
+      if (opts.drop !== undefined) link.drop = opts.drop;
+      if (opts.tap?.onTx !== undefined) link.txTap = opts.tap.onTx;
+      if (opts.tap?.onRx !== undefined) link.rxTap = opts.tap.onRx;
+      return link;
+    });
+    links.set(node.name, nodeLinks);
+    let nextId = 0;
+    const rng = opts.rng.fork(node.name);
+    const env: FirmwareEnv = {
+      now: () => sched.now(),
+      setTimer: (atNs, fn) => sched.setTimer(atNs, fn),
+      cancelTimer: (id) => sched.cancelTimer(id),
+      send(port, pkt) {
+        const l = nodeLinks[port];
+        if (l === undefined) {
+          fabric.badSends++;
+          return;
+        }
+        l.send(pkt);
+      },
+      rng,
+      log: opts.log ?? nullLogger,
+      nextPacketId: () => ++nextId,
+    };
+    envs.set(node.name, env);
+  }
+  return fabric;
+}

@@ -1,0 +1,530 @@
+/**
+ * The virtual runtime: a whole network in one process on a deterministic discrete-event
+ * scheduler. It wires one FirmwareEnv per node (fabric.ts), creates the NIC and switch firmware,
+ * opens QPs and posts messages for the workload's flows, samples queue and rate series, and
+ * collects the counters into results.json.
+ */
+import type { Nic, NicConfig, NicPortConfig } from '../../../nic/api.js';
+import type { Switch, SwitchConfig, SwitchPortConfig } from '../../../switch/api.js';
+import type { FirmwareEnv, Logger } from '../../env/env.js';
+import { createRng } from '../../env/rng.js';
+import { idealFctNs } from '../../stats/fct.js';
+import {
+  buildResults,
+  type FlowRecord,
+  type HostResult,
+  type PortResult,
+  type Results,
+  type SeriesPoints,
+} from '../../stats/results.js';
+import { VirtualScheduler } from '../../time/virtual-scheduler.js';
+import type { Topology, TopologyNode } from '../../topology/model.js';
+import { type HostPath, hostPath } from '../../topology/path.js';
+import { computeRoutes, type Routes } from '../../topology/routing.js';
+import { FrameKind, type Packet } from '../../wire/packet.js';
+import type { FlowSpec, Workload } from '../../workload/generate.js';
+import { createFabric, type DropFilter, type Fabric, type LinkLoss, type LinkTap } from './fabric.js';
+import { FIRST_QPN, rocev2SrcPort } from './qp.js';
+
+export type NicFactory = (env: FirmwareEnv, cfg: NicConfig) => Nic;
+export type SwitchFactory = (env: FirmwareEnv, cfg: SwitchConfig) => Switch;
+
+/** What the runtime fills in itself; the caller's config functions add the rest. */
+export interface NicBase {
+  name: string;
+  ip: number;
+  port: NicPortConfig;
+}
+
+export interface SwitchBase {
+  name: string;
+  id: number;
+  ports: SwitchPortConfig[];
+  routes: SwitchConfig['routes'];
+}
+
+export interface VirtualRunInput {
+  scenario: string;
+  seed: number;
+  timeScale?: number;
+  /** Hard stop, emulated ns. The run ends earlier when every flow has completed. */
+  durationNs: number;
+  /** Series sampling period, ns (default durationNs / 2000, at least 1). */
+  sampleIntervalNs?: number;
+  topo: Topology;
+  routes?: Routes;
+  workload: Workload;
+  nicConfig(node: TopologyNode, base: NicBase): Omit<NicConfig, 'observer'>;
+  switchConfig(node: TopologyNode, base: SwitchBase): SwitchConfig;
+  createNic: NicFactory;
+  createSwitch: SwitchFactory;
+  /** Random frame loss on links (tests and loss experiments). */
+  loss?: LinkLoss;
+  /** Deterministic frame loss (tests). */
+  drop?: DropFilter;
+  /** Extra observer of frames on links (pcap). */
+  tap?: LinkTap;
+  log?: Logger;
+}
+
+interface QpState {
+  key: string;
+  src: TopologyNode;
+  dst: TopologyNode;
+  srcQpn: number;
+  dstQpn: number;
+  created: boolean;
+  path: HostPath;
+  /** Flows posted on this QP, in order (several only for alltoall). */
+  posted: number[];
+  /** Receiver-side accounting: flow currently being delivered and its bytes so far. */
+  rxHead: number;
+  rxInHead: number;
+  /** Next PSN the receiver accepts (go-back-N), -1 until the first data frame. */
+  expectedPsn: number;
+}
+
+export interface FlowState {
+  spec: FlowSpec;
+  qp: QpState;
+  cc: string;
+  started: boolean;
+  startNs: number;
+  endNs: number | null;
+  idealFctNs: number;
+  deliveredBytes: number;
+  senderCompletions: number;
+  receiverCompletions: number;
+}
+
+const PSN_MASK = 0xffffff;
+
+export class VirtualRun {
+  readonly sched = new VirtualScheduler();
+  readonly fabric: Fabric;
+  readonly topo: Topology;
+  readonly routes: Routes;
+  readonly nics = new Map<string, Nic>();
+  readonly switches = new Map<string, Switch>();
+  readonly flows: FlowState[];
+  readonly durationNs: number;
+  readonly sampleIntervalNs: number;
+  readonly warnings: string[] = [];
+  private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
+  private readonly hostRx: Map<number, QpState>[];
+  private readonly staticStarts: FlowSpec[];
+  private nextStatic = 0;
+  private readonly groupLeft: number[];
+  private readonly waiters: Map<number, FlowSpec[]>;
+  private completed = 0;
+  private readonly active = new Set<number>();
+  private started = false;
+  private duplicateCompletions = 0;
+  private unknownCompletions = 0;
+  // Series, flat [t, v, t, v, ...] per key.
+  private readonly queueSeries: { node: string; port: number; sw: Switch; pts: number[]; max: number }[] = [];
+  private readonly rateSeries = new Map<number, number[]>();
+
+  constructor(private readonly inp: VirtualRunInput) {
+    this.topo = inp.topo;
+    this.routes = inp.routes ?? computeRoutes(inp.topo);
+    this.durationNs = inp.durationNs;
+    this.sampleIntervalNs = Math.max(1, Math.round(inp.sampleIntervalNs ?? inp.durationNs / 2000));
+    const rng = createRng(inp.seed);
+    this.hostRx = this.topo.hosts.map(() => new Map());
+    const accounting = (node: TopologyNode, _port: number, pkt: Packet) => {
+      if (pkt.kind === FrameKind.Data && node.kind === 'host') this.onDataDelivered(node, pkt);
+    };
+    const userRx = inp.tap?.onRx;
+    this.fabric = createFabric(this.sched, this.topo, {
+      rng,
+      loss: inp.loss,
+      drop: inp.drop,
+      log: inp.log,
+      tap: {
+        onTx: inp.tap?.onTx,
+        onRx:
+          userRx === undefined
+            ? accounting
+            : (node, port, pkt, t) => {
+                userRx(node, port, pkt, t);
+                accounting(node, port, pkt);
+              },
+      },
+    });
+    this.createFirmware();
+    this.flows = this.planFlows(inp.workload);
+    this.staticStarts = inp.workload.flows
+      .filter((f) => f.waitGroup < 0)
+      .sort((a, b) => a.startNs - b.startNs || a.id - b.id);
+    this.groupLeft = [...inp.workload.groupSizes];
+    this.waiters = new Map();
+    for (const f of inp.workload.flows) {
+      if (f.waitGroup < 0) continue;
+      const w = this.waiters.get(f.waitGroup);
+      if (w === undefined) this.waiters.set(f.waitGroup, [f]);
+      else w.push(f);
+    }
+  }
+
+  private peerMac(node: TopologyNode, port: number): number {
+    const p = node.ports[port];
+    return this.topo.byName.get(p.peerNode)!.ports[p.peerPort].mac;
+  }
+
+  private createFirmware(): void {
+    for (const h of this.topo.hosts) {
+      const p = h.ports[0];
+      const cfg = this.inp.nicConfig(h, {
+        name: h.name,
+        ip: h.ip,
+        port: { rateBps: p.rateBps, mac: p.mac, peerMac: this.peerMac(h, 0) },
+      });
+      this.nicCfg.set(h.name, cfg);
+      const nic = this.inp.createNic(this.fabric.envs.get(h.name)!, {
+        ...cfg,
+        observer: {
+          onMessageComplete: (c) => {
+            if (c.role === 'sender') this.onSenderComplete(c.id, c.completeNs);
+            else this.onReceiverComplete(c.id);
+          },
+        },
+      });
+      this.nics.set(h.name, nic);
+      this.fabric.attach(h.name, nic);
+    }
+    this.topo.switches.forEach((s) => {
+      const cfg = this.inp.switchConfig(s, {
+        name: s.name,
+        id: s.index,
+        ports: s.ports.map((p) => ({ rateBps: p.rateBps, mac: p.mac, peerMac: this.peerMac(s, p.index) })),
+        routes: this.routes.tables.get(s.name)!,
+      });
+      const sw = this.inp.createSwitch(this.fabric.envs.get(s.name)!, cfg);
+      this.switches.set(s.name, sw);
+      this.fabric.attach(s.name, sw);
+      for (const p of s.ports) this.queueSeries.push({ node: s.name, port: p.index, sw, pts: [], max: 0 });
+    });
+  }
+
+  /** QPNs are assigned in flow-id order, so they do not depend on run dynamics. */
+  private planFlows(w: Workload): FlowState[] {
+    const nextQpn = new Map<string, number>();
+    const alloc = (host: string) => {
+      const q = nextQpn.get(host) ?? FIRST_QPN;
+      nextQpn.set(host, q + 1);
+      return q;
+    };
+    const qps = new Map<string, QpState>();
+    const paths = new Map<string, HostPath>();
+    return w.flows.map((f) => {
+      let qp = qps.get(f.qpKey);
+      const mtu = this.nicCfg.get(f.src)!.mtuBytes;
+      if (qp === undefined) {
+        const pk = `${f.src}>${f.dst}>${mtu}`;
+        let path = paths.get(pk);
+        if (path === undefined) {
+          path = hostPath(this.topo, this.routes, f.src, f.dst, mtu);
+          paths.set(pk, path);
+        }
+        qp = {
+          key: f.qpKey,
+          src: this.topo.byName.get(f.src)!,
+          dst: this.topo.byName.get(f.dst)!,
+          srcQpn: alloc(f.src),
+          dstQpn: alloc(f.dst),
+          created: false,
+          path,
+          posted: [],
+          rxHead: 0,
+          rxInHead: 0,
+          expectedPsn: -1,
+        };
+        qps.set(f.qpKey, qp);
+      }
+      return {
+        spec: f,
+        qp,
+        cc: this.nicCfg.get(f.src)!.cc.name,
+        started: false,
+        startNs: f.startNs,
+        endNs: null,
+        idealFctNs: idealFctNs({
+          sizeBytes: f.sizeBytes,
+          mtuBytes: mtu,
+          verb: f.verb,
+          hpccBaseRttNs: qp.path.hpccBaseRttNs,
+          bottleneckRateBps: qp.path.bottleneckRateBps,
+        }),
+        deliveredBytes: 0,
+        senderCompletions: 0,
+        receiverCompletions: 0,
+      };
+    });
+  }
+
+  // --- flow lifecycle -------------------------------------------------------------------------
+
+  private readonly startDue = (): void => {
+    const now = this.sched.now();
+    const list = this.staticStarts;
+    while (this.nextStatic < list.length && list[this.nextStatic].startNs <= now) {
+      this.startFlow(list[this.nextStatic++]);
+    }
+    if (this.nextStatic < list.length) this.sched.setTimer(list[this.nextStatic].startNs, this.startDue);
+  };
+
+  private startFlow(f: FlowSpec): void {
+    const st = this.flows[f.id];
+    const qp = st.qp;
+    st.started = true;
+    st.startNs = this.sched.now();
+    if (!qp.created) {
+      qp.created = true;
+      const info = {
+        baseRttNs: Math.round(qp.path.baseRttNs),
+        bottleneckRateBps: qp.path.bottleneckRateBps,
+        hops: qp.path.hops,
+      };
+      const srcPort = rocev2SrcPort(qp.srcQpn, qp.dstQpn);
+      // Receiver first, so its QP exists before the first data frame can arrive.
+      this.nics.get(qp.dst.name)!.createQp({
+        qpn: qp.dstQpn,
+        remoteQpn: qp.srcQpn,
+        remoteIp: qp.src.ip,
+        srcPort,
+        path: info,
+      });
+      this.nics.get(qp.src.name)!.createQp({
+        qpn: qp.srcQpn,
+        remoteQpn: qp.dstQpn,
+        remoteIp: qp.dst.ip,
+        srcPort,
+        path: info,
+      });
+      this.hostRx[qp.dst.index].set(qp.dstQpn, qp);
+    }
+    qp.posted.push(f.id);
+    this.active.add(f.id);
+    this.nics.get(f.src)!.post({ qpn: qp.srcQpn, id: f.id, bytes: f.sizeBytes, verb: f.verb });
+  }
+
+  private onSenderComplete(id: number, completeNs: number): void {
+    const st = this.flows[id];
+    if (st === undefined || !st.started) {
+      this.unknownCompletions++;
+      return;
+    }
+    st.senderCompletions++;
+    if (st.endNs !== null) {
+      this.duplicateCompletions++;
+      return;
+    }
+    st.endNs = completeNs;
+    this.active.delete(id);
+    this.completed++;
+    for (const g of st.spec.groups) {
+      if (--this.groupLeft[g] === 0) {
+        for (const f of this.waiters.get(g) ?? []) {
+          if (f.startNs <= this.sched.now()) this.startFlow(f);
+          else this.sched.setTimer(f.startNs, () => this.startFlow(f));
+        }
+      }
+    }
+    if (this.completed === this.flows.length) this.sched.stop();
+  }
+
+  private onReceiverComplete(id: number): void {
+    const st = this.flows[id];
+    if (st === undefined) this.unknownCompletions++;
+    else st.receiverCompletions++;
+  }
+
+  /** In-order payload bytes per flow, seen on the wire into the receiving host (go-back-N rule). */
+  private onDataDelivered(host: TopologyNode, pkt: Packet): void {
+    const qp = this.hostRx[host.index].get(pkt.destQp);
+    if (qp === undefined) return;
+    if (qp.expectedPsn >= 0 && pkt.psn !== qp.expectedPsn) return;
+    qp.expectedPsn = (pkt.psn + 1) & PSN_MASK;
+    let bytes = pkt.payloadLen;
+    while (bytes > 0 && qp.rxHead < qp.posted.length) {
+      const st = this.flows[qp.posted[qp.rxHead]];
+      const take = Math.min(bytes, st.spec.sizeBytes - qp.rxInHead);
+      st.deliveredBytes += take;
+      qp.rxInHead += take;
+      bytes -= take;
+      if (qp.rxInHead >= st.spec.sizeBytes) {
+        qp.rxHead++;
+        qp.rxInHead = 0;
+      }
+    }
+  }
+
+  // --- sampling -------------------------------------------------------------------------------
+
+  private readonly sample = (): void => {
+    const t = this.sched.now();
+    for (const q of this.queueSeries) {
+      const b = q.sw.queueBytes(q.port);
+      q.pts.push(t, b);
+      if (b > q.max) q.max = b;
+    }
+    for (const id of this.active) {
+      const st = this.flows[id];
+      const nic = this.nics.get(st.spec.src)!;
+      let pts = this.rateSeries.get(id);
+      if (pts === undefined) {
+        pts = [];
+        this.rateSeries.set(id, pts);
+      }
+      pts.push(t, Math.round(nic.qpRateBps(st.qp.srcQpn)));
+    }
+    const next = t + this.sampleIntervalNs;
+    if (next <= this.durationNs) this.sched.setTimer(next, this.sample);
+  };
+
+  // --- driving --------------------------------------------------------------------------------
+
+  /** True when every flow has completed. */
+  get done(): boolean {
+    return this.completed === this.flows.length;
+  }
+
+  get completedFlows(): number {
+    return this.completed;
+  }
+
+  /** Arm flow starts and sampling (idempotent; runUntil calls it). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    if (this.flows.length === 0) return;
+    if (this.staticStarts.length > 0) this.sched.setTimer(this.staticStarts[0].startNs, this.startDue);
+    this.sched.setTimer(0, this.sample);
+  }
+
+  /** Advance emulated time to `tNs` (capped at the duration), or until every flow completed. */
+  runUntil(tNs: number): void {
+    this.start();
+    if (this.done) return;
+    this.sched.run(Math.min(tNs, this.durationNs));
+  }
+
+  /** Run to the end (all flows complete or the duration) and assemble results. */
+  run(): Results {
+    this.runUntil(this.durationNs);
+    return this.results();
+  }
+
+  results(): Results {
+    const endNs = this.sched.now();
+    const warnings = [...this.warnings];
+    const ports: PortResult[] = [];
+    const hosts: HostResult[] = [];
+    const switchPorts = new Set<string>();
+    for (const h of this.topo.hosts) {
+      const c = this.nics.get(h.name)!.counters();
+      const link = this.fabric.links.get(h.name)![0];
+      ports.push({
+        node: h.name,
+        port: 0,
+        txBytes: c.txBytes,
+        maxQueueBytes: 0,
+        meanQueueBytes: 0,
+        ecnMarked: 0,
+        pfcPauseTx: 0,
+        pfcPauseRx: c.pfcPauseRx,
+        pausedNs: c.pausedNs,
+        drops: link.lost,
+        cnmTx: 0,
+      });
+      hosts.push({
+        node: h.name,
+        cnpTx: c.cnpTx,
+        cnpRx: c.cnpRx,
+        nackTx: c.nackTx,
+        retransmits: c.retransmits,
+        rxBytes: c.rxBytes,
+      });
+      if (c.malformed > 0) warnings.push(`${h.name}: ${c.malformed} malformed frames`);
+    }
+    for (const s of this.topo.switches) {
+      const sw = this.switches.get(s.name)!;
+      const links = this.fabric.links.get(s.name)!;
+      for (const pc of sw.portCounters()) {
+        switchPorts.add(`${s.name}:${pc.port}`);
+        ports.push({
+          node: s.name,
+          port: pc.port,
+          txBytes: pc.txBytes,
+          maxQueueBytes: pc.maxQueueBytes,
+          meanQueueBytes: endNs > 0 ? Math.round(pc.queueByteNs / endNs) : 0,
+          ecnMarked: pc.ecnMarked,
+          pfcPauseTx: pc.pfcPauseTx,
+          pfcPauseRx: pc.pfcPauseRx,
+          pausedNs: pc.pausedNs,
+          drops: pc.drops + (links[pc.port]?.lost ?? 0),
+          cnmTx: pc.cnmTx,
+        });
+      }
+      const sc = sw.switchCounters?.();
+      if (sc !== undefined) {
+        if (sc.losslessDrops > 0)
+          warnings.push(`${s.name}: ${sc.losslessDrops} drops in a PFC-enabled class`);
+        if (sc.malformed > 0) warnings.push(`${s.name}: ${sc.malformed} malformed frames`);
+        if (sc.unroutable > 0) warnings.push(`${s.name}: ${sc.unroutable} unroutable frames`);
+        if (sc.ttlExpired > 0) warnings.push(`${s.name}: ${sc.ttlExpired} frames with expired TTL`);
+      }
+    }
+    const unfinished = this.flows.length - this.completed;
+    if (unfinished > 0)
+      warnings.push(`${unfinished} of ${this.flows.length} flows did not complete by ${endNs} ns`);
+    if (this.duplicateCompletions > 0)
+      warnings.push(`${this.duplicateCompletions} duplicate message completions reported by NICs`);
+    if (this.unknownCompletions > 0)
+      warnings.push(`${this.unknownCompletions} completions of unknown messages`);
+    if (this.fabric.badSends > 0) warnings.push(`${this.fabric.badSends} frames sent on nonexistent ports`);
+
+    const queue: Record<string, SeriesPoints> = {};
+    for (const q of this.queueSeries) {
+      if (q.max > 0) queue[`${q.node}:${q.port}`] = pairs(q.pts);
+    }
+    const rate: Record<string, SeriesPoints> = {};
+    for (const [id, pts] of [...this.rateSeries].sort((a, b) => a[0] - b[0])) rate[String(id)] = pairs(pts);
+
+    const ccByHost: Record<string, string> = {};
+    for (const h of this.topo.hosts) ccByHost[h.name] = this.nicCfg.get(h.name)!.cc.name;
+    const flows: FlowRecord[] = this.flows.map((st) => ({
+      id: st.spec.id,
+      src: st.spec.src,
+      dst: st.spec.dst,
+      cc: st.cc,
+      sizeBytes: st.spec.sizeBytes,
+      startNs: st.startNs,
+      endNs: st.endNs,
+      idealFctNs: st.idealFctNs,
+      deliveredBytes: st.deliveredBytes,
+      started: st.started,
+    }));
+    return buildResults({
+      scenario: this.inp.scenario,
+      runtime: 'virtual',
+      seed: this.inp.seed,
+      timeScale: this.inp.timeScale ?? 1,
+      durationNs: endNs,
+      ccByHost,
+      flows,
+      ports,
+      hosts,
+      series: { queue, rate },
+      warnings,
+      isSwitchPort: (p) => switchPorts.has(`${p.node}:${p.port}`),
+    });
+  }
+}
+
+function pairs(flat: number[]): SeriesPoints {
+  const out: SeriesPoints = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}
