@@ -109,6 +109,11 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     pfcPauseRx: 0,
     pausedNs: 0,
     malformed: 0,
+    dataPacketsTx: 0,
+    ackTx: 0,
+    ackRx: 0,
+    outOfOrderRx: 0,
+    duplicateRx: 0,
   };
   const frame = (qp: StubQp, kind: FrameKind): Packet => {
     const p = createPacket();
@@ -174,7 +179,12 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
         }
       }
     },
+    expect() {},
     counters: () => ({ ...counters }),
     qpRateBps: () => cfg.port.rateBps,
+    qpWindowBytes: () => null,
+    qpInspect: () => ({}),
+    rateTrace: () => [],
+    ccCounters: () => ({}),
   };
 }

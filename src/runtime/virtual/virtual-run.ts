@@ -80,7 +80,7 @@ interface QpState {
   /** Receiver-side accounting: flow currently being delivered and its bytes so far. */
   rxHead: number;
   rxInHead: number;
-  /** Next PSN the receiver accepts (go-back-N), -1 until the first data frame. */
+  /** Next PSN the receiver accepts (go-back-N). */
   expectedPsn: number;
 }
 
@@ -98,6 +98,7 @@ export interface FlowState {
 }
 
 const PSN_MASK = 0xffffff;
+const INITIAL_PSN = 0;
 
 export class VirtualRun {
   readonly sched = new VirtualScheduler();
@@ -238,7 +239,7 @@ export class VirtualRun {
           posted: [],
           rxHead: 0,
           rxInHead: 0,
-          expectedPsn: -1,
+          expectedPsn: INITIAL_PSN,
         };
         qps.set(f.qpKey, qp);
       }
@@ -294,6 +295,7 @@ export class VirtualRun {
         remoteIp: qp.src.ip,
         srcPort,
         path: info,
+        initialPsn: INITIAL_PSN,
       });
       this.nics.get(qp.src.name)!.createQp({
         qpn: qp.srcQpn,
@@ -301,11 +303,14 @@ export class VirtualRun {
         remoteIp: qp.dst.ip,
         srcPort,
         path: info,
+        initialPsn: INITIAL_PSN,
       });
       this.hostRx[qp.dst.index].set(qp.dstQpn, qp);
     }
     qp.posted.push(f.id);
     this.active.add(f.id);
+    // Announced to the receiver first, so its completion carries the flow id.
+    this.nics.get(f.dst)!.expect({ qpn: qp.dstQpn, id: f.id, bytes: f.sizeBytes, verb: f.verb });
     this.nics.get(f.src)!.post({ qpn: qp.srcQpn, id: f.id, bytes: f.sizeBytes, verb: f.verb });
   }
 
@@ -344,7 +349,7 @@ export class VirtualRun {
   private onDataDelivered(host: TopologyNode, pkt: Packet): void {
     const qp = this.hostRx[host.index].get(pkt.destQp);
     if (qp === undefined) return;
-    if (qp.expectedPsn >= 0 && pkt.psn !== qp.expectedPsn) return;
+    if (pkt.psn !== qp.expectedPsn) return;
     qp.expectedPsn = (pkt.psn + 1) & PSN_MASK;
     let bytes = pkt.payloadLen;
     while (bytes > 0 && qp.rxHead < qp.posted.length) {
