@@ -4,6 +4,18 @@
  */
 import type { NodeFirmware } from '../src/env/env.js';
 
+/**
+ * Congestion control of a QP: an algorithm name from the registry (src/cc/registry.ts) and its
+ * parameters. `params` should come from `resolveCc`/`resolveParams` (complete and validated);
+ * the NIC re-resolves them once (idempotent), so raw overrides also work. `profile` names the
+ * algorithm's parameter profile the overrides apply to (default: the algorithm's default).
+ */
+export interface CcSpec {
+  name: string;
+  params: Record<string, unknown>;
+  profile?: string;
+}
+
 export interface NicPortConfig {
   rateBps: number;
   mac: number;
@@ -25,8 +37,15 @@ export interface NicConfig {
   dataPrio: number;
   controlPrio: number;
   /** Default congestion control of QPs created on this host, with resolved parameters. */
-  cc: { name: string; params: Record<string, unknown> };
+  cc: CcSpec;
   observer: NicObserver;
+  /**
+   * Minimum interval between two CNPs of one QP for the NIC's default NP, used by algorithms
+   * that bring no NP of their own (e.g. `none`). Default 50 µs (DCQCN paper's N).
+   */
+  cnpMinIntervalNs?: number;
+  /** How many rate changes the NIC keeps for `rateTrace()` (oldest dropped first). Default 4096. */
+  rateTraceCapacity?: number;
 }
 
 /** Static facts about a connection, known at QP creation (from topology and routing). */
@@ -47,7 +66,9 @@ export interface QpSetup {
   srcPort: number;
   path: QpPathInfo;
   /** Overrides the host default CC for this QP. */
-  cc?: { name: string; params: Record<string, unknown> };
+  cc?: CcSpec;
+  /** First PSN of the connection (both ends must agree). Default 0. */
+  initialPsn?: number;
 }
 
 export interface MessageRequest {
@@ -59,10 +80,17 @@ export interface MessageRequest {
 }
 
 export interface MessageCompletion {
+  /**
+   * Message id. Receiver role: the id given to `expect()` for this QP, in order; without one,
+   * the message's 0-based ordinal on the QP (the receiver cannot see the sender's id).
+   */
   id: number;
   qpn: number;
   bytes: number;
-  /** When the message was posted, when its last byte was acknowledged (sender) or delivered (receiver). */
+  /**
+   * Sender: when the message was posted. Receiver: when its first packet arrived in order.
+   * completeNs: when its last packet was acknowledged (sender) or delivered in order (receiver).
+   */
   postNs: number;
   completeNs: number;
   role: 'sender' | 'receiver';
@@ -87,19 +115,48 @@ export interface HostCounters {
   cnpRx: number;
   nackTx: number;
   nackRx: number;
+  /** Data packets sent again (go-back-N after a NAK or a timeout). */
   retransmits: number;
   timeouts: number;
+  /** Application payload bytes delivered in order (goodput at this host). */
   rxBytes: number;
+  /** Emulated bytes of every frame this NIC put on the wire (data and control). */
   txBytes: number;
+  /** PFC frames received that paused at least one priority (resumes are not counted). */
   pfcPauseRx: number;
+  /** Time during which a priority of the port was paused, summed over priorities. */
   pausedNs: number;
   malformed: number;
+  dataPacketsTx: number;
+  ackTx: number;
+  ackRx: number;
+  /** Data packets dropped by the responder because they were ahead of the expected PSN. */
+  outOfOrderRx: number;
+  /** Data packets received again (already delivered), re-ACKed. */
+  duplicateRx: number;
 }
 
 export interface Nic extends NodeFirmware {
+  /** Throws on a duplicate QPN or an unknown CC algorithm (programming errors of the runtime). */
   createQp(setup: QpSetup): void;
+  /** Queue a message on QP `msg.qpn` (sender side). Throws on an unknown QP or a bad size. */
   post(msg: MessageRequest): void;
+  /**
+   * Receiver side: announce a message that will arrive on local QP `msg.qpn`, so the
+   * receiver-role completion carries its id. Announce in posting order.
+   */
+  expect(msg: MessageRequest): void;
   counters(): HostCounters;
-  /** Current pacing rate of a QP, bit/s (for rate series). */
+  /** Current pacing rate of a QP, bit/s (for rate series). NaN for an unknown QP. */
   qpRateBps(qpn: number): number;
+  /** Current window of a QP in bytes, null when unlimited or unknown. */
+  qpWindowBytes(qpn: number): number | null;
+  /** A QP's rate, window, in-flight bytes and the algorithm's `inspect()` variables (alpha, …). */
+  qpInspect(qpn: number): Record<string, number>;
+  /** The most recent rate changes of all QPs, oldest first (bounded by `rateTraceCapacity`). */
+  rateTrace(): RateChange[];
+  /** Counters bumped by the CC algorithms through `io.count`, summed over QPs. */
+  ccCounters(): Record<string, number>;
 }
+
+export { createNic } from './nic.js';

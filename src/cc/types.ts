@@ -6,6 +6,9 @@
  *
  * Roles (DCQCN's terms): RP = sender NIC, NP = receiver NIC, CP = switch.
  * Non-DOCA extensions (timers, CNP payload, INT, windows, CNM, message completion) are marked.
+ *
+ * Events are only valid during the hook call: the NIC reuses event objects on hot paths, so an
+ * algorithm must copy what it wants to keep.
  */
 import type { z } from 'zod';
 import type { Rng } from '../env/rng.js';
@@ -38,14 +41,25 @@ export interface RpIo {
   /** Current rate and window as enforced by the NIC. */
   rateBps(): number;
   windowBytes(): number | null;
+  /** Payload bytes sent and not yet acknowledged. Non-DOCA. */
+  inflightBytes(): number;
+  /** True while the QP's data priority is PFC-paused at this NIC (DCQCN+ §VI-E). Non-DOCA. */
+  paused(): boolean;
   /** Bump an algorithm counter (exported as a metric and in results). */
   count(name: string, delta?: number): void;
 }
 
 export type RpEvent =
-  /** A data packet of this QP left the NIC (DOCA ROCE_TX, uncoalesced). */
+  /**
+   * A data packet of this QP is leaving the NIC (DOCA ROCE_TX, uncoalesced). `bytes` is the
+   * payload; `pkt.sizeBytes` the emulated size on the link.
+   */
   | { type: 'tx'; pkt: Packet; bytes: number; retransmit: boolean }
-  /** Cumulative ACK. `rttNs` from the echoed send timestamp, when the packet carried one. */
+  /**
+   * ACK (possibly not advancing: `ackedBytes` 0). `rttNs` from the echoed send timestamp, when
+   * the packet carried one. `ecnEcho`: some data packet covered by this ACK arrived CE-marked
+   * (BTH.BECN on the ACK, as native InfiniBand CC does).
+   */
   | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
   | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
@@ -54,7 +68,7 @@ export type RpEvent =
   | { type: 'cnm'; pkt: Packet }
   /** A timer armed with io.setTimer fired. Non-DOCA (DOCA emulates timers on TX events). */
   | { type: 'timer'; slot: number }
-  /** Retransmission timeout of the QP. */
+  /** Retransmission timeout of the QP (the NIC has already rewound to the oldest unacked PSN). */
   | { type: 'timeout' }
   /** A message of this QP was fully acknowledged. Non-DOCA. */
   | { type: 'messageComplete'; id: number; bytes: number; postNs: number; completeNs: number };
@@ -74,45 +88,77 @@ export interface RpAlgorithm<P, S> {
   onEvent(state: S, ev: RpEvent, params: P, io: RpIo): void;
   /** Fill algorithm fields of an outgoing data packet (pkt.ext). Optional. */
   decorateData?(state: S, pkt: Packet, params: P, io: RpIo): void;
-  /** Main state variables for metrics and traces (e.g. { alpha }). */
-  inspect?(state: S): Record<string, number>;
+  /** Main state variables for metrics and traces (e.g. { alpha }), as of `nowNs`. */
+  inspect?(state: S, params: P, nowNs: number): Record<string, number>;
 }
 
-/** Services available to NP hooks. */
+/** Optional payload of a CNP (all zero in plain DCQCN). */
+export interface CnpFields {
+  /** DCQCN+ CNP period τ, ns (CNP reserved bytes 0-3). */
+  cnpPeriodNs?: number;
+  /** Dolce-RC exact ECN count (extension field). */
+  ecnCount?: number;
+  /** The 7 reserved BTH bits (Dolce-RC ideal-mode count, saturating at 127). */
+  bthResv7?: number;
+}
+
+/** Services available to per-QP NP hooks. */
 export interface NpIo {
   now(): number;
   rng: Rng;
-  /** Send a CNP for this QP now, with optional payload fields. */
-  sendCnp(fields?: { cnpPeriodNs?: number; ecnCount?: number; bthResv7?: number }): void;
-  /** Ask the NIC to send an ACK now (beyond its own coalescing policy). */
+  /** Send a CNP for this QP now (to the remote sender QP), with optional payload fields. */
+  sendCnp(fields?: CnpFields): void;
+  /** Ask the NIC to ACK the packet being handled now (beyond its own coalescing policy). */
   requestAck(): void;
+  /** Per-QP timers: `onTimer` fires with this QP's state. Non-DOCA. */
+  setTimer(slot: number, atNs: number): void;
+  cancelTimer(slot: number): void;
+  count(name: string, delta?: number): void;
+}
+
+/** Services available to NIC-wide NP hooks (state shared by all QPs of one algorithm). */
+export interface NpNicIo {
+  now(): number;
+  rng: Rng;
+  /** Send a CNP on behalf of local QP `qpn` (e.g. DCQCN+'s round-robin CNP scheduler). */
+  sendCnp(qpn: number, fields?: CnpFields): void;
+  /** NIC-wide timers: `onNicTimer` fires. Non-DOCA. */
   setTimer(slot: number, atNs: number): void;
   cancelTimer(slot: number): void;
   count(name: string, delta?: number): void;
 }
 
 export interface NpAlgorithm<P, NicState, QpState> {
-  /** Per receiver NIC state shared by all its QPs (e.g. DCQCN+'s congested-flow list). */
-  initNic(params: P, io: Omit<NpIo, 'sendCnp' | 'requestAck'>): NicState;
+  /**
+   * Per receiver-NIC state shared by all its QPs that run this algorithm with these parameters
+   * (e.g. DCQCN+'s congested-flow list). Created when the first such QP is created.
+   */
+  initNic(params: P, io: NpNicIo): NicState;
   initQp(flow: FlowInfo, params: P, nic: NicState): QpState;
   /** Every data packet received on the QP (in order or not), before the NIC acts on it. */
   onData(qp: QpState, nic: NicState, pkt: Packet, params: P, io: NpIo): void;
-  /** Fill extension fields (e.g. a receiver-assigned window) of an ACK about to leave. */
+  /** Fill extension fields (e.g. a receiver-assigned window) of an ACK/NAK about to be queued. */
   decorateAck?(qp: QpState, nic: NicState, ack: Packet, params: P, io: NpIo): void;
-  /** Timers armed through io.setTimer. */
+  /** Per-QP timers armed through NpIo.setTimer. */
   onTimer?(qp: QpState, nic: NicState, slot: number, params: P, io: NpIo): void;
+  /** NIC-wide timers armed through NpNicIo.setTimer. */
+  onNicTimer?(nic: NicState, slot: number, params: P, io: NpNicIo): void;
 }
 
 /**
- * A registered algorithm. `params` is a zod schema with the paper's defaults; `profiles` are
- * named parameter sets (e.g. DCQCN "paper" vs "hpcc-sim").
+ * A registered algorithm. `params` is a zod object schema with the paper's defaults (and a
+ * description per key); `profiles` are named parameter sets (e.g. DCQCN "paper" vs "hpcc-sim")
+ * applied under user overrides; `defaultProfile` is used when none is named.
  */
 export interface CcAlgorithm<P = Record<string, unknown>> {
   name: string;
   summary: string;
-  params: z.ZodType<P>;
+  // biome-ignore lint/suspicious/noExplicitAny: the schema's input type is loose (unit strings)
+  params: z.ZodType<P, any>;
   profiles?: Record<string, Partial<P>>;
   defaultProfile?: string;
+  /** Short parameter names accepted in overrides (e.g. `rai` → `rateAiBps`). */
+  aliases?: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: state types are private to each algorithm
   rp: RpAlgorithm<P, any>;
   /** Receiver role; the NIC's default NP (ECN → CNP with a per-QP minimum interval) when absent. */

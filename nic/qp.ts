@@ -1,0 +1,112 @@
+/**
+ * Per-QP state of the NIC: requester (send queue, PSNs, go-back-N, pacing, RTO), responder
+ * (expected PSN, ACK coalescing, NAK episode) and the bound congestion-control hooks. Behaviour
+ * lives in nic.ts; this file only shapes the data so V8 keeps one hidden class per QP.
+ */
+
+import type { NpAlgorithm, NpIo, NpNicIo, RpAlgorithm, RpFeatures, RpIo } from '../src/cc/types.js';
+import type { TimerId } from '../src/env/env.js';
+import type { MessageRequest, QpPathInfo } from './api.js';
+import type { FrameAddr } from './frames.js';
+import type { HeapItem } from './sched.js';
+
+/** A posted message; packet indices are absolute (unwrapped) sequence numbers. */
+export interface SendMsg {
+  id: number;
+  verb: 'send' | 'write';
+  bytes: number;
+  postNs: number;
+  startSeq: number;
+  packets: number;
+  /** Payload bytes of all earlier messages of the QP. */
+  startByte: number;
+}
+
+/** NIC-wide NP state of one (algorithm, parameters) pair. */
+export interface NpNicBinding {
+  // biome-ignore lint/suspicious/noExplicitAny: algorithm-private state
+  np: NpAlgorithm<any, any, any>;
+  params: Record<string, unknown>;
+  state: unknown;
+  io: NpNicIo;
+  timers: Map<number, TimerId>;
+}
+
+/** Resolved congestion control of a QP. */
+export interface CcBinding {
+  name: string;
+  params: Record<string, unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: algorithm-private state
+  rp: RpAlgorithm<any, any>;
+  features: RpFeatures;
+  npNic: NpNicBinding;
+}
+
+export const SCHED_NONE = 0;
+export const SCHED_RING = 1;
+export const SCHED_HEAP = 2;
+
+export class Qp implements HeapItem {
+  // requester: messages[msgHead..] are not yet fully acknowledged; txMsg holds sndNxt
+  msgs: SendMsg[] = [];
+  msgHead = 0;
+  txMsg = 0;
+  /** Oldest unacknowledged, next to send, one past the highest ever sent, one past the last posted. */
+  sndUna = 0;
+  sndNxt = 0;
+  sndHigh = 0;
+  sndMax = 0;
+  unaByte = 0;
+  nxtByte = 0;
+  postedBytes = 0;
+
+  // rate limiter and scheduler membership
+  rateBps: number;
+  windowBytes: number | null = null;
+  nextAvailNs = Number.NEGATIVE_INFINITY;
+  lastTxStartNs = Number.NEGATIVE_INFINITY;
+  lastTxBits = 0;
+  sched = SCHED_NONE;
+  heapIndex = -1;
+
+  // retransmission timeout: the timer may fire early and re-arm itself at the deadline
+  rtoDeadlineNs = Number.POSITIVE_INFINITY;
+  rtoTimer: TimerId | null = null;
+
+  // congestion control
+  cc!: CcBinding;
+  rpState: unknown = null;
+  rpIo!: RpIo;
+  rpTimers: (TimerId | undefined)[] = [];
+  npState: unknown = null;
+  npIo!: NpIo;
+  npTimers: (TimerId | undefined)[] = [];
+
+  // responder
+  rxExpectedPsn: number;
+  rxMsn = 0;
+  rxAckPending = 0;
+  rxNakSent = false;
+  rxCeSinceAck = false;
+  rxInMsg = false;
+  rxMsgBytes = 0;
+  rxMsgFirstNs = 0;
+  rxOrdinal = 0;
+  ackRequested = false;
+  expectQ: MessageRequest[] = [];
+  expectHead = 0;
+
+  constructor(
+    readonly qpn: number,
+    readonly remoteQpn: number,
+    readonly remoteIp: number,
+    readonly initialPsn: number,
+    readonly path: QpPathInfo,
+    readonly addr: FrameAddr,
+    readonly order: number,
+    lineRateBps: number,
+  ) {
+    this.rateBps = lineRateBps;
+    this.rxExpectedPsn = initialPsn;
+  }
+}
