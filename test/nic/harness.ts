@@ -1,0 +1,164 @@
+/**
+ * A tiny test bench: two NICs back to back through a fake wire on the virtual scheduler. The
+ * wire adds a propagation delay, can drop frames at random (seeded) or by a predicate, can
+ * rewrite frames in flight (e.g. CE-mark them as a switch would) and records every frame with
+ * the time its last bit left the sender.
+ */
+import { createNic } from '../../nic/api.js';
+import type { CcSpec, MessageCompletion, Nic, NicConfig, QpSetup, RateChange } from '../../nic/api.js';
+import { resolveCc } from '../../src/cc/registry.js';
+import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
+import { createRng, type Rng } from '../../src/env/rng.js';
+import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
+import type { Packet } from '../../src/wire/packet.js';
+
+export type Side = 'a' | 'b';
+
+export interface WireRecord {
+  /** When the frame's last bit left the sender's port (env.send time), ns. */
+  sentNs: number;
+  from: Side;
+  pkt: Packet;
+  dropped: boolean;
+}
+
+export interface BenchOptions {
+  rateBps?: number;
+  delayNs?: number;
+  mtuBytes?: number;
+  ackEveryPackets?: number;
+  rtoNs?: number;
+  lossRate?: number;
+  seed?: number;
+  cc?: CcSpec;
+  ccB?: CcSpec;
+  cnpMinIntervalNs?: number;
+  /** Drop this frame (in addition to random loss). */
+  drop?: (pkt: Packet, from: Side, nowNs: number) => boolean;
+  /** Change a frame in flight (after the drop decision). */
+  mutate?: (pkt: Packet, from: Side, nowNs: number) => void;
+  /** Keep every frame in `wire` (default true). */
+  record?: boolean;
+}
+
+export const IP_A = 0x0a000001;
+export const IP_B = 0x0a000002;
+export const MAC_A = 0x02000000000a;
+export const MAC_B = 0x02000000000b;
+export const DATA_PRIO = 3;
+export const CONTROL_PRIO = 6;
+
+export interface Bench {
+  sched: VirtualScheduler;
+  a: Nic;
+  b: Nic;
+  wire: WireRecord[];
+  done: Record<Side, MessageCompletion[]>;
+  rates: Record<Side, RateChange[]>;
+  dropped: number;
+  /** Create QP `qpn` on A and `qpn + 1000` on B (mirrored), return [qpnA, qpnB]. */
+  connect(qpn: number, extra?: Partial<QpSetup>): [number, number];
+  /** Post on A (and announce to B) a message of QP `qpnA`. */
+  send(qpnA: number, id: number, bytes: number, verb?: 'send' | 'write'): void;
+  /** Deliver a frame to a NIC at time `atNs` (as if it came off the wire). */
+  inject(to: Side, atNs: number, pkt: Packet): void;
+}
+
+function makeEnv(sched: VirtualScheduler, name: string, rng: Rng, out: (pkt: Packet) => void): FirmwareEnv {
+  let nextId = 1;
+  return {
+    now: () => sched.now(),
+    setTimer: (at, fn) => sched.setTimer(at, fn),
+    cancelTimer: (id) => sched.cancelTimer(id),
+    send: (_port, pkt) => out(pkt),
+    rng: rng.fork(name),
+    log: nullLogger,
+    nextPacketId: () => nextId++,
+  };
+}
+
+export function bench(o: BenchOptions = {}): Bench {
+  const sched = new VirtualScheduler();
+  const rng = createRng(o.seed ?? 1);
+  const lossRng = rng.fork('wire');
+  const rateBps = o.rateBps ?? 100e9;
+  const delayNs = o.delayNs ?? 1000;
+  const record = o.record ?? true;
+  const wire: WireRecord[] = [];
+  const done: Record<Side, MessageCompletion[]> = { a: [], b: [] };
+  const rates: Record<Side, RateChange[]> = { a: [], b: [] };
+  const nics: Partial<Record<Side, Nic>> = {};
+  const state = { dropped: 0 };
+
+  const carry = (from: Side) => (pkt: Packet) => {
+    const now = sched.now();
+    let drop = (o.lossRate ?? 0) > 0 && lossRng.next() < (o.lossRate ?? 0);
+    if (!drop && o.drop?.(pkt, from, now)) drop = true;
+    if (record) wire.push({ sentNs: now, from, pkt, dropped: drop });
+    if (drop) {
+      state.dropped++;
+      return;
+    }
+    o.mutate?.(pkt, from, now);
+    const to = from === 'a' ? 'b' : 'a';
+    sched.setTimer(now + delayNs, () => nics[to]!.receive(0, pkt));
+  };
+
+  const config = (side: Side): NicConfig => ({
+    name: side,
+    ip: side === 'a' ? IP_A : IP_B,
+    port: { rateBps, mac: side === 'a' ? MAC_A : MAC_B, peerMac: side === 'a' ? MAC_B : MAC_A },
+    mtuBytes: o.mtuBytes ?? 1000,
+    ackEveryPackets: o.ackEveryPackets ?? 1,
+    rtoNs: o.rtoNs ?? 100_000,
+    dataPrio: DATA_PRIO,
+    controlPrio: CONTROL_PRIO,
+    cc: (side === 'b' ? o.ccB : undefined) ?? o.cc ?? resolveCc('none'),
+    cnpMinIntervalNs: o.cnpMinIntervalNs,
+    observer: {
+      onMessageComplete: (c) => done[side].push(c),
+      onRateChange: (c) => rates[side].push(c),
+    },
+  });
+  nics.a = createNic(makeEnv(sched, 'a', rng, carry('a')), config('a'));
+  nics.b = createNic(makeEnv(sched, 'b', rng, carry('b')), config('b'));
+
+  const path = { baseRttNs: 2 * delayNs + 200, bottleneckRateBps: rateBps, hops: 0 };
+  return {
+    sched,
+    a: nics.a,
+    b: nics.b,
+    wire,
+    done,
+    rates,
+    get dropped() {
+      return state.dropped;
+    },
+    connect(qpn, extra = {}) {
+      const qpnB = qpn + 1000;
+      nics.a!.createQp({ qpn, remoteQpn: qpnB, remoteIp: IP_B, srcPort: 0xc000 + qpn, path, ...extra });
+      nics.b!.createQp({
+        qpn: qpnB,
+        remoteQpn: qpn,
+        remoteIp: IP_A,
+        srcPort: 0xc000 + qpn,
+        path,
+        ...extra,
+        cc: extra.cc === undefined ? undefined : extra.cc,
+      });
+      return [qpn, qpnB];
+    },
+    send(qpnA, id, bytes, verb = 'send') {
+      nics.b!.expect({ qpn: qpnA + 1000, id, bytes, verb });
+      nics.a!.post({ qpn: qpnA, id, bytes, verb });
+    },
+    inject(to, atNs, pkt) {
+      sched.setTimer(atNs, () => nics[to]!.receive(0, pkt));
+    },
+  };
+}
+
+/** Serialisation time of `bytes` at `rateBps`, ns (fractional). */
+export function serNs(bytes: number, rateBps: number): number {
+  return (bytes * 8 * 1e9) / rateBps;
+}
