@@ -62,7 +62,11 @@ export interface SwitchConfig {
   pfc: PfcConfig;
   /** Priorities served with strict priority (control traffic). Others share round-robin. */
   controlPrio: number;
-  /** Seed salt for ECMP hashing (same for every switch by default, as in the HPCC simulator). */
+  /**
+   * Seed salt for ECMP hashing. The HPCC simulator salts with the switch's node id
+   * (baselines.md §1.2); one salt for every switch polarises multi-tier fabrics (every tier
+   * makes the same choice), so builders should pass a per-switch value.
+   */
   ecmpSeed: number;
   /**
    * (optional) Frame kinds queued in the control class whatever their `prio`.

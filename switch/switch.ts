@@ -11,6 +11,7 @@
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
 import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
+import { PFC_DST_MAC, PFC_MAX_QUANTA, PFC_PRIORITIES, pfcQuantaToNs, pfcQuantumNs } from '../src/wire/pfc.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
 import type { EcnConfig, PortCounters, Switch, SwitchConfig, SwitchCounters } from './api.js';
 import type { SwitchCp, SwitchCpIo } from './cp.js';
@@ -18,10 +19,7 @@ import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
 import { PacketRing } from './ring.js';
 
-const PRIOS = 8;
-const PFC_DST_MAC = 0x0180c2000001;
-const PFC_QUANTUM_BITS = 512;
-const PFC_MAX_QUANTA = 65535;
+const PRIOS = PFC_PRIORITIES;
 const INT_MAX_HOPS = 5;
 const NO_TIMER = -1;
 /** Absorbs float rounding when a fractional serialisation end is turned into a timer time. */
@@ -113,8 +111,7 @@ class Port {
     this.kminBytes = ecn.kminBytes;
     this.kmaxBytes = ecn.kmaxBytes;
     this.pmax = ecn.pmax;
-    const pauseNs = (pauseQuanta * PFC_QUANTUM_BITS * 1e9) / rateBps;
-    this.pfcRefreshNs = Math.max(1, Math.floor(pauseNs / 2));
+    this.pfcRefreshNs = Math.max(1, Math.floor((pauseQuanta * pfcQuantumNs(rateBps)) / 2));
   }
 }
 
@@ -473,8 +470,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       // The control class is never paused (srcc.md §4.1; queue 0 of the HPCC simulator).
       if (n === controlPrio) continue;
       if (quanta === 0) unpause(port, n, now);
-      else
-        pause(port, n, now, Math.ceil(now + (quanta * PFC_QUANTUM_BITS * 1e9) / port.rateBps - TIME_EPS_NS));
+      else pause(port, n, now, now + pfcQuantaToNs(quanta, port.rateBps));
     }
     if (anyPause) port.pfcPauseRx++;
     else port.pfcResumeRx++;

@@ -171,7 +171,7 @@ describe('L3 forwarding', () => {
     fc.assert(
       fc.property(fc.integer({ min: -2, max: 3 }), garbage, (port, g) => {
         sw.receive(port, { ...createPacket(), ...g } as Packet);
-        w.sched.run(w.sched.nowNs + 1_000_000);
+        w.sched.run(w.sched.now() + 1_000_000);
       }),
       { numRuns: 2000 },
     );

@@ -1,85 +1,14 @@
 /**
- * A tiny deterministic world for switch tests: a binary-heap event scheduler in integer ns,
- * a FirmwareEnv that records every frame the switch puts on a wire, and packet builders.
+ * A tiny deterministic world for switch tests: the virtual runtime's scheduler, a FirmwareEnv
+ * that records every frame the switch puts on a wire, and packet builders.
  */
-import type { FirmwareEnv, TimerId } from '../../src/env/env.js';
+import type { FirmwareEnv } from '../../src/env/env.js';
 import { nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
+import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
 import { Ecn, FrameKind, type IntStack, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import type { SwitchConfig, SwitchPortConfig } from '../../switch/api.js';
-
-interface Ev {
-  t: number;
-  seq: number;
-  id: number;
-  fn: () => void;
-}
-
-export class Scheduler {
-  nowNs = 0;
-  private heap: Ev[] = [];
-  private seq = 0;
-  private cancelled = new Set<number>();
-
-  setTimer(atNs: number, fn: () => void): TimerId {
-    const t = atNs > this.nowNs ? Math.ceil(atNs) : this.nowNs;
-    const id = ++this.seq;
-    this.heap.push({ t, seq: id, id, fn });
-    this.up(this.heap.length - 1);
-    return id;
-  }
-
-  cancelTimer(id: TimerId): void {
-    this.cancelled.add(id);
-  }
-
-  /** Run events with time <= untilNs (all when omitted); the clock ends at untilNs. */
-  run(untilNs = Number.POSITIVE_INFINITY): void {
-    while (this.heap.length > 0 && this.heap[0].t <= untilNs) {
-      const ev = this.pop();
-      if (this.cancelled.delete(ev.id)) continue;
-      this.nowNs = ev.t;
-      ev.fn();
-    }
-    if (untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) this.nowNs = untilNs;
-  }
-
-  private less(a: Ev, b: Ev): boolean {
-    return a.t < b.t || (a.t === b.t && a.seq < b.seq);
-  }
-
-  private up(i: number): void {
-    const h = this.heap;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private pop(): Ev {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && this.less(h[l], h[m])) m = l;
-        if (r < h.length && this.less(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
 
 export interface Sent {
   tNs: number;
@@ -88,7 +17,7 @@ export interface Sent {
 }
 
 export interface World {
-  sched: Scheduler;
+  sched: VirtualScheduler;
   env: FirmwareEnv;
   sent: Sent[];
   /** Called synchronously for every frame the switch sends (upstream/downstream models). */
@@ -96,18 +25,18 @@ export interface World {
 }
 
 export function makeWorld(seed = 1): World {
-  const sched = new Scheduler();
+  const sched = new VirtualScheduler();
   let nextId = 1;
   const world: World = {
     sched,
     sent: [],
     onSend: null,
     env: {
-      now: () => sched.nowNs,
+      now: () => sched.now(),
       setTimer: (at, fn) => sched.setTimer(at, fn),
       cancelTimer: (id) => sched.cancelTimer(id),
       send(port, pkt) {
-        world.sent.push({ tNs: sched.nowNs, port, pkt });
+        world.sent.push({ tNs: sched.now(), port, pkt });
         world.onSend?.(port, pkt);
       },
       rng: createRng(seed),

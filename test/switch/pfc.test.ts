@@ -53,11 +53,11 @@ function floodRig(
   const watch = () => {
     const c = sw!.portCounters()[0];
     if (c.pfcPauseTx > lastPause) {
-      events.push({ tNs: w.sched.nowNs, kind: 'xoff', ingressBytes: io!.ingressBytes(0, PRIO) });
+      events.push({ tNs: w.sched.now(), kind: 'xoff', ingressBytes: io!.ingressBytes(0, PRIO) });
       lastPause = c.pfcPauseTx;
     }
     if (c.pfcResumeTx > lastResume) {
-      events.push({ tNs: w.sched.nowNs, kind: 'xon', ingressBytes: io!.ingressBytes(0, PRIO) });
+      events.push({ tNs: w.sched.now(), kind: 'xon', ingressBytes: io!.ingressBytes(0, PRIO) });
       lastResume = c.pfcResumeTx;
     }
   };
@@ -87,7 +87,7 @@ function floodRig(
   const tick = () => {
     timer = -1;
     if (rig.offered >= frames) return;
-    const now = w.sched.nowNs;
+    const now = w.sched.now();
     if (obey && now < pausedUntil) {
       timer = w.sched.setTimer(pausedUntil, tick);
       return;
@@ -99,12 +99,12 @@ function floodRig(
   };
   w.onSend = (port, pkt) => {
     if (port !== 0 || pkt.kind !== FrameKind.Pfc) return;
-    rig.pfcFrames.push({ tNs: w.sched.nowNs, pkt });
+    rig.pfcFrames.push({ tNs: w.sched.now(), pkt });
     const q = pkt.pfc!.quanta[PRIO];
-    pausedUntil = q > 0 ? w.sched.nowNs + Math.ceil(q * QUANTUM_NS_100G) : 0;
+    pausedUntil = q > 0 ? w.sched.now() + Math.ceil(q * QUANTUM_NS_100G) : 0;
     if (obey && q === 0 && timer !== -1) {
       w.sched.cancelTimer(timer);
-      timer = w.sched.setTimer(w.sched.nowNs, tick);
+      timer = w.sched.setTimer(w.sched.now(), tick);
     }
   };
   tick();
@@ -227,7 +227,7 @@ describe('without PFC', () => {
     const tick = () => {
       if (offered++ >= 100) return;
       sw.receive(0, dataPkt({ psn: offered }));
-      w.sched.setTimer(w.sched.nowNs + 80, tick);
+      w.sched.setTimer(w.sched.now() + 80, tick);
     };
     tick();
     w.sched.run();

@@ -1,0 +1,198 @@
+/**
+ * INT stamping at dequeue (wire.md §10, baselines.md §1.5, mpcc.md §4 / AC8): per hop the
+ * egress line rate, dequeue time, bytes sent before this packet, bytes left queued (all
+ * priorities) and the active-flow count; HPCC overwrites slot nhop % 5, MPCC stops after 5.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IntHop, IntStack } from '../../src/wire/packet.js';
+import type { Switch } from '../../switch/api.js';
+import { createSwitch } from '../../switch/switch.js';
+import { ackPkt, baseConfig, dataPkt, G, hostIp, makeWorld, portCfg, type World } from './harness.js';
+
+const stack = (layout: 'hpcc' | 'mpcc', nhop = 0, hops: IntHop[] = []): IntStack => ({ layout, nhop, hops });
+const marker = (k: number): IntHop => ({
+  lineRateBps: 25 * G,
+  timeNs: k,
+  txBytes: k,
+  qlenBytes: k,
+  activeFlows: k,
+});
+
+describe.each(['hpcc', 'mpcc'] as const)('INT stamping (%s layout)', (layout) => {
+  it('stamps time, txBytes, qlen (all priorities), rate and active flows at dequeue', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig());
+    // Four flows; a control frame on the same port counts in qlen and txBytes but is not a flow.
+    for (let f = 0; f < 4; f++) sw.receive(0, dataPkt({ srcPort: 0xc000 + f, int: stack(layout) }));
+    const ack = ackPkt({ srcPort: 0xd000, int: stack(layout) });
+    sw.receive(0, ack);
+    w.sched.run();
+    const data = w.sent.filter((s) => s.pkt.srcPort !== 0xd000);
+    const hops = data.map((s) => s.pkt.int!.hops[0]);
+    for (const s of data) expect(s.pkt.int!.nhop).toBe(1);
+    for (const s of data) expect(s.pkt.int!.hops).toHaveLength(1);
+    // Flow 0 leaves at once; the ACK (66 B) jumps the data queue after it.
+    expect(hops.map((h) => h.timeNs)).toEqual([0, 86, 166, 246]);
+    expect(hops.map((h) => h.txBytes)).toEqual([0, 1066, 2066, 3066]);
+    expect(hops.map((h) => h.qlenBytes)).toEqual([0, 2000, 1000, 0]);
+    expect(hops.map((h) => h.lineRateBps)).toEqual([100 * G, 100 * G, 100 * G, 100 * G]);
+    expect(hops.map((h) => h.activeFlows)).toEqual([1, 4, 4, 4]);
+    // ACKs echo INT, they are never stamped.
+    expect(ack.int!.nhop).toBe(0);
+    expect(ack.int!.hops).toHaveLength(0);
+  });
+
+  it('appends up to five hops', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig());
+    const p = dataPkt({ int: stack(layout, 4, [1, 2, 3, 4].map(marker)) });
+    sw.receive(0, p);
+    w.sched.run();
+    expect(p.int!.nhop).toBe(5);
+    expect(p.int!.hops.slice(0, 4)).toEqual([1, 2, 3, 4].map(marker));
+    expect(p.int!.hops[4].lineRateBps).toBe(100 * G);
+  });
+});
+
+describe('INT beyond five hops', () => {
+  it('hpcc overwrites slot nhop % 5 and keeps the others', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig());
+    const p = dataPkt({ int: stack('hpcc', 5, [1, 2, 3, 4, 5].map(marker)) });
+    const q = dataPkt({ int: stack('hpcc', 7, [1, 2, 3, 4, 5].map(marker)) });
+    sw.receive(0, p);
+    sw.receive(0, q);
+    w.sched.run();
+    expect(p.int!.nhop).toBe(6);
+    expect(p.int!.hops[0].lineRateBps).toBe(100 * G);
+    expect(p.int!.hops.slice(1)).toEqual([2, 3, 4, 5].map(marker));
+    expect(q.int!.nhop).toBe(8);
+    expect(q.int!.hops[2].timeNs).toBe(80);
+    expect(q.int!.hops.filter((_, k) => k !== 2)).toEqual([1, 2, 4, 5].map(marker));
+  });
+
+  it('mpcc stops writing after five hops but still counts them (AC8 f)', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig());
+    const p = dataPkt({ int: stack('mpcc', 5, [1, 2, 3, 4, 5].map(marker)) });
+    sw.receive(0, p);
+    w.sched.run();
+    expect(p.int!.nhop).toBe(6);
+    expect(p.int!.hops).toEqual([1, 2, 3, 4, 5].map(marker));
+  });
+});
+
+/** A chain of switches s0 → s1 → … sharing one scheduler, with zero link delay. */
+function chain(n: number): { w: World; sws: Switch[] } {
+  const w = makeWorld();
+  const sws: Switch[] = [];
+  for (let k = 0; k < n; k++) sws.push(createSwitch(w.env, { ...baseConfig(), name: `s${k}`, id: k }));
+  w.onSend = (port, pkt) => {
+    // Frames leave switch k on port 1; the env is shared, so route by the INT hop count.
+    const hop = pkt.int?.nhop ?? 0;
+    if (port === 1 && hop < n) sws[hop].receive(0, pkt);
+  };
+  return { w, sws };
+}
+
+describe('INT along a path', () => {
+  it('increments nhop once per switch and records every hop in order', () => {
+    const { w, sws } = chain(3);
+    const p = dataPkt({ int: stack('hpcc') });
+    sws[0].receive(0, p);
+    w.sched.run();
+    expect(p.int!.nhop).toBe(3);
+    expect(p.int!.hops.map((h) => h.timeNs)).toEqual([0, 80, 160]);
+    expect(p.ttl).toBe(61);
+  });
+
+  it('mpcc on a 6-switch path sets nhop = 6 and leaves hop[0..4] from the first five', () => {
+    const { w, sws } = chain(6);
+    const p = dataPkt({ int: stack('mpcc') });
+    sws[0].receive(0, p);
+    w.sched.run();
+    expect(p.int!.nhop).toBe(6);
+    expect(p.int!.hops.map((h) => h.timeNs)).toEqual([0, 80, 160, 240, 320]);
+  });
+});
+
+describe('active-flow counter (MPCC App. A.1, AC8)', () => {
+  it('counts data flows within the window per egress port, and forgets a flow at t_last + window', () => {
+    const w = makeWorld();
+    const cfg = baseConfig({
+      ports: [portCfg(100 * G, 0), portCfg(100 * G, 1), portCfg(100 * G, 2)],
+      routes: new Map([
+        [hostIp(0), [0]],
+        [hostIp(1), [1]],
+        [hostIp(2), [2]],
+      ]),
+      activeFlowWindowNs: 10_000,
+    });
+    const sw = createSwitch(w.env, cfg);
+    const probes: [number, ReturnType<typeof dataPkt>][] = [];
+    // Flow A: 3 packets at t = 0..2 µs. Flow B: one packet per µs until 20 µs.
+    for (let t = 0; t <= 20_000; t += 1000) {
+      w.sched.setTimer(t, () => {
+        if (t <= 2000) sw.receive(0, dataPkt({ srcPort: 0xa000, sizeBytes: 100 }));
+        // ACKs and other ports' traffic are not counted here (AC8 c).
+        sw.receive(2, ackPkt({ srcPort: 0xe000, dstIp: hostIp(1), srcIp: hostIp(2) }));
+        sw.receive(0, dataPkt({ srcPort: 0xf000, dstIp: hostIp(2), sizeBytes: 100 }));
+        const b = dataPkt({ srcPort: 0xb000, sizeBytes: 100, int: stack('mpcc') });
+        sw.receive(0, b);
+        probes.push([t, b]);
+      });
+    }
+    w.sched.run();
+    // A's last packet entered at 2000; it counts until 12 000 inclusive and is gone after.
+    expect(probes).toHaveLength(21);
+    for (const [t, b] of probes) {
+      expect(b.int!.nhop).toBe(1);
+      // B is stamped within a few frame times of its arrival at t (behind A and the ACK).
+      const stampNs = b.int!.hops[0].timeNs;
+      expect(stampNs - t).toBeLessThan(20);
+      expect(b.int!.hops[0].activeFlows).toBe(stampNs - 2000 <= 10_000 ? 2 : 1);
+    }
+    // Both sides of the boundary were sampled.
+    expect(probes.filter(([, b]) => b.int!.hops[0].activeFlows === 2)).toHaveLength(12);
+    for (const [t, b] of probes) {
+      if (t === 11_000 || t === 13_000) expect(b.int!.hops[0].activeFlows).toBe(t === 11_000 ? 2 : 1);
+    }
+  });
+
+  it('distinguishes flows by (srcIp, dstIp, srcPort, destQp)', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig());
+    const keys = [
+      { srcPort: 1, destQp: 1 },
+      { srcPort: 1, destQp: 2 },
+      { srcPort: 2, destQp: 1 },
+      { srcPort: 1, destQp: 1, srcIp: hostIp(5) },
+      { srcPort: 1, destQp: 1 },
+    ];
+    for (const k of keys) sw.receive(0, dataPkt({ ...k, sizeBytes: 100 }));
+    const probe = dataPkt({ srcPort: 1, destQp: 1, sizeBytes: 100, int: stack('hpcc') });
+    sw.receive(0, probe);
+    w.sched.run();
+    expect(probe.int!.hops[0].activeFlows).toBe(4);
+  });
+
+  it('scales to many concurrent flows (table growth keeps every flow)', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig({ activeFlowWindowNs: 1e9 }));
+    for (let f = 0; f < 5000; f++)
+      sw.receive(0, dataPkt({ srcPort: f & 0xffff, destQp: f >> 4, sizeBytes: 100 }));
+    const probe = dataPkt({ srcPort: 0, destQp: 0, sizeBytes: 100, int: stack('hpcc') });
+    sw.receive(0, probe);
+    w.sched.run();
+    expect(probe.int!.hops[0].activeFlows).toBe(5000);
+  });
+
+  it('stamps 0 when the counter is off', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig({ activeFlowWindowNs: 0 }));
+    const p = dataPkt({ int: stack('mpcc') });
+    sw.receive(0, p);
+    w.sched.run();
+    expect(p.int!.hops[0].activeFlows).toBe(0);
+  });
+});
