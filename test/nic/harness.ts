@@ -4,8 +4,9 @@
  * rewrite frames in flight (e.g. CE-mark them as a switch would) and records every frame with
  * the time its last bit left the sender.
  */
-import { createNic } from '../../nic/api.js';
+
 import type { CcSpec, MessageCompletion, Nic, NicConfig, QpSetup, RateChange } from '../../nic/api.js';
+import { createNic } from '../../nic/api.js';
 import { resolveCc } from '../../src/cc/registry.js';
 import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
 import { createRng, type Rng } from '../../src/env/rng.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { registerAlgorithm } from '../../src/cc/registry.js';
 import type { CcAlgorithm } from '../../src/cc/types.js';
 import { createRng } from '../../src/env/rng.js';
 import { Opcode, Syndrome } from '../../src/wire/opcodes.js';
-import { createPacket } from '../../src/wire/packet-factory.js';
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
+import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes, ROCE_FIXED_BYTES } from '../../src/wire/size.js';
 import { bench, CONTROL_PRIO, DATA_PRIO, IP_A, IP_B, MAC_A, MAC_B, serNs } from './harness.js';
-import { z } from 'zod';
 
 // A test-only algorithm: fixed rate and window from its parameters.
 registerAlgorithm<{ rateBps: number; windowBytes: number }>({
@@ -25,7 +25,10 @@ registerAlgorithm<{ rateBps: number; windowBytes: number }>({
   },
 } satisfies CcAlgorithm<{ rateBps: number; windowBytes: number }>);
 
-const fixed = (rateBps: number, windowBytes = 0) => ({ name: 'test-fixed', params: { rateBps, windowBytes } });
+const fixed = (rateBps: number, windowBytes = 0) => ({
+  name: 'test-fixed',
+  params: { rateBps, windowBytes },
+});
 
 describe('NIC transport', () => {
   it('delivers 100 messages exactly once and in order under 1% random loss', () => {
@@ -179,7 +182,12 @@ describe('NIC transport', () => {
     expect(acks.map((p) => p.psn)).toEqual([0, 1, 2, 3, 4]);
     expect(acks.map((p) => p.aeth!.msn)).toEqual([0, 0, 1, 2, 3]);
     for (const p of acks) {
-      expect(p).toMatchObject({ kind: FrameKind.Ack, opcode: Opcode.Acknowledge, destQp: qpn, prio: CONTROL_PRIO });
+      expect(p).toMatchObject({
+        kind: FrameKind.Ack,
+        opcode: Opcode.Acknowledge,
+        destQp: qpn,
+        prio: CONTROL_PRIO,
+      });
       expect(p).toMatchObject({ srcMac: MAC_B, dstMac: MAC_A, srcIp: IP_B, dstIp: IP_A, dscp: 26, ttl: 64 });
       expect(p.aeth!.syndrome).toBe(Syndrome.AckNoCredit);
       expect(p.sizeBytes).toBe(ROCE_FIXED_BYTES + 4);
