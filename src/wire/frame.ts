@@ -37,7 +37,6 @@ import {
   IPV4_HEADER_BYTES,
   padBytes,
   RETH_BYTES,
-  standardFrameBytes,
   UDP_HEADER_BYTES,
 } from './size.js';
 import { ROCEV2_UDP_PORT, udpChecksum } from './udp.js';
@@ -94,18 +93,16 @@ function fail(pkt: Packet, what: string): never {
   );
 }
 
-/** Throws WireEncodeError when the headers present do not match the kind and opcode. */
+/**
+ * Throws WireEncodeError when kind and opcode contradict each other. Extension headers follow the
+ * opcode, as in hardware: a WRITE First/Only without pkt.reth gets a zero RETH, an ImmDt opcode
+ * without pkt.immDt gets 0, and a reth/immDt the opcode does not carry is not sent.
+ */
 function checkRoce(pkt: Packet): void {
   const op = pkt.opcode;
   switch (pkt.kind) {
     case FrameKind.Data:
       if (!isDataOpcode(op)) fail(pkt, 'Data needs an RC/UC SEND or RDMA WRITE opcode');
-      if ((pkt.reth !== null) !== opcodeHasReth(op))
-        fail(pkt, `RETH must be ${opcodeHasReth(op) ? 'present' : 'null'}`);
-      if ((pkt.immDt !== null) !== opcodeHasImmDt(op)) {
-        fail(pkt, `immDt must be ${opcodeHasImmDt(op) ? 'present' : 'null'}`);
-      }
-      if (pkt.aeth !== null) fail(pkt, 'a data packet has no AETH');
       break;
     case FrameKind.Ack:
     case FrameKind.Nak: {
@@ -115,15 +112,12 @@ function checkRoce(pkt: Packet): void {
       if (pkt.kind === FrameKind.Ack ? cls !== 0 : cls !== 1 && cls !== 3) {
         fail(pkt, `AETH syndrome 0x${pkt.aeth.syndrome.toString(16)} does not match the kind`);
       }
-      if (pkt.reth !== null || pkt.immDt !== null || pkt.payloadLen !== 0)
-        fail(pkt, 'an ACK carries only the AETH');
+      if (pkt.payloadLen !== 0) fail(pkt, 'an ACK carries no payload');
       break;
     }
     case FrameKind.Cnp: {
       if (op !== Opcode.Cnp) fail(pkt, 'Cnp needs opcode 0x81');
-      if (pkt.reth !== null || pkt.aeth !== null || pkt.immDt !== null || pkt.payloadLen !== 0) {
-        fail(pkt, 'a CNP carries only its 16 reserved bytes');
-      }
+      if (pkt.payloadLen !== 0) fail(pkt, 'a CNP carries only its 16 reserved bytes');
       const period = pkt.ext === null ? null : pkt.ext.cnpPeriodNs;
       if (period !== null && !isUint(period, 32)) fail(pkt, `cnpPeriodNs ${period} is not a u32`);
       break;
@@ -131,6 +125,19 @@ function checkRoce(pkt: Packet): void {
   }
   if (pkt.payload !== null && pkt.payload.length !== pkt.payloadLen) {
     fail(pkt, `payload has ${pkt.payload.length} bytes but payloadLen is ${pkt.payloadLen}`);
+  }
+}
+
+/** Bytes between the BTH and the payload, as the opcode defines them. */
+function roceHeaderBytes(pkt: Packet): number {
+  switch (pkt.kind) {
+    case FrameKind.Ack:
+    case FrameKind.Nak:
+      return AETH_BYTES;
+    case FrameKind.Cnp:
+      return CNP_PAYLOAD_BYTES;
+    default:
+      return (opcodeHasReth(pkt.opcode) ? RETH_BYTES : 0) + (opcodeHasImmDt(pkt.opcode) ? IMMDT_BYTES : 0);
   }
 }
 
@@ -149,10 +156,29 @@ function isRoceKind(kind: FrameKind): boolean {
 
 /** Bytes encodeFrame will produce for this packet (standard frame, no FCS). */
 export function encodedFrameBytes(pkt: Packet, opts: EncodeOptions = NO_OPTIONS): number {
-  const n = standardFrameBytes(pkt);
-  if (opts.vlanId === undefined || opts.vlanId === null) return n;
-  // a tagged minimum-size frame is still 60 bytes of which the tag is part
-  return pkt.kind === FrameKind.Pfc || pkt.kind === FrameKind.Sync ? n : n + VLAN_TAG_BYTES;
+  const tag = opts.vlanId === undefined || opts.vlanId === null ? 0 : VLAN_TAG_BYTES;
+  switch (pkt.kind) {
+    case FrameKind.Pfc:
+    case FrameKind.Sync:
+      // minimum-size frames: a tag takes room from the padding
+      return ETH_MIN_FRAME_BYTES;
+    case FrameKind.Cnm:
+      return ETH_HEADER_BYTES + tag + CNM_BODY_BYTES;
+    default: {
+      const pad = pkt.kind === FrameKind.Cnp ? 0 : padBytes(pkt.payloadLen);
+      return (
+        ETH_HEADER_BYTES +
+        tag +
+        IPV4_HEADER_BYTES +
+        UDP_HEADER_BYTES +
+        BTH_BYTES +
+        roceHeaderBytes(pkt) +
+        pkt.payloadLen +
+        pad +
+        ICRC_BYTES
+      );
+    }
+  }
 }
 
 function writeEth(buf: Uint8Array, off: number, pkt: Packet, etherType: number, opts: EncodeOptions): number {
@@ -223,24 +249,26 @@ export function encodeFrameInto(
   if (isCnp) {
     const period = pkt.ext !== null && pkt.ext.cnpPeriodNs !== null ? pkt.ext.cnpPeriodNs : 0;
     p += encodeCnpBody(buf, p, period);
+  } else if (pkt.aeth !== null && pkt.kind !== FrameKind.Data) {
+    buf[p] = pkt.aeth.syndrome;
+    buf[p + 1] = pkt.aeth.msn >>> 16;
+    buf[p + 2] = pkt.aeth.msn >>> 8;
+    buf[p + 3] = pkt.aeth.msn;
+    p += AETH_BYTES;
   } else {
-    if (pkt.reth !== null) {
+    if (opcodeHasReth(pkt.opcode)) {
       const r = pkt.reth;
-      writeU32(buf, p, r.vaHi);
-      writeU32(buf, p + 4, r.vaLo);
-      writeU32(buf, p + 8, r.rkey);
-      writeU32(buf, p + 12, r.dmaLength);
+      if (r === null) buf.fill(0, p, p + RETH_BYTES);
+      else {
+        writeU32(buf, p, r.vaHi);
+        writeU32(buf, p + 4, r.vaLo);
+        writeU32(buf, p + 8, r.rkey);
+        writeU32(buf, p + 12, r.dmaLength);
+      }
       p += RETH_BYTES;
     }
-    if (pkt.aeth !== null) {
-      buf[p] = pkt.aeth.syndrome;
-      buf[p + 1] = pkt.aeth.msn >>> 16;
-      buf[p + 2] = pkt.aeth.msn >>> 8;
-      buf[p + 3] = pkt.aeth.msn;
-      p += AETH_BYTES;
-    }
-    if (pkt.immDt !== null) {
-      writeU32(buf, p, pkt.immDt);
+    if (opcodeHasImmDt(pkt.opcode)) {
+      writeU32(buf, p, pkt.immDt ?? 0);
       p += IMMDT_BYTES;
     }
     if (pkt.payload !== null) buf.set(pkt.payload, p);

@@ -44,13 +44,19 @@ export function pfcQuantumNs(lineRateBps: number): number {
 
 /** Pause length in integer ns, rounded up so a pause never ends early. */
 export function pfcQuantaToNs(quanta: number, lineRateBps: number): number {
-  return Math.ceil((quanta * PFC_QUANTUM_BITS * 1e9) / lineRateBps - 1e-9);
+  return ceilNearInteger((quanta * PFC_QUANTUM_BITS * 1e9) / lineRateBps);
+}
+
+/** ceil, except that float noise just above an integer (335539.20000000001) does not round up. */
+function ceilNearInteger(v: number): number {
+  const r = Math.round(v);
+  return Math.abs(v - r) < 1e-6 ? r + 0 : Math.ceil(v);
 }
 
 /** Quanta covering at least `durationNs`, saturated at 65535. */
 export function pfcNsToQuanta(durationNs: number, lineRateBps: number): number {
   if (durationNs <= 0) return 0;
-  const q = Math.ceil((durationNs * lineRateBps) / (PFC_QUANTUM_BITS * 1e9) - 1e-9);
+  const q = ceilNearInteger((durationNs * lineRateBps) / (PFC_QUANTUM_BITS * 1e9));
   return Math.min(q, PFC_MAX_QUANTA);
 }
 
