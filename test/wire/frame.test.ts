@@ -11,7 +11,7 @@ import {
   encapsulateVxlan,
   overlayKindOf,
 } from '../../src/wire/encap.js';
-import { isDecodeError, WireEncodeError } from '../../src/wire/errors.js';
+import { type DecodeError, isDecodeError, WireEncodeError } from '../../src/wire/errors.js';
 import {
   decodeFrame,
   decodeIpv4Packet,
@@ -34,9 +34,9 @@ import { hex, loadVectors } from './shared.js';
 const roce = loadVectors('roce.json');
 const sendOnlyHex: string = roce.vectors[0].frame_hex;
 
-function must<T>(v: T | { code: string; message: string }): T {
+function must<T>(v: T): Exclude<T, DecodeError> {
   if (isDecodeError(v)) throw new Error(`${v.code}: ${v.message}`);
-  return v as T;
+  return v as Exclude<T, DecodeError>;
 }
 
 /** A data packet as NIC firmware would build it. */

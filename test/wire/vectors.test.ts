@@ -241,7 +241,7 @@ describe('overlay.json', () => {
       expectFields(p, v);
       expect(toHex(encodeFrame(p))).toBe(toHex(sendOnly));
       const again = encodeOuterFrame(
-        encapsulateVxlan(p, { vni: outer.payload.readUIntBE(4, 3) }),
+        encapsulateVxlan(p, { vni: Buffer.from(outer.payload).readUIntBE(4, 3) }),
         outer.outer,
       );
       expect(toHex(again)).toBe(v.frame_hex);
