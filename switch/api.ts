@@ -49,6 +49,13 @@ export interface SwitchPortConfig {
   peerMac: number;
   /** (optional) Per-port RED parameters (the HPCC simulator keys them by link speed). */
   ecn?: EcnConfig;
+  /** (optional) PFC headroom of this ingress port (HPCC simulator: 3 × link BDP). Default pfc.headroomBytes. */
+  pfcHeadroomBytes?: number;
+  /**
+   * (optional) Dynamic-threshold alpha of this ingress port (HPCC simulator: 2^-shift, shift one
+   * smaller per doubling of the port rate above the NIC rate). Default pfc.dynamicAlpha.
+   */
+  pfcAlpha?: number;
 }
 
 export interface SwitchConfig {
@@ -69,9 +76,10 @@ export interface SwitchConfig {
    */
   ecmpSeed: number;
   /**
-   * (optional) Frame kinds queued in the control class whatever their `prio`.
-   * Default [Ack, Nak, Cnp, Cnm]; [] reproduces the HPCC simulator, where ACKs ride the data
-   * priority. Frames whose `prio` equals `controlPrio` always use the control class.
+   * (optional) Frame kinds queued in the control class whatever their `prio`. Default
+   * [Cnp, Cnm]. Every other frame uses the queue of its `prio`, so ACK/NAK placement follows the
+   * NIC's ackPrio: equal to controlPrio → strict priority (SRCC, Dolce-RC); equal to the data
+   * priority → through the MMU with the data (the HPCC simulator).
    */
   controlKinds?: readonly FrameKind[];
   /** (optional) Deficit round-robin quantum among data priorities, bytes. Default 1500. */
@@ -82,6 +90,8 @@ export interface SwitchConfig {
    * long ago. 0 turns the counter off (activeFlows stamps 0). Default 100_000 ns.
    */
   activeFlowWindowNs?: number;
+  /** (optional) false: do not stamp INT hops (packets keep their stack unchanged). Default true. */
+  int?: boolean;
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
 }

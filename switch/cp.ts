@@ -38,7 +38,7 @@ export interface SwitchCpIo {
   queueBytesOf(port: number, prio: number): number;
   /** MMU bytes charged to ingress (port, prio): reserve + shared + headroom. */
   ingressBytes(port: number, prio: number): number;
-  /** Current PFC XOFF threshold of ingress (port, prio), bytes above the reserve (Infinity when PFC is off). */
+  /** Current PFC XOFF threshold of ingress (port, prio), bytes above the reserve (Infinity when PFC is off, 0 for a bad port). */
   pfcXoffBytes(port: number, prio: number): number;
   /** Active flows on egress `port` within the configured window (0 when the counter is off). */
   activeFlows(port: number): number;

@@ -24,12 +24,7 @@ const INT_MAX_HOPS = 5;
 const NO_TIMER = -1;
 /** Absorbs float rounding when a fractional serialisation end is turned into a timer time. */
 const TIME_EPS_NS = 1e-6;
-const DEFAULT_CONTROL_KINDS: readonly FrameKind[] = [
-  FrameKind.Ack,
-  FrameKind.Nak,
-  FrameKind.Cnp,
-  FrameKind.Cnm,
-];
+const DEFAULT_CONTROL_KINDS: readonly FrameKind[] = [FrameKind.Cnp, FrameKind.Cnm];
 const DEFAULT_DRR_QUANTUM_BYTES = 1500;
 const DEFAULT_ACTIVE_FLOW_WINDOW_NS = 100_000;
 /** Frames larger than this are malformed (a jumbo frame with every extension is far below). */
@@ -140,17 +135,26 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const pfc = config.pfc;
   const pfcOn = pfc.enabled;
   const pfcDynamic = pfc.dynamicAlpha !== null;
-  const pfcAlpha = pfc.dynamicAlpha ?? 0;
   const pfcStaticBytes = pfc.thresholdBytes;
-  const headroomBytes = pfcOn ? pfc.headroomBytes : 0;
   const resumeOffsetBytes = pfc.resumeOffsetBytes;
   const reserveBytes = pfc.reserveBytes ?? 0;
   const pauseQuanta = Math.min(PFC_MAX_QUANTA, Math.max(1, Math.round(pfc.pauseQuanta ?? PFC_MAX_QUANTA)));
   // Headroom and reserve are set aside per port, as the HPCC simulator counts them.
-  const sharedPoolBytes = Math.max(0, bufferBytes - nPorts * (headroomBytes + reserveBytes));
+  // Per ingress port: headroom (HPCC: 3 × link BDP) and dynamic alpha (HPCC: 2^-shift, larger on
+  // faster ports) may differ by port.
+  const headroomOf = new Float64Array(nPorts);
+  const alphaOf = new Float64Array(nPorts);
+  let totalHeadroomBytes = 0;
+  config.ports.forEach((p, i) => {
+    headroomOf[i] = pfcOn ? (p.pfcHeadroomBytes ?? pfc.headroomBytes) : 0;
+    alphaOf[i] = p.pfcAlpha ?? pfc.dynamicAlpha ?? 0;
+    totalHeadroomBytes += headroomOf[i];
+  });
+  const sharedPoolBytes = Math.max(0, bufferBytes - totalHeadroomBytes - nPorts * reserveBytes);
   const ecnAtEnqueue = config.ecn.markAt === 'enqueue';
   const drrQuantumBytes = positiveOr(config.drrQuantumBytes, DEFAULT_DRR_QUANTUM_BYTES);
   const flowWindowNs = config.activeFlowWindowNs ?? DEFAULT_ACTIVE_FLOW_WINDOW_NS;
+  const intOn = config.int !== false;
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
   const dataQueueMask = 0xff & ~(1 << controlPrio);
@@ -332,12 +336,12 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   // ---------------------------------------------------------------- MMU and PFC generation
 
-  /** XOFF threshold on the shared bytes (above the reserve) of one ingress (port, prio). */
-  function xoffThreshold(): number {
+  /** XOFF threshold on the shared bytes (above the reserve) of ingress port p, any priority. */
+  function xoffThreshold(p: number): number {
     if (!pfcOn) return Number.POSITIVE_INFINITY;
     if (!pfcDynamic) return pfcStaticBytes;
     const free = sharedPoolBytes - sharedUsedBytes;
-    return free > 0 ? pfcAlpha * free : 0;
+    return free > 0 ? alphaOf[p] * free : 0;
   }
 
   function sharedOf(i: number): number {
@@ -353,16 +357,19 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     const sharedBefore = before > reserveBytes ? before - reserveBytes : 0;
     const sharedAfter = before + s > reserveBytes ? before + s - reserveBytes : 0;
     const toShared = sharedAfter - sharedBefore;
-    if (toShared === 0 || (sharedAfter <= xoffThreshold() && sharedUsedBytes + toShared <= sharedPoolBytes)) {
+    if (
+      toShared === 0 ||
+      (sharedAfter <= xoffThreshold(p) && sharedUsedBytes + toShared <= sharedPoolBytes)
+    ) {
       ingBytes[i] = before + s;
       sharedUsedBytes += toShared;
-    } else if (pfcOn && hdrmBytes[i] + s <= headroomBytes) {
+    } else if (pfcOn && hdrmBytes[i] + s <= headroomOf[p]) {
       hdrmBytes[i] += s;
     } else {
       return false;
     }
     usedBytes += s;
-    if (pfcOn && xoff[i] === 0 && (hdrmBytes[i] > 0 || sharedOf(i) >= xoffThreshold())) setXoff(p, q);
+    if (pfcOn && xoff[i] === 0 && (hdrmBytes[i] > 0 || sharedOf(i) >= xoffThreshold(p))) setXoff(p, q);
     return true;
   }
 
@@ -385,13 +392,13 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         (after > reserveBytes ? after - reserveBytes : 0);
     }
     usedBytes -= s;
-    if (xoff[i] === 1 && xonReady(i)) setXon(p, q);
+    if (xoff[i] === 1 && xonReady(p, i)) setXon(p, q);
   }
 
-  function xonReady(i: number): boolean {
+  function xonReady(p: number, i: number): boolean {
     if (hdrmBytes[i] > 0) return false;
     const shared = sharedOf(i);
-    return shared === 0 || shared + resumeOffsetBytes <= xoffThreshold();
+    return shared === 0 || shared + resumeOffsetBytes <= xoffThreshold(p);
   }
 
   function setXoff(p: number, q: number): void {
@@ -417,7 +424,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     const i = p * PRIOS + q;
     refreshTimers[i] = NO_TIMER;
     if (xoff[i] === 0) return;
-    if (xonReady(i)) {
+    if (xonReady(p, i)) {
       setXon(p, q);
       return;
     }
@@ -580,7 +587,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         maybeMark(port, pkt, port.queueBytesOf[q]);
       }
     }
-    if (pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now);
     for (let i = 0; i < dequeueCps.length; i++) dequeueCps[i].onDequeue!(pkt, port.index, q);
     return pkt;
   }
@@ -646,7 +653,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       checkPort(port) && isUint(prio, PRIOS - 1)
         ? ingBytes[port * PRIOS + prio] + hdrmBytes[port * PRIOS + prio]
         : 0,
-    pfcXoffBytes: () => xoffThreshold(),
+    pfcXoffBytes: (port) => (checkPort(port) ? xoffThreshold(port) : 0),
     activeFlows(port) {
       if (!checkPort(port)) return 0;
       const flows = ports[port].flows;

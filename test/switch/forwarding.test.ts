@@ -241,25 +241,29 @@ describe('egress scheduling', () => {
     const sw = createSwitch(w.env, cfg);
     for (let k = 0; k < 5; k++) sw.receive(0, dataPkt({ psn: k }));
     w.sched.run(100);
-    const ack = ackPkt({ psn: 100, prio: 3 });
-    sw.receive(0, ack);
-    const cnp = dataPkt({ psn: 200, sizeBytes: 82 });
+    // An ACK at the control priority, a CNP at a data priority (CNPs are control by kind),
+    // a data frame at the control priority, and an ACK at the data priority (rides with data).
+    sw.receive(0, ackPkt({ psn: 100 }));
+    const cnp = dataPkt({ psn: 200, sizeBytes: 82, prio: 3 });
     cnp.kind = FrameKind.Cnp;
     sw.receive(0, cnp);
-    const lowPrioCtl = dataPkt({ psn: 300, prio: 7 });
-    sw.receive(0, lowPrioCtl);
+    sw.receive(0, dataPkt({ psn: 300, prio: 7 }));
+    sw.receive(0, ackPkt({ psn: 400, prio: 3 }));
     w.sched.run();
-    expect(w.sent.map((s) => s.pkt.psn)).toEqual([0, 100, 200, 300, 1, 2, 3, 4]);
+    expect(w.sent.map((s) => s.pkt.psn)).toEqual([0, 100, 200, 300, 1, 2, 3, 4, 400]);
   });
 
-  it('with controlKinds [] an ACK rides its own priority (HPCC simulator mode)', () => {
+  it('forces the configured controlKinds into the control class', () => {
     const w = makeWorld();
-    const cfg = baseConfig({ ports: [portCfg(100 * G, 0), portCfg(10 * G, 1)], controlKinds: [] });
+    const cfg = baseConfig({
+      ports: [portCfg(100 * G, 0), portCfg(10 * G, 1)],
+      controlKinds: [FrameKind.Ack, FrameKind.Nak, FrameKind.Cnp, FrameKind.Cnm],
+    });
     const sw = createSwitch(w.env, cfg);
     for (let k = 0; k < 3; k++) sw.receive(0, dataPkt({ psn: k }));
     sw.receive(0, ackPkt({ psn: 100, prio: 3 }));
     w.sched.run();
-    expect(w.sent.map((s) => s.pkt.psn)).toEqual([0, 1, 2, 100]);
+    expect(w.sent.map((s) => s.pkt.psn)).toEqual([0, 100, 1, 2]);
   });
 
   it('shares the port byte-fairly among backlogged data priorities (DRR)', () => {

@@ -110,8 +110,9 @@ export function dataPkt(o: DataOpts = {}): Packet {
   return p;
 }
 
+/** An ACK; by default at priority 7, the control class of `baseConfig` (NIC ackPrio = controlPrio). */
 export function ackPkt(o: DataOpts = {}): Packet {
-  const p = dataPkt({ ...o, sizeBytes: o.sizeBytes ?? 66 });
+  const p = dataPkt({ ...o, sizeBytes: o.sizeBytes ?? 66, prio: o.prio ?? 7 });
   p.kind = FrameKind.Ack;
   p.opcode = 0x11;
   p.ecn = Ecn.NotEct;

@@ -54,6 +54,17 @@ describe.each(['hpcc', 'mpcc'] as const)('INT stamping (%s layout)', (layout) =>
   });
 });
 
+describe('INT switched off', () => {
+  it('leaves the stack untouched', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig({ int: false }));
+    const p = dataPkt({ int: stack('hpcc') });
+    sw.receive(0, p);
+    w.sched.run();
+    expect(p.int).toEqual(stack('hpcc'));
+  });
+});
+
 describe('INT beyond five hops', () => {
   it('hpcc overwrites slot nhop % 5 and keeps the others', () => {
     const w = makeWorld();

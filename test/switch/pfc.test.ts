@@ -209,6 +209,27 @@ describe('PFC generation', () => {
     expect(rig.sw.switchCounters().bufferDrops).toBe(0);
   });
 
+  it('takes headroom and alpha per ingress port when given', () => {
+    // Pool = 100 KB − 20 KB (port 0) − 0 (port 1) = 80 KB; alpha 1 on port 0:
+    // XOFF when s ≥ 80 000 − s → 40 000 B; XON when s + 3 000 ≤ 80 000 − s → 38 000 B.
+    const rig = floodRig(
+      { dynamicAlpha: 0.125, headroomBytes: 999_999, resumeOffsetBytes: 3_000 },
+      300,
+      true,
+      {
+        bufferBytes: 100_000,
+        ports: [
+          { ...portCfg(100 * G, 0), pfcAlpha: 1, pfcHeadroomBytes: 20_000 },
+          { ...portCfg(10 * G, 1), pfcHeadroomBytes: 0 },
+        ],
+      },
+    );
+    rig.w.sched.run();
+    expect(rig.events.length).toBeGreaterThanOrEqual(4);
+    for (const e of rig.events) expect(e.ingressBytes).toBe(e.kind === 'xoff' ? 40_000 : 38_000);
+    expect(rig.sw.switchCounters().bufferDrops).toBe(0);
+  });
+
   it('applies thresholds above the per-port reserve', () => {
     const rig = floodRig({ reserveBytes: 4_000 }, 100);
     rig.w.sched.run();
@@ -293,7 +314,7 @@ describe('PFC reception', () => {
     sw.receive(1, pfcPkt((1 << PRIO) | (1 << 7), [0, 0, 0, 1000, 0, 0, 0, 1000]));
     sw.receive(0, dataPkt({ psn: 1, prio: PRIO }));
     sw.receive(0, dataPkt({ psn: 2, prio: 2 }));
-    sw.receive(0, ackPkt({ psn: 3, prio: PRIO }));
+    sw.receive(0, ackPkt({ psn: 3 }));
     w.sched.run();
     const order = w.sent.filter((s) => s.port === 1).map((s) => [s.pkt.psn, s.tNs]);
     expect(order[0]).toEqual([2, 80]);
