@@ -6,6 +6,11 @@
  */
 import { z } from 'zod';
 
+/** Our wording for a wrong type; zod's own messages for ranges ("Too big: expected number to be <=1"). */
+function typeError(message: string) {
+  return (issue: { code: string }) => (issue.code === 'invalid_type' ? message : undefined);
+}
+
 const NUMBER = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?';
 
 function unitParser(units: Record<string, number>): (v: unknown) => unknown {
@@ -48,7 +53,10 @@ export function rateBps(def: number, description: string) {
   return z
     .preprocess(
       unitParser(RATE_UNITS),
-      z.number({ error: 'expected a rate such as 40Mbps' }).finite().nonnegative(),
+      z
+        .number({ error: typeError('expected a rate such as 40Mbps') })
+        .finite()
+        .nonnegative(),
     )
     .default(def)
     .describe(description);
@@ -60,7 +68,7 @@ export function durationNs(def: number, description: string) {
     .preprocess(
       unitParser(TIME_UNITS),
       z
-        .number({ error: 'expected a duration such as 55us' })
+        .number({ error: typeError('expected a duration such as 55us') })
         .finite()
         .nonnegative()
         .transform((v) => Math.round(v)),
@@ -75,7 +83,7 @@ export function bytes(def: number, description: string) {
     .preprocess(
       unitParser(BYTE_UNITS),
       z
-        .number({ error: 'expected a size such as 10MB' })
+        .number({ error: typeError('expected a size such as 10MB') })
         .finite()
         .nonnegative()
         .transform((v) => Math.round(v)),
@@ -87,7 +95,13 @@ export function bytes(def: number, description: string) {
 /** Plain real number within [min, max]. */
 export function real(def: number, min: number, max: number, description: string) {
   return z
-    .preprocess(unitParser({}), z.number({ error: 'expected a number' }).min(min).max(max))
+    .preprocess(
+      unitParser({}),
+      z
+        .number({ error: typeError('expected a number') })
+        .min(min)
+        .max(max),
+    )
     .default(def)
     .describe(description);
 }
@@ -95,7 +109,13 @@ export function real(def: number, min: number, max: number, description: string)
 /** Non-negative integer. */
 export function int(def: number, description: string) {
   return z
-    .preprocess(unitParser({}), z.number({ error: 'expected an integer' }).int().nonnegative())
+    .preprocess(
+      unitParser({}),
+      z
+        .number({ error: typeError('expected an integer') })
+        .int({ error: 'expected an integer' })
+        .nonnegative(),
+    )
     .default(def)
     .describe(description);
 }
@@ -104,7 +124,7 @@ export function bool(def: boolean, description: string) {
   return z
     .preprocess(
       (v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
-      z.boolean({ error: 'expected true or false' }),
+      z.boolean({ error: typeError('expected true or false') }),
     )
     .default(def)
     .describe(description);
