@@ -139,9 +139,9 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const resumeOffsetBytes = pfc.resumeOffsetBytes;
   const reserveBytes = pfc.reserveBytes ?? 0;
   const pauseQuanta = Math.min(PFC_MAX_QUANTA, Math.max(1, Math.round(pfc.pauseQuanta ?? PFC_MAX_QUANTA)));
-  // Headroom and reserve are set aside per port, as the HPCC simulator counts them.
-  // Per ingress port: headroom (HPCC: 3 × link BDP) and dynamic alpha (HPCC: 2^-shift, larger on
-  // faster ports) may differ by port.
+  // Headroom and reserve are set aside per ingress port (not per port and priority), as the
+  // HPCC simulator counts them; headroom (HPCC: 3 × link BDP) and the dynamic alpha (HPCC:
+  // 2^-shift, larger on faster ports) may differ by port.
   const headroomOf = new Float64Array(nPorts);
   const alphaOf = new Float64Array(nPorts);
   let totalHeadroomBytes = 0;
