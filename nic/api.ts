@@ -31,11 +31,17 @@ export interface NicConfig {
   mtuBytes: number;
   /** Send an ACK every N data packets (and always on AckReq / message end). Default 1. */
   ackEveryPackets: number;
-  /** Retransmission timeout, ns (go-back-N from the oldest unacked PSN). */
+  /** Retransmission timeout, ns (go-back-N from the oldest unacked PSN); 0 disables it. */
   rtoNs: number;
-  /** Priority (0..7) of data packets and of control frames (ACK/NAK/CNP/CNM). */
+  /** Priority (0..7) of data packets and of control frames (CNP; ACK/NAK unless ackPrio is set). */
   dataPrio: number;
   controlPrio: number;
+  /**
+   * Priority of ACK/NAK frames (default controlPrio). The NIC always sends them before data;
+   * the priority decides which PFC class pauses them and which switch queue carries them
+   * (= dataPrio reproduces the HPCC simulator, where ACKs share the data queue).
+   */
+  ackPrio?: number;
   /** Default congestion control of QPs created on this host, with resolved parameters. */
   cc: CcSpec;
   observer: NicObserver;

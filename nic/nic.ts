@@ -58,7 +58,10 @@ class NicImpl implements Nic {
   private readonly byRemote = new Map<string, Qp>();
   private readonly ready = new RingQueue<Qp>(64);
   private readonly pacing = new PacingHeap<Qp>();
+  /** CNPs (controlPrio) and ACK/NAKs (ackPrio): both ahead of data, CNPs first. */
   private readonly control = new RingQueue<Packet>(64);
+  private readonly acks = new RingQueue<Packet>(64);
+  private readonly ackPrio: number;
 
   private txBusy = false;
   private busyUntilNs = 0;
@@ -117,6 +120,7 @@ class NicImpl implements Nic {
     this.mtu = cfg.mtuBytes;
     this.ackEvery = Math.max(1, Math.floor(cfg.ackEveryPackets));
     this.nsPerBit = 1e9 / cfg.port.rateBps;
+    this.ackPrio = cfg.ackPrio ?? cfg.controlPrio;
     if (!(this.rateBps > 0)) throw new Error(`nic ${cfg.name}: port rate must be > 0`);
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
       throw new Error(`nic ${cfg.name}: bad MTU ${cfg.mtuBytes}`);
@@ -423,15 +427,11 @@ class NicImpl implements Nic {
 
   private queueCnp(qp: Qp, fields: CnpFields | undefined): void {
     this.c.cnpTx++;
-    this.queueControl(cnpFrame(qp.addr, this.cfg.controlPrio, fields));
+    this.control.push(cnpFrame(qp.addr, this.cfg.controlPrio, fields));
   }
 
   // -------------------------------------------------------------------------------------------
   // port scheduler
-
-  private queueControl(pkt: Packet): void {
-    this.control.push(pkt);
-  }
 
   private canSend(qp: Qp): boolean {
     return qp.sndNxt < qp.sndMax && (qp.windowBytes === null || qp.nxtByte - qp.unaByte < qp.windowBytes);
@@ -460,6 +460,8 @@ class NicImpl implements Nic {
     let qp: Qp | null = null;
     if (this.control.length > 0 && !(this.pausedUntilNs[this.cfg.controlPrio] > startNs)) {
       pkt = this.control.shift()!;
+    } else if (this.acks.length > 0 && !(this.pausedUntilNs[this.ackPrio] > startNs)) {
+      pkt = this.acks.shift()!;
     } else if (!(this.pausedUntilNs[this.cfg.dataPrio] > startNs)) {
       qp = this.pickQp(startNs);
       if (qp !== null) pkt = this.buildData(qp);
@@ -522,6 +524,7 @@ class NicImpl implements Nic {
   private scheduleWake(startNs: number): void {
     let at = Number.POSITIVE_INFINITY;
     if (this.control.length > 0) at = Math.min(at, this.pausedUntilNs[this.cfg.controlPrio]);
+    if (this.acks.length > 0) at = Math.min(at, this.pausedUntilNs[this.ackPrio]);
     if (this.ready.length > 0 || this.pacing.size > 0) {
       const dataPausedUntil = this.pausedUntilNs[this.cfg.dataPrio];
       if (dataPausedUntil > startNs) at = Math.min(at, dataPausedUntil);
@@ -610,6 +613,7 @@ class NicImpl implements Nic {
   }
 
   private armRto(qp: Qp): void {
+    if (!(this.cfg.rtoNs > 0)) return;
     qp.rtoDeadlineNs = this.env.now() + this.cfg.rtoNs;
     if (qp.rtoTimer === null) qp.rtoTimer = this.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
   }
@@ -859,7 +863,7 @@ class NicImpl implements Nic {
 
   /** ACK or NAK about `data`: echoes its INT stack and send timestamp, ECN via BECN. */
   private sendAck(qp: Qp, data: Packet, nak: boolean, psn: number): void {
-    const ack = ackFrame(qp.addr, this.cfg.controlPrio, nak, psn, qp.rxMsn);
+    const ack = ackFrame(qp.addr, this.ackPrio, nak, psn, qp.rxMsn);
     if (!nak) {
       ack.becn = qp.rxCeSinceAck;
       qp.rxCeSinceAck = false;
@@ -874,7 +878,7 @@ class NicImpl implements Nic {
     }
     const b = qp.cc.npNic;
     b.np.decorateAck?.(qp.npState, b.state, ack, b.params, qp.npIo);
-    this.queueControl(ack);
+    this.acks.push(ack);
   }
 
   // -------------------------------------------------------------------------------------------

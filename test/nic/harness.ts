@@ -34,6 +34,7 @@ export interface BenchOptions {
   cc?: CcSpec;
   ccB?: CcSpec;
   cnpMinIntervalNs?: number;
+  ackPrio?: number;
   /** Drop this frame (in addition to random loss). */
   drop?: (pkt: Packet, from: Side, nowNs: number) => boolean;
   /** Change a frame in flight (after the drop decision). */
@@ -116,6 +117,7 @@ export function bench(o: BenchOptions = {}): Bench {
     controlPrio: CONTROL_PRIO,
     cc: (side === 'b' ? o.ccB : undefined) ?? o.cc ?? resolveCc('none'),
     cnpMinIntervalNs: o.cnpMinIntervalNs,
+    ackPrio: o.ackPrio,
     observer: {
       onMessageComplete: (c) => done[side].push(c),
       onRateChange: (c) => rates[side].push(c),

@@ -110,4 +110,19 @@ describe('NIC PFC', () => {
     expect(held.filter((t) => t >= t0 + pauseNs).length).toBeGreaterThan(0);
     expect(c.done.b.length).toBe(1);
   });
+
+  it('puts ACKs in the data class when ackPrio = dataPrio (HPCC simulator placement)', () => {
+    const b = bench({ rateBps: RATE_BPS, ackPrio: DATA_PRIO });
+    b.connect(1);
+    b.b.post({ qpn: 1001, id: 1, bytes: 200_000, verb: 'send' });
+    const t0 = 5_000;
+    const pauseNs = 2000 * QUANTUM_NS;
+    b.inject('a', t0, pfc(DATA_PRIO, 2000));
+    b.sched.run(1e9);
+    const acks = b.wire.filter((w) => w.from === 'a' && w.pkt.kind === FrameKind.Ack);
+    expect(acks.every((w) => w.pkt.prio === DATA_PRIO)).toBe(true);
+    const s = starts(b.wire, FrameKind.Ack);
+    expect(s.filter((t) => t >= t0 && t < t0 + pauseNs)).toEqual([]);
+    expect(b.done.b.length).toBe(1);
+  });
 });

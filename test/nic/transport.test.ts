@@ -87,6 +87,19 @@ describe('NIC transport', () => {
     expect(b.done.a[0].completeNs).toBeGreaterThanOrEqual(rtoNs);
   });
 
+  it('never retransmits on a timeout when rtoNs = 0 (the HPCC simulator has no RTO)', () => {
+    const b = bench({
+      rtoNs: 0,
+      drop: (pkt, from) => from === 'a' && pkt.kind === FrameKind.Data && pkt.psn === 4,
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 9, 5000);
+    b.sched.run(1e9);
+    expect(b.done.a).toEqual([]);
+    expect(b.a.counters().timeouts).toBe(0);
+    expect(b.sched.pending).toBe(0);
+  });
+
   it('completes when the ACK of the last packet is lost (duplicate re-ACKed after the timeout)', () => {
     let dropped = false;
     const b = bench({
