@@ -1,0 +1,645 @@
+/**
+ * The scenario file (design §6; reference: docs/scenario.md).
+ *
+ * Two stages: `scenarioSchema` (zod) checks each key on its own, converts units and fills
+ * per-key defaults; `resolveScenario` (resolve.ts) fills what depends on other keys (link
+ * defaults into the topology, host lists, the sample interval) and checks consistency
+ * (unknown hosts, receiver among senders, kmin > kmax, …). Every object is strict: an unknown
+ * key is an error, with a did-you-mean.
+ *
+ * The resolved `Scenario` carries units in its names (rateBps, delayNs, sizeBytes).
+ */
+import { z } from 'zod';
+import { duration, flowSize, fraction, integer, positiveNumber, rate, showValue, size } from './units.js';
+
+// --------------------------------------------------------------------------------------------
+// Resolved types (what loadScenario returns).
+
+export interface LinkParams {
+  rateBps: number;
+  /** One-way propagation delay. */
+  delayNs: number;
+  /** Per-frame drop probability (loss injection for tests). */
+  loss: number;
+}
+
+export interface NicParams {
+  /** Congestion-control algorithm (registry name). */
+  cc: string;
+  /** Payload bytes per data packet (the HPCC simulator's PACKET_PAYLOAD_SIZE). */
+  mtuBytes: number;
+  /** The receiver acknowledges every `ackEvery` data packets. */
+  ackEvery: number;
+  /** Retransmission timeout; 0 disables it. */
+  rtoNs: number;
+  /** Minimum interval between CNPs per QP at the receiver (DCQCN's N). */
+  cnpIntervalNs: number;
+  /** 802.1p priorities (0..7) of data, ACK/NACK and control (CNP) frames. */
+  dataPrio: number;
+  ackPrio: number;
+  controlPrio: number;
+}
+
+export interface EcnThresholds {
+  kminBytes: number;
+  kmaxBytes: number;
+  pmax: number;
+}
+
+export interface EcnConfig extends EcnThresholds {
+  enabled: boolean;
+  /** Where the RED decision is taken (DCQCN marks at dequeue; enqueue is the common variant). */
+  markAt: 'dequeue' | 'enqueue';
+  /** Thresholds for ports of a given line rate (the HPCC simulator's KMIN_MAP/KMAX_MAP/PMAX_MAP). */
+  byRate: Array<EcnThresholds & { rateBps: number }>;
+}
+
+export interface PfcConfig {
+  enabled: boolean;
+  /** Dynamic threshold (free buffer >> shift, as the HPCC simulator) or static `thresholdBytes`. */
+  dynamic: boolean;
+  shift: number;
+  /** Static XOFF threshold per ingress queue; null with dynamic thresholds. */
+  thresholdBytes: number | null;
+  /** Headroom per ingress port; null = 3 × link BDP (HPCC simulator). */
+  headroomBytes: number | null;
+  /** XON once the queue falls this far below the threshold. */
+  resumeOffsetBytes: number;
+  /** Per-port reserved buffer. */
+  reserveBytes: number;
+}
+
+export interface SwitchParams {
+  /** Shared buffer per switch. */
+  bufferBytes: number;
+  /** Priority queues per egress port. */
+  queues: number;
+  ecn: EcnConfig;
+  pfc: PfcConfig;
+  /** Stamp INT records on packets that request them (HPCC, MPCC). */
+  int: boolean;
+}
+
+export type LinkOverrideParams = Partial<LinkParams>;
+
+export interface StarTopology {
+  kind: 'star';
+  hosts: number;
+  link: LinkParams;
+}
+export interface DumbbellTopology {
+  kind: 'dumbbell';
+  left: number;
+  right: number;
+  link: LinkParams;
+  bottleneck: LinkParams;
+}
+export interface LeafSpineTopology {
+  kind: 'leafspine';
+  leaves: number;
+  spines: number;
+  hostsPerLeaf: number;
+  hostLink: LinkParams;
+  fabricLink: LinkParams;
+}
+export interface FatTreeTopology {
+  kind: 'fattree';
+  /** Set for a standard k-ary fat-tree; the shape below is then derived from it. */
+  k: number | null;
+  pods: number;
+  torsPerPod: number;
+  aggsPerPod: number;
+  hostsPerTor: number;
+  coreUplinksPerAgg: number;
+  hostLink: LinkParams;
+  fabricLink: LinkParams;
+}
+export interface ExplicitTopology {
+  kind: 'explicit';
+  nodes: Array<{ name: string; kind: 'host' | 'switch' }>;
+  links: Array<{ a: string; b: string } & LinkParams>;
+  /** Defaults of links that do not set their own. */
+  link: LinkParams;
+}
+export type TopologySpec =
+  | StarTopology
+  | DumbbellTopology
+  | LeafSpineTopology
+  | FatTreeTopology
+  | ExplicitTopology;
+export type TopologyKind = TopologySpec['kind'];
+export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
+  'star',
+  'dumbbell',
+  'leafspine',
+  'fattree',
+  'explicit',
+];
+
+/** Per-link override of a generated topology, matched on the two endpoint names. */
+export interface LinkOverride extends LinkOverrideParams {
+  a: string;
+  b: string;
+}
+
+export type Verb = 'write' | 'send' | 'read';
+
+export interface FlowSpec {
+  src: string;
+  dst: string;
+  /** Infinity = long-lived (sends until the run ends or `stopNs`). */
+  sizeBytes: number;
+  startNs: number;
+  stopNs: number | null;
+  verb: Verb;
+  /** Identical parallel QPs. */
+  count: number;
+  /** Split the flow into messages of this size (null = one message). */
+  messageBytes: number | null;
+  tag: string | null;
+}
+
+export interface FlowsWorkload {
+  kind: 'flows';
+  flows: FlowSpec[];
+  tag: string | null;
+}
+
+export interface IncastWorkload {
+  kind: 'incast';
+  senders: string[];
+  receiver: string;
+  sizeBytes: number;
+  startNs: number;
+  /** Each flow starts at start + U[0, startSpread) (seeded); 0 = all at once. */
+  startSpreadNs: number;
+  flowsPerSender: number;
+  /** Rounds of the incast, `intervalNs` apart. */
+  count: number;
+  intervalNs: number;
+  verb: Verb;
+  messageBytes: number | null;
+  tag: string | null;
+}
+
+export interface PermutationWorkload {
+  kind: 'permutation';
+  hosts: string[];
+  sizeBytes: number;
+  startNs: number;
+  startSpreadNs: number;
+  flowsPerPair: number;
+  verb: Verb;
+  messageBytes: number | null;
+  tag: string | null;
+}
+
+export interface PoissonWorkload {
+  kind: 'poisson';
+  /** Built-in CDF name (`websearch`, `fb_hadoop`) or the path as written. */
+  cdf: string;
+  /** Absolute path of a CDF file; null for built-in CDFs. */
+  cdfFile: string | null;
+  /** Offered load per host, relative to its link rate, (0, 1]. */
+  load: number;
+  hosts: string[];
+  startNs: number;
+  stopNs: number;
+  /** Stop after this many flows (null = until stopNs). */
+  maxFlows: number | null;
+  verb: Verb;
+  messageBytes: number | null;
+  tag: string | null;
+}
+
+export interface AllToAllWorkload {
+  kind: 'alltoall';
+  hosts: string[];
+  /** Bytes each rank sends to each other rank per iteration. */
+  messageBytes: number;
+  iterations: number;
+  startNs: number;
+  /** Pause between the end of one iteration and the start of the next. */
+  gapNs: number;
+  qpsPerPair: number;
+  verb: Verb;
+  tag: string | null;
+}
+
+export type WorkloadSpec =
+  | FlowsWorkload
+  | IncastWorkload
+  | PermutationWorkload
+  | PoissonWorkload
+  | AllToAllWorkload;
+export type WorkloadKind = WorkloadSpec['kind'];
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
+  'flows',
+  'incast',
+  'permutation',
+  'poisson',
+  'alltoall',
+];
+export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
+
+/** Overrides of one algorithm's parameters; validated against its own schema (cc-params.ts). */
+export interface CcSection {
+  /** Named parameter set of the algorithm (e.g. DCQCN `paper`), applied before `params`. */
+  profile: string | null;
+  params: Record<string, unknown>;
+}
+
+export interface Scenario {
+  name: string;
+  description: string | null;
+  seed: number;
+  durationNs: number;
+  /** Time-dilation factor of the real runtimes. */
+  timeScale: number;
+  sampleIntervalNs: number;
+  defaults: { link: LinkParams; nic: NicParams; switch: SwitchParams };
+  cc: Record<string, CcSection>;
+  /** Per-host NIC overrides (only the keys given). */
+  hosts: Record<string, Partial<NicParams>>;
+  topology: TopologySpec;
+  links: LinkOverride[];
+  workload: WorkloadSpec[];
+  /** Host names of the topology in builder order (h1..hN for generated topologies). */
+  hostNames: string[];
+  /** Where the scenario came from; relative paths in it are resolved against `dir`. */
+  source: { file: string | null; dir: string };
+}
+
+/** The NIC parameters of `host`: defaults.nic overlaid with hosts.<host>. */
+export function nicFor(s: Scenario, host: string): NicParams {
+  return { ...s.defaults.nic, ...s.hosts[host] };
+}
+
+/** The algorithm each host runs. */
+export function ccByHost(s: Scenario): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of s.hostNames) out[h] = nicFor(s, h).cc;
+  return out;
+}
+
+/** Names of all algorithms the scenario uses (defaults, per-host overrides, cc sections). */
+export function ccNamesUsed(s: Scenario): string[] {
+  return [...new Set(Object.values(ccByHost(s)))].sort();
+}
+
+// --------------------------------------------------------------------------------------------
+// Stage 1: zod schema of the file.
+
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+const name = (what: string) =>
+  z.unknown().transform((v, ctx): string => {
+    if (v === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'required' });
+      return z.NEVER;
+    }
+    if (typeof v !== 'string' || !NAME.test(v)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected ${what} (letters, digits, _ . -), got ${showValue(v)}`,
+      });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+const text = () =>
+  z.unknown().transform((v, ctx): string => {
+    if (typeof v !== 'string') {
+      ctx.addIssue({ code: 'custom', message: `expected a string, got ${showValue(v)}` });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+const oneOf = <T extends string>(values: readonly T[]) =>
+  z.unknown().transform((v, ctx): T => {
+    if (v === undefined) {
+      ctx.addIssue({ code: 'custom', message: `required (one of ${values.join('|')})` });
+      return z.NEVER;
+    }
+    if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
+      ctx.addIssue({ code: 'custom', message: `expected one of ${values.join('|')}, got ${showValue(v)}` });
+      return z.NEVER;
+    }
+    return v as T;
+  });
+
+const bool = () =>
+  z.unknown().transform((v, ctx): boolean => {
+    if (typeof v !== 'boolean') {
+      ctx.addIssue({ code: 'custom', message: `expected true or false, got ${showValue(v)}` });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+const prio = () => integer({ min: 0, max: 7 });
+
+/**
+ * A list of hosts: `all`, a list of names, or ranges like `h1..h8` (alone or inside the list).
+ * Expanded against the topology by the resolver.
+ */
+export type HostSelector = 'all' | string[];
+const hostSelector = () =>
+  z.unknown().transform((v, ctx): HostSelector => {
+    if (v === 'all') return 'all';
+    const items = typeof v === 'string' ? [v] : v;
+    if (
+      !Array.isArray(items) ||
+      items.length === 0 ||
+      !items.every((x) => typeof x === 'string' && x !== '')
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected all, a list of host names or a range like h1..h8, got ${showValue(v)}`,
+      });
+      return z.NEVER;
+    }
+    return items as string[];
+  });
+
+const strict = <T extends z.core.$ZodLooseShape>(shape: T, what = 'a map') =>
+  z.strictObject(shape, {
+    // A missing object falls through to the generic `required`.
+    error: (iss) =>
+      iss.code === 'invalid_type' && iss.input !== undefined
+        ? `expected ${what}, got ${showValue(iss.input)}`
+        : undefined,
+  });
+
+const linkDefaults = strict({
+  rate: rate().default(100e9),
+  delay: duration().default(1000),
+  loss: fraction().default(0),
+});
+
+const linkOverride = strict({
+  rate: rate().optional(),
+  delay: duration().optional(),
+  loss: fraction().optional(),
+});
+
+const nicKeys = {
+  cc: () => name('an algorithm name'),
+  mtu: () => size({ min: 64, max: 9000 }),
+  ackEvery: () => integer({ min: 1 }),
+  rto: () => duration(),
+  cnpInterval: () => duration(),
+};
+
+const nicDefaults = strict({
+  cc: nicKeys.cc().default('dcqcn'),
+  mtu: nicKeys.mtu().default(1000),
+  ackEvery: nicKeys.ackEvery().default(1),
+  rto: nicKeys.rto().default(1_000_000),
+  cnpInterval: nicKeys.cnpInterval().default(50_000),
+  dataPrio: prio().default(3),
+  // Defaults to dataPrio: the HPCC simulator keeps ACKs in the data queue inside switches.
+  ackPrio: prio().optional(),
+  controlPrio: prio().default(0),
+});
+
+const nicOverride = strict({
+  cc: nicKeys.cc().optional(),
+  mtu: nicKeys.mtu().optional(),
+  ackEvery: nicKeys.ackEvery().optional(),
+  rto: nicKeys.rto().optional(),
+  cnpInterval: nicKeys.cnpInterval().optional(),
+  dataPrio: prio().optional(),
+  ackPrio: prio().optional(),
+  controlPrio: prio().optional(),
+});
+
+const ecnThresholds = {
+  kmin: size().default(400_000),
+  kmax: size().default(1_600_000),
+  pmax: fraction().default(0.2),
+};
+
+const ecnSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      enabled: bool().default(true),
+      ...ecnThresholds,
+      markAt: oneOf(['dequeue', 'enqueue'] as const).default('dequeue'),
+      byRate: z
+        .record(
+          z.string(),
+          strict(
+            { kmin: size(), kmax: size(), pmax: fraction() },
+            'a map like { kmin: 100KB, kmax: 400KB, pmax: 0.2 }',
+          ),
+          {
+            error: (iss) =>
+              iss.code === 'invalid_type'
+                ? `expected a map of rate → thresholds, got ${showValue(iss.input)}`
+                : undefined,
+          },
+        )
+        .default({}),
+    },
+    'true, false or a map like { kmin: 400KB, kmax: 1600KB, pmax: 0.2 }',
+  ),
+);
+
+const pfcSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      enabled: bool().default(true),
+      dynamic: bool().optional(),
+      shift: integer({ min: 0, max: 16 }).default(3),
+      threshold: size({ min: 1 }).optional(),
+      headroom: size().optional(),
+      resumeOffset: size().default(3072),
+      reserve: size().default(4096),
+    },
+    'true, false or a map like { threshold: 600KB, headroom: 40KB }',
+  ),
+);
+
+const switchDefaults = strict({
+  buffer: size({ min: 1 }).default(32_000_000),
+  queues: integer({ min: 1, max: 8 }).default(8),
+  ecn: ecnSchema.prefault(true),
+  pfc: pfcSchema.prefault(true),
+  int: bool().default(true),
+});
+
+const count = (min = 1) => integer({ min });
+
+const topologySchema = z.discriminatedUnion(
+  'kind',
+  [
+    strict({ kind: z.literal('star'), hosts: count(2), link: linkOverride.optional() }),
+    strict({
+      kind: z.literal('dumbbell'),
+      left: count(),
+      right: count(),
+      link: linkOverride.optional(),
+      bottleneck: linkOverride.optional(),
+    }),
+    strict({
+      kind: z.literal('leafspine'),
+      leaves: count(),
+      spines: count(),
+      hostsPerLeaf: count(),
+      link: linkOverride.optional(),
+      uplink: linkOverride.optional(),
+    }),
+    strict({
+      kind: z.literal('fattree'),
+      k: integer({ min: 2 }).optional(),
+      pods: count().optional(),
+      torsPerPod: count().optional(),
+      aggsPerPod: count().optional(),
+      hostsPerTor: count().optional(),
+      coreUplinksPerAgg: count().optional(),
+      link: linkOverride.optional(),
+      fabric: linkOverride.optional(),
+    }),
+    strict({
+      kind: z.literal('explicit'),
+      nodes: z
+        .array(
+          z.preprocess(
+            (v) => (typeof v === 'string' ? { name: v } : v),
+            strict({ name: name('a node name'), kind: oneOf(['host', 'switch'] as const).optional() }),
+          ),
+        )
+        .min(2),
+      links: z
+        .array(strict({ a: name('a node name'), b: name('a node name'), ...linkOverride.shape }))
+        .min(1),
+      link: linkOverride.optional(),
+    }),
+  ],
+  {
+    error: (iss) =>
+      (iss.code as string) === 'invalid_type' && iss.input !== undefined
+        ? `expected a map like { kind: star, hosts: 9 }, got ${showValue(iss.input)}`
+        : undefined,
+  },
+);
+
+const verb = () => oneOf(['write', 'send', 'read'] as const).default('write');
+
+const flowEntry = strict({
+  src: name('a host name'),
+  dst: name('a host name'),
+  size: flowSize(),
+  start: duration().default(0),
+  stop: duration().optional(),
+  verb: verb(),
+  count: count().default(1),
+  messageSize: size({ min: 1 }).optional(),
+  tag: text().optional(),
+});
+
+const workloadSchema = z.discriminatedUnion('kind', [
+  strict({ kind: z.literal('flows'), flows: z.array(flowEntry).min(1), tag: text().optional() }),
+  strict({
+    kind: z.literal('incast'),
+    senders: hostSelector(),
+    receiver: name('a host name'),
+    size: flowSize(),
+    start: duration().default(0),
+    startSpread: duration().default(0),
+    flowsPerSender: count().default(1),
+    count: count().default(1),
+    interval: duration().optional(),
+    verb: verb(),
+    messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
+  strict({
+    kind: z.literal('permutation'),
+    hosts: hostSelector().default('all'),
+    size: flowSize(),
+    start: duration().default(0),
+    startSpread: duration().default(0),
+    flowsPerPair: count().default(1),
+    verb: verb(),
+    messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
+  strict({
+    kind: z.literal('poisson'),
+    cdf: text(),
+    load: fraction({ above: 0 }),
+    hosts: hostSelector().default('all'),
+    start: duration().default(0),
+    stop: duration().optional(),
+    flows: count().optional(),
+    verb: verb(),
+    messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
+  strict({
+    kind: z.literal('alltoall'),
+    hosts: hostSelector().default('all'),
+    messageSize: size({ min: 1 }),
+    iterations: count().default(1),
+    start: duration().default(0),
+    gap: duration().default(0),
+    qpsPerPair: count().default(1),
+    verb: verb(),
+    tag: text().optional(),
+  }),
+]);
+
+const ccSections = z.record(
+  name('an algorithm name'),
+  z.record(z.string(), z.unknown(), {
+    error: (iss) =>
+      iss.code === 'invalid_type'
+        ? `expected a map of parameter → value, got ${showValue(iss.input)}`
+        : undefined,
+  }),
+  {
+    error: (iss) =>
+      iss.code === 'invalid_type'
+        ? `expected a map of algorithm → parameters, got ${showValue(iss.input)}`
+        : undefined,
+  },
+);
+
+export const scenarioSchema = strict({
+  name: name('a scenario name').optional(),
+  description: text().optional(),
+  seed: integer({ min: 0, max: 2 ** 32 - 1 }).default(1),
+  duration: duration({ min: 1 }).default(10_000_000),
+  timeScale: positiveNumber().default(1000),
+  sampleInterval: duration({ min: 1 }).optional(),
+  defaults: strict({
+    link: linkDefaults.prefault({}),
+    nic: nicDefaults.prefault({}),
+    switch: switchDefaults.prefault({}),
+  }).prefault({}),
+  cc: ccSections.default({}),
+  hosts: z
+    .record(name('a host name'), nicOverride, {
+      error: (iss) =>
+        iss.code === 'invalid_type'
+          ? `expected a map of host → NIC settings, got ${showValue(iss.input)}`
+          : undefined,
+    })
+    .default({}),
+  topology: topologySchema,
+  links: z
+    .array(strict({ a: name('a node name'), b: name('a node name'), ...linkOverride.shape }))
+    .default([]),
+  workload: z.array(workloadSchema).default([]),
+});
+
+/** Output of stage 1. */
+export type ParsedScenario = z.output<typeof scenarioSchema>;
+/** What a scenario file may contain (before defaults). */
+export type ScenarioInput = z.input<typeof scenarioSchema>;
