@@ -3,7 +3,7 @@
  * five 64-bit hop words, each stored little-endian, then nhop as u16 little-endian.
  *
  * Hop word, from the least significant bit (GCC bitfield order on x86-64):
- *   bits 0..2   line-rate code (0 = 25G, 1 = 50G, 2 = 100G, 3 = 200G, 4 = 400G)
+ *   bits 0..2   line-rate code (0 = 25G, 1 = 50G, 2 = 100G, 3 = 200G, 4 = 400G; 5..7 unused = 0)
  *   bits 3..26  dequeue time, ns mod 2^24
  *   bits 27..46 bytes sent on the port before this packet, units of 128·multi, mod 2^20
  *   bits 47..63 queue length at dequeue, units of 80·multi, mod 2^17 (a C bitfield truncates)
@@ -27,8 +27,15 @@ export const HPCC_QLEN_UNIT = 80;
 
 const RATES_BPS = [25e9, 50e9, 100e9, 200e9, 400e9];
 
-/** Code of a line rate; rates HPCC does not know get code 0, as its PushHop leaves it unset. */
+/** Code written for a rate of 0 ("no rate", e.g. a hop copied from an MPCC stack). */
+export const HPCC_NO_RATE_CODE = 5;
+
+/**
+ * Code of a line rate. Rates HPCC does not know get code 0, as its PushHop leaves the code unset;
+ * 0 bit/s gets code 5 so that what the unused codes 5..7 decode to (0) encodes back to itself.
+ */
 export function hpccRateCode(lineRateBps: number): number {
+  if (lineRateBps === 0) return HPCC_NO_RATE_CODE;
   const i = RATES_BPS.indexOf(lineRateBps);
   return Math.max(i, 0);
 }

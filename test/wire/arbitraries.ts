@@ -57,7 +57,8 @@ export const arbCnm: fc.Arbitrary<CnmBody> = fc.record({
 
 export const arbPfc = fc.record({ classEnable: u16, quanta: fc.array(u16, { minLength: 8, maxLength: 8 }) });
 
-const HPCC_RATES = [25e9, 50e9, 100e9, 200e9, 400e9];
+// 0 = "no rate" (code 5), see hpccRateCode
+const HPCC_RATES = [0, 25e9, 50e9, 100e9, 200e9, 400e9];
 
 export function arbHpccHop(multi = 1): fc.Arbitrary<IntHop> {
   return fc.record({
