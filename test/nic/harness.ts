@@ -35,6 +35,7 @@ export interface BenchOptions {
   ccB?: CcSpec;
   cnpMinIntervalNs?: number;
   ackPrio?: number;
+  rateTraceCapacity?: number;
   /** Drop this frame (in addition to random loss). */
   drop?: (pkt: Packet, from: Side, nowNs: number) => boolean;
   /** Change a frame in flight (after the drop decision). */
@@ -118,6 +119,7 @@ export function bench(o: BenchOptions = {}): Bench {
     cc: (side === 'b' ? o.ccB : undefined) ?? o.cc ?? resolveCc('none'),
     cnpMinIntervalNs: o.cnpMinIntervalNs,
     ackPrio: o.ackPrio,
+    rateTraceCapacity: o.rateTraceCapacity,
     observer: {
       onMessageComplete: (c) => done[side].push(c),
       onRateChange: (c) => rates[side].push(c),

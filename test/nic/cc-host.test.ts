@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { registerAlgorithm, resolveCc } from '../../src/cc/registry.js';
+import type { CcAlgorithm, NpAlgorithm, RpEvent } from '../../src/cc/types.js';
+import { FrameKind } from '../../src/wire/packet.js';
+import { createPacket } from '../../src/wire/packet-factory.js';
+import { bench, IP_B, serNs } from './harness.js';
+
+type Seen = { type: RpEvent['type']; t: number; detail: Record<string, unknown> };
+const seen = new Map<number, Seen[]>();
+
+interface ProbeNic {
+  qps: number[];
+  ticks: number;
+}
+
+// A recording RP with INT + timestamps, and an NP that replaces the default one: it sends a CNP
+// carrying a DCQCN+-style period on every 4th packet, stamps a window on ACKs and runs a
+// NIC-wide timer.
+const np: NpAlgorithm<Record<string, never>, ProbeNic, { qpn: number; n: number }> = {
+  initNic: (_p, io) => {
+    io.setTimer(0, io.now() + 10_000);
+    return { qps: [], ticks: 0 };
+  },
+  initQp: (flow, _p, nic) => {
+    nic.qps.push(flow.qpn);
+    return { qpn: flow.qpn, n: 0 };
+  },
+  onData(qp, _nic, _pkt, _p, io) {
+    qp.n++;
+    if (qp.n % 4 === 0) io.sendCnp({ cnpPeriodNs: 12_345 });
+  },
+  decorateAck(qp, _nic, ack) {
+    ack.ext = ack.ext ?? {
+      txTsNs: null,
+      tsEchoNs: null,
+      windowBytes: null,
+      cnpPeriodNs: null,
+      ecnCount: null,
+      fields: null,
+    };
+    ack.ext.windowBytes = 1000 * qp.n;
+  },
+  onNicTimer(nic, slot, _p, io) {
+    nic.ticks++;
+    if (nic.ticks < 3) io.setTimer(slot, io.now() + 10_000);
+    io.count('probeTicks');
+  },
+};
+
+registerAlgorithm({
+  name: 'test-probe',
+  summary: 'test: records RP events, custom NP',
+  params: z.object({}),
+  rp: {
+    features: { int: 'hpcc', txTimestamp: true },
+    init(flow, _p, io) {
+      seen.set(flow.qpn, []);
+      io.setTimer(3, io.now() + 1_000);
+      return { qpn: flow.qpn };
+    },
+    onEvent(s: { qpn: number }, ev, _p, io) {
+      const d: Record<string, unknown> = {};
+      if (ev.type === 'ack')
+        Object.assign(d, {
+          rttNs: ev.rttNs,
+          acked: ev.ackedBytes,
+          int: ev.pkt.int,
+          win: ev.pkt.ext?.windowBytes,
+        });
+      if (ev.type === 'tx') Object.assign(d, { bytes: ev.bytes, retransmit: ev.retransmit });
+      if (ev.type === 'cnp') d.period = ev.pkt.ext?.cnpPeriodNs;
+      if (ev.type === 'timer') d.slot = ev.slot;
+      if (ev.type === 'messageComplete') Object.assign(d, { id: ev.id, bytes: ev.bytes });
+      if (ev.type === 'nack') d.subtype = ev.subtype;
+      seen.get(s.qpn)!.push({ type: ev.type, t: io.now(), detail: d });
+      if (ev.type === 'cnp') io.setRate(io.rateBps() / 2, 'probe-cnp');
+    },
+    inspect: () => ({ probe: 1 }),
+  },
+  np,
+} as CcAlgorithm<Record<string, never>>);
+
+describe('NIC CC host', () => {
+  it('delivers RP events (tx, ack with RTT and INT echo, cnp with payload, timer, completion) and runs the algorithm’s NP', () => {
+    const b = bench({ cc: resolveCc('test-probe'), delayNs: 1000 });
+    const [qpn, qpnB] = b.connect(1);
+    b.send(qpn, 7, 8000);
+    b.sched.run(1e9);
+    const ev = seen.get(qpn)!;
+    const types = ev.map((e) => e.type);
+    expect(types.filter((t) => t === 'tx').length).toBe(8);
+    expect(types.filter((t) => t === 'ack').length).toBe(8);
+    expect(types.filter((t) => t === 'cnp').length).toBe(2);
+    expect(ev.find((e) => e.type === 'timer')).toMatchObject({ t: 1000, detail: { slot: 3 } });
+    expect(ev.at(-1)).toMatchObject({ type: 'messageComplete', detail: { id: 7, bytes: 8000 } });
+    // RTT of the first packet: its serialisation (with INT and timestamp), 2 × 1 µs, the ACK's.
+    const data = b.wire.find((w) => w.from === 'a' && w.pkt.kind === FrameKind.Data)!.pkt;
+    const ack = b.wire.find((w) => w.from === 'b' && w.pkt.kind === FrameKind.Ack)!.pkt;
+    const firstAck = ev.find((e) => e.type === 'ack')!;
+    const rtt = Math.ceil(serNs(data.sizeBytes, 100e9)) + 2000 + Math.ceil(serNs(ack.sizeBytes, 100e9));
+    expect(Math.abs((firstAck.detail.rttNs as number) - rtt)).toBeLessThanOrEqual(1);
+    expect(firstAck.detail.int).toEqual({ layout: 'hpcc', nhop: 0, hops: [] });
+    expect(firstAck.detail.win).toBe(1000);
+    expect(data.int).toEqual({ layout: 'hpcc', nhop: 0, hops: [] });
+    expect(data.sizeBytes).toBe(62 + 1000 + 42 + 8);
+    // The NP's CNPs carry the period and make the RP halve the rate twice.
+    expect(ev.filter((e) => e.type === 'cnp').map((e) => e.detail.period)).toEqual([12_345, 12_345]);
+    expect(b.a.qpRateBps(qpn)).toBe(25e9);
+    expect(b.a.rateTrace().map((r) => r.why)).toEqual(['probe-cnp', 'probe-cnp']);
+    expect(b.a.qpInspect(qpn)).toMatchObject({ rateBps: 25e9, probe: 1, inflightBytes: 0 });
+    // NIC-wide NP timers run on both NICs (every QP of the algorithm shares one NIC state).
+    expect(b.b.ccCounters().probeTicks).toBe(3);
+    expect(b.b.counters().cnpTx).toBe(2);
+    expect(qpnB).toBe(1001);
+  });
+
+  it('delivers nack and timeout events, and CNMs by flow destination and QPN', () => {
+    const seenPsn = new Map<number, number>();
+    const b = bench({
+      cc: resolveCc('test-probe'),
+      rtoNs: 20_000,
+      drop: (pkt, from) => {
+        if (from !== 'a' || pkt.kind !== FrameKind.Data) return false;
+        const n = (seenPsn.get(pkt.psn) ?? 0) + 1;
+        seenPsn.set(pkt.psn, n);
+        // PSN 2 the first time (→ NAK, go-back-N), PSN 9 (the last) when resent (→ timeout).
+        return (pkt.psn === 2 && n === 1) || (pkt.psn === 9 && n === 2);
+      },
+    });
+    const [qpn, qpnB] = b.connect(2);
+    b.send(qpn, 1, 10_000);
+    const cnm = createPacket();
+    cnm.kind = FrameKind.Cnm;
+    cnm.cnm = {
+      flags: 1,
+      flowId: 0,
+      targetRateKbps: 1,
+      cpId: 0,
+      nHops: 1,
+      hopsTraversed: 0,
+      mActive: 0,
+      MActive: 0,
+      cpEgressPort: 0,
+      qLenBytes: 0,
+      qCthRaw: 0,
+      flowSrcIp: 0,
+      flowDstIp: IP_B,
+      flowSrcPort: 0,
+      flowDstPort: 4791,
+      destQpn: qpnB,
+      triggerPsn: 0,
+      cpTimestampNs: 0,
+    };
+    b.inject('a', 500, cnm);
+    b.sched.run(1e9);
+    const types = seen.get(qpn)!.map((e) => e.type);
+    expect(types).toContain('nack');
+    expect(types).toContain('timeout');
+    expect(types).toContain('cnm');
+    expect(seen.get(qpn)!.find((e) => e.type === 'nack')!.detail.subtype).toBe('oos');
+    expect(seen.get(qpn)!.some((e) => e.type === 'tx' && e.detail.retransmit === true)).toBe(true);
+    expect(b.done.a.map((c) => c.id)).toEqual([1]);
+  });
+
+  it('keeps a bounded rate trace, oldest dropped first', () => {
+    const b = bench({ cc: resolveCc('test-probe'), rateTraceCapacity: 1 });
+    const [qpn] = b.connect(3);
+    b.send(qpn, 1, 8000);
+    b.sched.run(1e9);
+    expect(b.rates.a.length).toBe(2);
+    expect(b.a.rateTrace()).toEqual([b.rates.a[1]]);
+  });
+});
