@@ -315,7 +315,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     rtoNs: d.nic.rto,
     cnpIntervalNs: d.nic.cnpInterval,
     dataPrio: d.nic.dataPrio,
-    ackPrio: d.nic.ackPrio ?? d.nic.dataPrio,
+    ackPrio: d.nic.ackPrio ?? d.nic.controlPrio,
     controlPrio: d.nic.controlPrio,
   };
   const sw = {

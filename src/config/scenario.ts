@@ -400,7 +400,8 @@ const nicDefaults = strict({
   rto: nicKeys.rto().default(1_000_000),
   cnpInterval: nicKeys.cnpInterval().default(50_000),
   dataPrio: prio().default(3),
-  // Defaults to dataPrio: the HPCC simulator keeps ACKs in the data queue inside switches.
+  // Defaults to controlPrio (ACKs ahead of data, never starved by PFC), as the NIC does; set it
+  // to dataPrio for the HPCC simulator's placement (ACKs share the data queue in switches).
   ackPrio: prio().optional(),
   controlPrio: prio().default(0),
 });

@@ -37,7 +37,7 @@ describe('defaults', () => {
       rtoNs: 1_000_000,
       cnpIntervalNs: 50_000,
       dataPrio: 3,
-      ackPrio: 3,
+      ackPrio: 0,
       controlPrio: 0,
     });
     expect(s.defaults.switch).toEqual({
