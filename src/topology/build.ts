@@ -18,6 +18,8 @@ export class TopologyError extends Error {
 export interface LinkParams {
   rateBps: number;
   delayNs: number;
+  /** Per-frame loss probability in both directions (loss injection); default 0. */
+  loss?: number;
 }
 
 export const HOST_IP_BASE = ipFromString('198.18.0.1');
@@ -136,6 +138,8 @@ function checkLink(p: LinkParams, what: string): void {
   if (!(Number.isFinite(p.rateBps) && p.rateBps > 0)) throw new TopologyError(`${what}: rate must be > 0`);
   if (!(Number.isInteger(p.delayNs) && p.delayNs >= 0))
     throw new TopologyError(`${what}: delay must be a whole number of ns >= 0`);
+  if (p.loss !== undefined && !(p.loss >= 0 && p.loss <= 1))
+    throw new TopologyError(`${what}: loss must be in [0, 1]`);
 }
 
 function checkCount(n: number, what: string, min = 1): void {
@@ -320,6 +324,7 @@ export interface ExplicitLink {
   b: string;
   rateBps?: number;
   delayNs?: number;
+  loss?: number;
 }
 
 export interface ExplicitParams {
@@ -334,7 +339,11 @@ export function buildExplicit(p: ExplicitParams): Topology {
   const b = new TopologyBuilder();
   for (const n of p.nodes) b.addNode(n.name, n.kind);
   for (const l of p.links) {
-    b.link(l.a, l.b, { rateBps: l.rateBps ?? p.link.rateBps, delayNs: l.delayNs ?? p.link.delayNs });
+    b.link(l.a, l.b, {
+      rateBps: l.rateBps ?? p.link.rateBps,
+      delayNs: l.delayNs ?? p.link.delayNs,
+      loss: l.loss ?? p.link.loss,
+    });
   }
   return b.build();
 }
@@ -345,6 +354,35 @@ export type TopologyParams =
   | ({ kind: 'leafspine' } & LeafSpineParams)
   | ({ kind: 'fattree' } & FatTreeParams)
   | ({ kind: 'explicit' } & ExplicitParams);
+
+/**
+ * Change the link between nodes `a` and `b` (every parallel link between them), both directions.
+ * Returns how many links matched.
+ */
+export function overrideLink(topo: Topology, a: string, b: string, o: Partial<LinkParams>): number {
+  const na = topo.byName.get(a);
+  if (na === undefined) throw new TopologyError(`link ${a}-${b}: unknown node "${a}"`);
+  if (!topo.byName.has(b)) throw new TopologyError(`link ${a}-${b}: unknown node "${b}"`);
+  let n = 0;
+  for (const p of na.ports) {
+    if (p.peerNode !== b) continue;
+    const back = topo.byName.get(b)!.ports[p.peerPort];
+    const merged = {
+      rateBps: o.rateBps ?? p.rateBps,
+      delayNs: o.delayNs ?? p.delayNs,
+      loss: o.loss ?? p.lossRate,
+    };
+    checkLink(merged, `link ${a}-${b}`);
+    for (const q of [p, back]) {
+      q.rateBps = merged.rateBps;
+      q.delayNs = merged.delayNs;
+      if (merged.loss !== undefined && merged.loss > 0) q.lossRate = merged.loss;
+      else delete q.lossRate;
+    }
+    n++;
+  }
+  return n;
+}
 
 export function buildTopology(p: TopologyParams): Topology {
   switch (p.kind) {

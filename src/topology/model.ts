@@ -16,6 +16,8 @@ export interface PortSpec {
   delayNs: number;
   peerNode: string;
   peerPort: number;
+  /** Probability that a frame sent out of this port is lost on the wire (loss injection; absent = 0). */
+  lossRate?: number;
 }
 
 export interface TopologyNode {

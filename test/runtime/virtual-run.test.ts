@@ -3,11 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { rocev2SrcPort } from '../../src/runtime/virtual/qp.js';
 import { serializeResults } from '../../src/stats/results.js';
 import { resultsSchema } from '../../src/stats/results-schema.js';
-import { buildLeafSpine, buildStar } from '../../src/topology/build.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { makeRun } from './helpers.js';
 
-const L100 = { rateBps: 100e9, delayNs: 1000 };
+const BASE = `
+seed: 1
+defaults:
+  link: { rate: 100Gbps, delay: 1us }
+  nic: { cc: none, mtu: 1000 }
+`;
 
 describe('virtual runtime mechanics (stub firmware)', () => {
   it('RoCEv2 source port follows the Linux convention (wire.md §3 vector)', () => {
@@ -16,14 +20,16 @@ describe('virtual runtime mechanics (stub firmware)', () => {
   });
 
   it('a lone flow: link delays and store-and-forward timing give FCT ≈ idealFctNs', () => {
-    const topo = buildStar({ hosts: 2, link: L100 });
-    const run = makeRun({
-      topo,
-      entries: [
-        { kind: 'flows', verb: 'send', flows: [{ src: 'h1', dst: 'h2', sizeBytes: 100_000, startNs: 1000 }] },
-      ],
-      durationNs: 1e6,
-    });
+    const { run } = makeRun(
+      `${BASE}
+duration: 1ms
+topology: { kind: star, hosts: 2 }
+workload:
+  - kind: flows
+    flows: [{ src: h1, dst: h2, size: 100KB, start: 1us, verb: send }]
+`,
+      { stub: true },
+    );
     const r = run.run();
     const f = r.flows[0];
     expect(f.startNs).toBe(1000);
@@ -38,14 +44,16 @@ describe('virtual runtime mechanics (stub firmware)', () => {
   });
 
   it('incast: receiver port queue builds, series sampled at the interval, results valid', () => {
-    const topo = buildStar({ hosts: 9, link: L100 });
-    const senders = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8'];
-    const run = makeRun({
-      topo,
-      entries: [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 100_000 }],
-      durationNs: 1e6,
-      sampleIntervalNs: 1000,
-    });
+    const { run } = makeRun(
+      `${BASE}
+duration: 1ms
+sampleInterval: 1us
+topology: { kind: star, hosts: 9 }
+workload:
+  - { kind: incast, senders: [h1..h8], receiver: h9, size: 100KB }
+`,
+      { stub: true },
+    );
     const r = run.run();
     expect(() => resultsSchema.parse(JSON.parse(serializeResults(r)))).not.toThrow();
     expect(r.summary.flowsCompleted).toBe(8);
@@ -56,20 +64,25 @@ describe('virtual runtime mechanics (stub firmware)', () => {
     expect(Math.max(...q.map((p) => p[1]))).toBeGreaterThan(0);
     expect(Object.keys(r.series.queue)).toEqual(['s1:8']);
     expect(Object.keys(r.series.rate)).toHaveLength(8);
-    // Goodput: 800 kB delivered over the run, close to line rate × payload efficiency.
     expect(r.summary.goodputBps).toBeGreaterThan(0.85 * 100e9 * (1000 / 1062));
     expect(r.summary.jain).toBeGreaterThan(0.8);
-    const last = Math.max(...r.flows.map((f) => f.endNs!));
-    expect(r.durationNs).toBe(last);
+    expect(r.durationNs).toBe(Math.max(...r.flows.map((f) => f.endNs!)));
+    expect(r.ccByHost).toEqual(
+      Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`h${i + 1}`, 'none'])),
+    );
   });
 
   it('hard stop at the duration: unfinished flows are reported with null end', () => {
-    const topo = buildStar({ hosts: 2, link: L100 });
-    const run = makeRun({
-      topo,
-      entries: [{ kind: 'flows', flows: [{ src: 'h1', dst: 'h2', sizeBytes: 10_000_000, startNs: 0 }] }],
-      durationNs: 100_000,
-    });
+    const { run } = makeRun(
+      `${BASE}
+duration: 100us
+topology: { kind: star, hosts: 2 }
+workload:
+  - kind: flows
+    flows: [{ src: h1, dst: h2, size: 10MB }]
+`,
+      { stub: true },
+    );
     const r = run.run();
     expect(r.durationNs).toBe(100_000);
     expect(r.flows[0]).toMatchObject({ endNs: null, fctNs: null, slowdown: null });
@@ -80,13 +93,40 @@ describe('virtual runtime mechanics (stub firmware)', () => {
     expect(rate[rate.length - 1][0]).toBe(100_000);
   });
 
-  it('alltoall: iteration i+1 of a host starts when its iteration-i messages completed', () => {
-    const topo = buildLeafSpine({ leaves: 2, hostsPerLeaf: 2, spines: 2, hostLink: L100 });
-    const run = makeRun({
-      topo,
-      entries: [{ kind: 'alltoall', messageBytes: 20_000, iterations: 3 }],
-      durationNs: 1e6,
-    });
+  it('messageSize splits a flow; long-lived flows stream messages until stop, then drain', () => {
+    const { run } = makeRun(
+      `${BASE}
+duration: 1ms
+topology: { kind: star, hosts: 3 }
+workload:
+  - kind: flows
+    flows:
+      - { src: h1, dst: h3, size: 100KB, messageSize: 30KB }
+      - { src: h2, dst: h3, size: inf, messageSize: 64KB, stop: 200us }
+`,
+      { stub: true },
+    );
+    const r = run.run();
+    const [split, long] = run.flows;
+    expect(split.messagesPosted).toBe(4);
+    expect(r.flows[0].endNs).not.toBeNull();
+    expect(long.stopped).toBe(true);
+    expect(r.flows[1].endNs).toBeGreaterThanOrEqual(200_000);
+    expect(r.flows[1].sizeBytes).toBe(long.messagesPosted * 64_000);
+    expect(long.deliveredBytes).toBe(r.flows[1].sizeBytes);
+    expect(r.summary.flowsCompleted).toBe(2);
+  });
+
+  it('alltoall: iteration i+1 of a host starts gap after its iteration-i messages completed', () => {
+    const { run } = makeRun(
+      `${BASE}
+duration: 1ms
+topology: { kind: leafspine, leaves: 2, hostsPerLeaf: 2, spines: 2 }
+workload:
+  - { kind: alltoall, messageSize: 20KB, iterations: 3, gap: 100ns }
+`,
+      { stub: true },
+    );
     const r = run.run();
     expect(r.summary.flowsCompleted).toBe(36);
     const byIter = [0, 1, 2].map((i) => r.flows.slice(i * 12, (i + 1) * 12));
@@ -94,7 +134,7 @@ describe('virtual runtime mechanics (stub firmware)', () => {
       for (const f of byIter[i]) {
         const prev = byIter[i - 1].filter((g) => g.src === f.src || g.dst === f.src);
         expect(prev).toHaveLength(6);
-        expect(f.startNs).toBe(Math.max(...prev.map((g) => g.endNs!)));
+        expect(f.startNs).toBe(Math.max(...prev.map((g) => g.endNs!)) + 100);
       }
     }
     // One QP per ordered pair, reused across iterations.
@@ -103,53 +143,46 @@ describe('virtual runtime mechanics (stub firmware)', () => {
   });
 
   it('same seed ⇒ byte-identical results; another seed ⇒ different arrivals', () => {
-    const topo = buildLeafSpine({ leaves: 2, hostsPerLeaf: 4, spines: 2, hostLink: L100 });
-    const go = (seed: number) =>
-      serializeResults(
-        makeRun({
-          topo,
-          seed,
-          entries: [{ kind: 'poisson', cdf: 'fb_hadoop', load: 0.3, durationNs: 200_000 }],
-          durationNs: 2e6,
-        }).run(),
-      );
-    const a = go(5);
-    expect(go(5)).toBe(a);
+    const yaml = `${BASE}
+duration: 2ms
+topology: { kind: leafspine, leaves: 2, hostsPerLeaf: 4, spines: 2 }
+workload:
+  - { kind: poisson, cdf: fb_hadoop, load: 0.3, stop: 200us }
+`;
+    const go = (seed?: number) => serializeResults(makeRun(yaml, { stub: true, seed }).run.run());
+    const a = go();
+    expect(go()).toBe(a);
+    expect(go(1)).toBe(a);
     const c = go(6);
-    expect(c).not.toBe(a);
     const starts = (s: string) => (JSON.parse(s).flows as { startNs: number }[]).map((f) => f.startNs);
     expect(starts(c)).not.toEqual(starts(a));
+    expect(JSON.parse(c).seed).toBe(6);
   });
 
-  it('injected loss is seeded per link and counted as drops on the sending port', () => {
-    const topo = buildStar({ hosts: 2, link: L100 });
-    const mk = () =>
-      makeRun({
-        topo,
-        entries: [{ kind: 'flows', flows: [{ src: 'h1', dst: 'h2', sizeBytes: 200_000 }] }],
-        durationNs: 100_000,
-        extra: { loss: { rate: 0.05, match: (n) => n.name === 's1' } },
-      }).run();
-    const r = mk();
+  it('scenario link loss is seeded per link and counted as drops on the sending port', () => {
+    const yaml = `${BASE}
+duration: 100us
+topology: { kind: star, hosts: 2 }
+links: [{ a: s1, b: h2, loss: 0.05 }]
+workload:
+  - kind: flows
+    flows: [{ src: h1, dst: h2, size: 200KB }]
+`;
+    const r = makeRun(yaml, { stub: true }).run.run();
     const s1 = r.ports.find((p) => p.node === 's1' && p.port === 1)!;
-    expect(s1.drops).toBeGreaterThan(0);
-    expect(s1.drops).toBeLessThan(30);
-    expect(r.summary.drops).toBe(s1.drops);
-    expect(mk().ports).toEqual(r.ports);
-    // Only data frames are subject to loss by default.
-    let acksLost = 0;
-    makeRun({
-      topo,
-      entries: [{ kind: 'flows', flows: [{ src: 'h1', dst: 'h2', sizeBytes: 10_000 }] }],
-      durationNs: 100_000,
-      extra: {
-        drop: (_n, _p, pkt) => {
-          if (pkt.kind === FrameKind.Ack) acksLost++;
-          return false;
-        },
+    const h2 = r.ports.find((p) => p.node === 'h2')!;
+    expect(s1.drops + h2.drops).toBeGreaterThan(0);
+    expect(r.summary.drops).toBe(s1.drops + h2.drops);
+    expect(makeRun(yaml, { stub: true }).run.run().ports).toEqual(r.ports);
+    let acksSeen = 0;
+    makeRun(yaml.replace('200KB', '10KB').replace('loss: 0.05', 'loss: 0'), {
+      stub: true,
+      drop: (_n, _p, pkt) => {
+        if (pkt.kind === FrameKind.Ack) acksSeen++;
+        return false;
       },
-    }).run();
+    }).run.run();
     // The drop filter sees every ACK on both of its links (h2→s1, s1→h1).
-    expect(acksLost).toBe(20);
+    expect(acksSeen).toBe(20);
   });
 });

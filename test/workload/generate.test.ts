@@ -9,7 +9,8 @@ import {
   sampleFlowSize,
   WorkloadError,
 } from '../../src/workload/cdf.js';
-import { derangement, generateWorkload, type WorkloadEntry } from '../../src/workload/generate.js';
+import { derangement, generateWorkload, type WorkloadSpec } from '../../src/workload/generate.js';
+import { alltoallSpec, flowsSpec, hostRange, incastSpec, permutationSpec, poissonSpec } from './specs.js';
 
 const L100 = { rateBps: 100e9, delayNs: 1000 };
 const leafspine = buildLeafSpine({ leaves: 4, hostsPerLeaf: 4, spines: 4, hostLink: L100 });
@@ -56,37 +57,42 @@ describe('CDFs', () => {
 describe('workload generators', () => {
   const rng = createRng(1);
 
-  it('incast: one flow per sender, repeated rounds with an interval or closed-loop', () => {
+  it('incast: one flow per sender, rounds intervalNs apart, optional seeded start spread', () => {
     const star = buildStar({ hosts: 9, link: L100 });
-    const senders = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8'];
-    const w = generateWorkload(
-      star,
-      [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 1e6, startNs: 5 }],
-      { rng },
-    );
+    const senders = hostRange(8);
+    const w = generateWorkload(star, [incastSpec({ senders, receiver: 'h9', sizeBytes: 1e6, startNs: 5 })], {
+      rng,
+    });
     expect(w.flows).toHaveLength(8);
     expect(w.flows.every((f) => f.dst === 'h9' && f.sizeBytes === 1e6 && f.startNs === 5)).toBe(true);
     expect(new Set(w.flows.map((f) => f.qpKey)).size).toBe(8);
     const timed = generateWorkload(
       star,
-      [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 1000, count: 3, intervalNs: 100 }],
+      [
+        incastSpec({
+          senders,
+          receiver: 'h9',
+          sizeBytes: 1000,
+          count: 3,
+          intervalNs: 100,
+          flowsPerSender: 2,
+        }),
+      ],
       { rng },
     );
     expect(timed.flows.map((f) => f.startNs)).toEqual([
-      ...Array(8).fill(0),
-      ...Array(8).fill(100),
-      ...Array(8).fill(200),
+      ...Array(16).fill(0),
+      ...Array(16).fill(100),
+      ...Array(16).fill(200),
     ]);
-    const closed = generateWorkload(
+    const spread = generateWorkload(
       star,
-      [{ kind: 'incast', senders, receiver: 'h9', sizeBytes: 1000, count: 3 }],
-      {
-        rng,
-      },
+      [incastSpec({ senders, receiver: 'h9', sizeBytes: 1000, startNs: 1000, startSpreadNs: 500 })],
+      { rng: createRng(4) },
     );
-    expect(closed.groupSizes).toEqual([8, 8]);
-    expect(closed.flows.slice(8, 16).every((f) => f.waitGroup === 0)).toBe(true);
-    expect(closed.flows.slice(16).every((f) => f.waitGroup === 1 && f.groups.length === 0)).toBe(true);
+    const starts = spread.flows.map((f) => f.startNs);
+    expect(starts.every((t) => t >= 1000 && t < 1500)).toBe(true);
+    expect(new Set(starts).size).toBeGreaterThan(4);
   });
 
   it('permutation: a derangement (nobody sends to itself, everyone receives once)', () => {
@@ -95,26 +101,40 @@ describe('workload generators', () => {
       expect(new Set(p).size).toBe(16);
       expect(p.some((v, i) => v === i)).toBe(false);
     }
-    const w = generateWorkload(leafspine, [{ kind: 'permutation', sizeBytes: 1e6 }], { rng });
+    const w = generateWorkload(leafspine, [permutationSpec({ hosts: hostRange(16), sizeBytes: 1e6 })], {
+      rng,
+    });
     expect(new Set(w.flows.map((f) => f.dst)).size).toBe(16);
     expect(w.flows.every((f) => f.src !== f.dst)).toBe(true);
   });
 
   it('alltoall: n(n-1) messages per iteration, one QP per ordered pair, iteration barriers', () => {
     const hosts = ['h1', 'h2', 'h3', 'h4'];
-    const w = generateWorkload(leafspine, [{ kind: 'alltoall', hosts, messageBytes: 4096, iterations: 3 }], {
-      rng,
-    });
+    const w = generateWorkload(
+      leafspine,
+      [alltoallSpec({ hosts, messageBytes: 4096, iterations: 3, gapNs: 7 })],
+      {
+        rng,
+      },
+    );
     expect(w.flows).toHaveLength(3 * 12);
     expect(new Set(w.flows.map((f) => f.qpKey)).size).toBe(12);
     // Group per (host, iteration) except the last: sends + receives = 2(n-1).
     expect(w.groupSizes).toEqual(Array(8).fill(6));
     const it1 = w.flows.slice(12, 24);
     for (const f of it1) expect(f.waitGroup).toBe(hosts.indexOf(f.src));
+    expect(it1.every((f) => f.waitGapNs === 7)).toBe(true);
+    // qpsPerPair splits each message over that many QPs.
+    const split = generateWorkload(leafspine, [alltoallSpec({ hosts, messageBytes: 4097, qpsPerPair: 2 })], {
+      rng,
+    });
+    expect(split.flows).toHaveLength(24);
+    expect(split.flows.slice(0, 2).map((f) => f.sizeBytes)).toEqual([2049, 2048]);
+    expect(new Set(split.flows.map((f) => f.qpKey)).size).toBe(24);
   });
 
   it('poisson: same seed ⇒ same flows; another seed ⇒ other arrivals', () => {
-    const entry: WorkloadEntry = { kind: 'poisson', cdf: 'websearch', load: 0.5, durationNs: 10e6 };
+    const entry = poissonSpec({ cdf: 'websearch', load: 0.5, hosts: hostRange(16), stopNs: 10e6 });
     const a = generateWorkload(leafspine, [entry], { rng: createRng(1) });
     const b = generateWorkload(leafspine, [entry], { rng: createRng(1) });
     const c = generateWorkload(leafspine, [entry], { rng: createRng(2) });
@@ -126,6 +146,8 @@ describe('workload generators', () => {
     for (let i = 1; i < a.flows.length; i++)
       expect(a.flows[i].startNs).toBeGreaterThanOrEqual(a.flows[i - 1].startNs);
     expect(a.flows.every((f, i) => f.id === i && f.src !== f.dst && f.startNs < 10e6)).toBe(true);
+    const capped = generateWorkload(leafspine, [{ ...entry, maxFlows: 100 }], { rng: createRng(1) });
+    expect(capped.flows).toEqual(a.flows.slice(0, 100));
   });
 
   it('poisson: offered load within a few % of the target over many flows', () => {
@@ -133,9 +155,13 @@ describe('workload generators', () => {
       ['fb_hadoop', 0.3, 200e6],
       ['websearch', 0.5, 2000e6],
     ] as const) {
-      const w = generateWorkload(leafspine, [{ kind: 'poisson', cdf, load, durationNs }], {
-        rng: createRng(3),
-      });
+      const w = generateWorkload(
+        leafspine,
+        [poissonSpec({ cdf, load, hosts: hostRange(16), stopNs: durationNs })],
+        {
+          rng: createRng(3),
+        },
+      );
       const bytes = w.flows.reduce((s, f) => s + f.sizeBytes, 0);
       const offered = (bytes * 8) / ((durationNs / 1e9) * 100e9 * 16);
       expect(w.flows.length).toBeGreaterThan(10_000);
@@ -148,13 +174,13 @@ describe('workload generators', () => {
   });
 
   it('rejects unknown hosts and bad parameters with a WorkloadError', () => {
-    const bad: WorkloadEntry[] = [
-      { kind: 'flows', flows: [{ src: 'h1', dst: 'h99', sizeBytes: 10 }] },
-      { kind: 'flows', flows: [{ src: 'h1', dst: 'h1', sizeBytes: 10 }] },
-      { kind: 'flows', flows: [{ src: 'h1', dst: 'h2', sizeBytes: 0 }] },
-      { kind: 'incast', senders: ['h1', 'h2'], receiver: 'h2', sizeBytes: 10 },
-      { kind: 'poisson', cdf: 'websearch', load: 0, durationNs: 1 },
-      { kind: 'alltoall', messageBytes: 10, iterations: 0 },
+    const bad: WorkloadSpec[] = [
+      flowsSpec([{ src: 'h1', dst: 'h99', sizeBytes: 10 }]),
+      flowsSpec([{ src: 'h1', dst: 'h1', sizeBytes: 10 }]),
+      flowsSpec([{ src: 'h1', dst: 'h2', sizeBytes: 0 }]),
+      incastSpec({ senders: ['h1', 'h2'], receiver: 'h2', sizeBytes: 10 }),
+      poissonSpec({ cdf: 'websearch', load: 0, hosts: hostRange(4), stopNs: 1 }),
+      alltoallSpec({ hosts: hostRange(4), messageBytes: 10, iterations: 0 }),
     ];
     for (const e of bad) expect(() => generateWorkload(leafspine, [e], { rng })).toThrow(WorkloadError);
   });

@@ -11,7 +11,7 @@ import { nullLogger } from '../../env/env.js';
 import type { Rng } from '../../env/rng.js';
 import type { VirtualScheduler } from '../../time/virtual-scheduler.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
-import { FrameKind, type Packet } from '../../wire/packet.js';
+import type { FrameKind, Packet } from '../../wire/packet.js';
 
 /** Observes frames on links (pcap, delivery accounting). Only installed when needed. */
 export interface LinkTap {
@@ -28,7 +28,7 @@ export interface LinkLoss {
   /** Per-frame loss probability on every link where `match` holds (default: all links). */
   rate: number;
   match?: (node: TopologyNode, port: number) => boolean;
-  /** Frame kinds subject to loss (default: data frames only, so the test is about data recovery). */
+  /** Frame kinds subject to loss (default: every kind). */
   kinds?: readonly FrameKind[];
 }
 
@@ -44,7 +44,8 @@ export class Link {
   peer: NodeFirmware | null = null;
   lossRate = 0;
   lossRng: Rng | null = null;
-  lossKinds: readonly FrameKind[] = [FrameKind.Data];
+  /** Bit k set: frames of FrameKind k may be lost. */
+  lossKindMask = 0xff;
   drop: DropFilter | null = null;
   rxTap: NonNullable<LinkTap['onRx']> | null = null;
   txTap: NonNullable<LinkTap['onTx']> | null = null;
@@ -74,7 +75,11 @@ export class Link {
     this.txFrames++;
     this.txBytes += pkt.sizeBytes;
     if (this.txTap !== null) this.txTap(this.from, this.port, pkt, now);
-    if (this.lossRng !== null && this.lossKinds.includes(pkt.kind) && this.lossRng.next() < this.lossRate) {
+    if (
+      this.lossRng !== null &&
+      (this.lossKindMask & (1 << pkt.kind)) !== 0 &&
+      this.lossRng.next() < this.lossRate
+    ) {
       this.lost++;
       return;
     }
@@ -148,10 +153,16 @@ export function createFabric(sched: VirtualScheduler, topo: Topology, opts: Fabr
     const nodeLinks = node.ports.map((p) => {
       const to = topo.byName.get(p.peerNode)!;
       const link = new Link(sched, node, p.index, to, p.peerPort, p.delayNs);
+      // The topology's per-link loss, unless the run's loss model covers this link.
+      let rate = p.lossRate ?? 0;
       if (opts.loss !== undefined && opts.loss.rate > 0 && (opts.loss.match?.(node, p.index) ?? true)) {
-        link.lossRate = opts.loss.rate;
+        rate = opts.loss.rate;
+        if (opts.loss.kinds !== undefined)
+          link.lossKindMask = opts.loss.kinds.reduce<number>((m, k) => m | (1 << k), 0);
+      }
+      if (rate > 0) {
+        link.lossRate = rate;
         link.lossRng = opts.rng.fork(`loss:${node.name}:${p.index}`);
-        if (opts.loss.kinds !== undefined) link.lossKinds = opts.loss.kinds;
       }
       if (opts.drop !== undefined) link.drop = opts.drop;
       if (opts.tap?.onTx !== undefined) link.txTap = opts.tap.onTx;

@@ -75,9 +75,10 @@ interface QpState {
   dstQpn: number;
   created: boolean;
   path: HostPath;
-  /** Flows posted on this QP, in order (several only for alltoall). */
-  posted: number[];
-  /** Receiver-side accounting: flow currently being delivered and its bytes so far. */
+  /** Receiver-side accounting: flow and size of every message posted on the QP, in order. */
+  rxMsgFlow: number[];
+  rxMsgBytes: number[];
+  /** Message currently being delivered and its bytes so far. */
   rxHead: number;
   rxInHead: number;
   /** Next PSN the receiver accepts (go-back-N). */
@@ -88,15 +89,26 @@ export interface FlowState {
   spec: FlowSpec;
   qp: QpState;
   cc: string;
+  mtuBytes: number;
+  /** NIC verb (READ is carried as WRITE: the NIC contract has no READ). */
+  verb: 'send' | 'write';
   started: boolean;
   startNs: number;
   endNs: number | null;
-  idealFctNs: number;
+  /** Long-lived flow: no more messages will be posted. */
+  stopped: boolean;
+  postedBytes: number;
+  messagesPosted: number;
+  messagesOutstanding: number;
   deliveredBytes: number;
   senderCompletions: number;
   receiverCompletions: number;
 }
 
+/** Message size of long-lived flows without an explicit messageSize. */
+export const LONG_FLOW_MESSAGE_BYTES = 1_000_000;
+/** Messages a long-lived flow keeps posted, so the QP never idles between two of them. */
+const LONG_FLOW_DEPTH = 2;
 const PSN_MASK = 0xffffff;
 const INITIAL_PSN = 0;
 
@@ -121,6 +133,9 @@ export class VirtualRun {
   private readonly active = new Set<number>();
   private started = false;
   private duplicateCompletions = 0;
+  /** Message id → flow id, and how many sender completions each message got. */
+  private readonly msgFlow: number[] = [];
+  private readonly msgDone: number[] = [];
   private unknownCompletions = 0;
   // Series, flat [t, v, t, v, ...] per key.
   private readonly queueSeries: { node: string; port: number; sw: Switch; pts: number[]; max: number }[] = [];
@@ -218,7 +233,8 @@ export class VirtualRun {
     };
     const qps = new Map<string, QpState>();
     const paths = new Map<string, HostPath>();
-    return w.flows.map((f) => {
+    let reads = 0;
+    const flows = w.flows.map((f): FlowState => {
       let qp = qps.get(f.qpKey);
       const mtu = this.nicCfg.get(f.src)!.mtuBytes;
       if (qp === undefined) {
@@ -236,32 +252,36 @@ export class VirtualRun {
           dstQpn: alloc(f.dst),
           created: false,
           path,
-          posted: [],
+          rxMsgFlow: [],
+          rxMsgBytes: [],
           rxHead: 0,
           rxInHead: 0,
           expectedPsn: INITIAL_PSN,
         };
         qps.set(f.qpKey, qp);
       }
+      if (f.verb === 'read') reads++;
       return {
         spec: f,
         qp,
         cc: this.nicCfg.get(f.src)!.cc.name,
+        mtuBytes: mtu,
+        verb: f.verb === 'send' ? 'send' : 'write',
         started: false,
         startNs: f.startNs,
         endNs: null,
-        idealFctNs: idealFctNs({
-          sizeBytes: f.sizeBytes,
-          mtuBytes: mtu,
-          verb: f.verb,
-          hpccBaseRttNs: qp.path.hpccBaseRttNs,
-          bottleneckRateBps: qp.path.bottleneckRateBps,
-        }),
+        stopped: false,
+        postedBytes: 0,
+        messagesPosted: 0,
+        messagesOutstanding: 0,
         deliveredBytes: 0,
         senderCompletions: 0,
         receiverCompletions: 0,
       };
     });
+    if (reads > 0)
+      this.warnings.push(`${reads} flows use verb read, carried as RDMA WRITE (the NIC has no READ)`);
+    return flows;
   }
 
   // --- flow lifecycle -------------------------------------------------------------------------
@@ -307,58 +327,96 @@ export class VirtualRun {
       });
       this.hostRx[qp.dst.index].set(qp.dstQpn, qp);
     }
-    qp.posted.push(f.id);
     this.active.add(f.id);
-    // Announced to the receiver first, so its completion carries the flow id.
-    this.nics.get(f.dst)!.expect({ qpn: qp.dstQpn, id: f.id, bytes: f.sizeBytes, verb: f.verb });
-    this.nics.get(f.src)!.post({ qpn: qp.srcQpn, id: f.id, bytes: f.sizeBytes, verb: f.verb });
+    if (Number.isFinite(f.sizeBytes)) {
+      const chunk = f.messageBytes ?? f.sizeBytes;
+      for (let off = 0; off < f.sizeBytes; off += chunk)
+        this.postMessage(st, Math.min(chunk, f.sizeBytes - off));
+    } else {
+      for (let k = 0; k < LONG_FLOW_DEPTH; k++)
+        this.postMessage(st, f.messageBytes ?? LONG_FLOW_MESSAGE_BYTES);
+      if (f.stopNs !== null) {
+        this.sched.setTimer(f.stopNs, () => {
+          st.stopped = true;
+        });
+      }
+    }
   }
 
-  private onSenderComplete(id: number, completeNs: number): void {
-    const st = this.flows[id];
-    if (st === undefined || !st.started) {
+  private postMessage(st: FlowState, bytes: number): void {
+    const qp = st.qp;
+    const id = this.msgFlow.length;
+    this.msgFlow.push(st.spec.id);
+    this.msgDone.push(0);
+    qp.rxMsgFlow.push(st.spec.id);
+    qp.rxMsgBytes.push(bytes);
+    st.postedBytes += bytes;
+    st.messagesPosted++;
+    st.messagesOutstanding++;
+    const msg = { qpn: qp.dstQpn, id, bytes, verb: st.verb };
+    // Announced to the receiver first, so its completion carries the message id.
+    this.nics.get(qp.dst.name)!.expect(msg);
+    msg.qpn = qp.srcQpn;
+    this.nics.get(qp.src.name)!.post(msg);
+  }
+
+  private onSenderComplete(msgId: number, completeNs: number): void {
+    const flowId = this.msgFlow[msgId];
+    if (flowId === undefined) {
       this.unknownCompletions++;
       return;
     }
+    const st = this.flows[flowId];
     st.senderCompletions++;
-    if (st.endNs !== null) {
+    if (this.msgDone[msgId]++ > 0) {
       this.duplicateCompletions++;
       return;
     }
+    st.messagesOutstanding--;
+    const longLived = !Number.isFinite(st.spec.sizeBytes);
+    if (longLived && !st.stopped) {
+      const stop = st.spec.stopNs;
+      if (stop === null || completeNs < stop) {
+        this.postMessage(st, st.spec.messageBytes ?? LONG_FLOW_MESSAGE_BYTES);
+        return;
+      }
+      st.stopped = true;
+    }
+    if (st.messagesOutstanding > 0) return;
     st.endNs = completeNs;
-    this.active.delete(id);
+    this.active.delete(flowId);
     this.completed++;
     for (const g of st.spec.groups) {
       if (--this.groupLeft[g] === 0) {
         for (const f of this.waiters.get(g) ?? []) {
-          if (f.startNs <= this.sched.now()) this.startFlow(f);
-          else this.sched.setTimer(f.startNs, () => this.startFlow(f));
+          const at = Math.max(f.startNs, this.sched.now() + f.waitGapNs);
+          if (at <= this.sched.now()) this.startFlow(f);
+          else this.sched.setTimer(at, () => this.startFlow(f));
         }
       }
     }
     if (this.completed === this.flows.length) this.sched.stop();
   }
 
-  private onReceiverComplete(id: number): void {
-    const st = this.flows[id];
-    if (st === undefined) this.unknownCompletions++;
-    else st.receiverCompletions++;
+  private onReceiverComplete(msgId: number): void {
+    const flowId = this.msgFlow[msgId];
+    if (flowId === undefined) this.unknownCompletions++;
+    else this.flows[flowId].receiverCompletions++;
   }
 
   /** In-order payload bytes per flow, seen on the wire into the receiving host (go-back-N rule). */
   private onDataDelivered(host: TopologyNode, pkt: Packet): void {
     const qp = this.hostRx[host.index].get(pkt.destQp);
-    if (qp === undefined) return;
-    if (pkt.psn !== qp.expectedPsn) return;
+    if (qp === undefined || pkt.psn !== qp.expectedPsn) return;
     qp.expectedPsn = (pkt.psn + 1) & PSN_MASK;
     let bytes = pkt.payloadLen;
-    while (bytes > 0 && qp.rxHead < qp.posted.length) {
-      const st = this.flows[qp.posted[qp.rxHead]];
-      const take = Math.min(bytes, st.spec.sizeBytes - qp.rxInHead);
-      st.deliveredBytes += take;
+    while (bytes > 0 && qp.rxHead < qp.rxMsgFlow.length) {
+      const size = qp.rxMsgBytes[qp.rxHead];
+      const take = Math.min(bytes, size - qp.rxInHead);
+      this.flows[qp.rxMsgFlow[qp.rxHead]].deliveredBytes += take;
       qp.rxInHead += take;
       bytes -= take;
-      if (qp.rxInHead >= st.spec.sizeBytes) {
+      if (qp.rxInHead >= size) {
         qp.rxHead++;
         qp.rxInHead = 0;
       }
@@ -481,9 +539,17 @@ export class VirtualRun {
         if (sc.ttlExpired > 0) warnings.push(`${s.name}: ${sc.ttlExpired} frames with expired TTL`);
       }
     }
-    const unfinished = this.flows.length - this.completed;
+    let unfinished = 0;
+    let longLived = 0;
+    for (const st of this.flows) {
+      if (st.endNs !== null) continue;
+      if (Number.isFinite(st.spec.sizeBytes)) unfinished++;
+      else if (st.spec.stopNs === null) longLived++;
+      else unfinished++;
+    }
     if (unfinished > 0)
       warnings.push(`${unfinished} of ${this.flows.length} flows did not complete by ${endNs} ns`);
+    if (longLived > 0) warnings.push(`${longLived} long-lived flows ran until the end of the run`);
     if (this.duplicateCompletions > 0)
       warnings.push(`${this.duplicateCompletions} duplicate message completions reported by NICs`);
     if (this.unknownCompletions > 0)
@@ -499,18 +565,32 @@ export class VirtualRun {
 
     const ccByHost: Record<string, string> = {};
     for (const h of this.topo.hosts) ccByHost[h.name] = this.nicCfg.get(h.name)!.cc.name;
-    const flows: FlowRecord[] = this.flows.map((st) => ({
-      id: st.spec.id,
-      src: st.spec.src,
-      dst: st.spec.dst,
-      cc: st.cc,
-      sizeBytes: st.spec.sizeBytes,
-      startNs: st.startNs,
-      endNs: st.endNs,
-      idealFctNs: st.idealFctNs,
-      deliveredBytes: st.deliveredBytes,
-      started: st.started,
-    }));
+    const flows: FlowRecord[] = this.flows.map((st) => {
+      // A long-lived flow reports what it moved: everything posted once it drained, else what arrived.
+      const sizeBytes = Number.isFinite(st.spec.sizeBytes)
+        ? st.spec.sizeBytes
+        : st.endNs !== null
+          ? st.postedBytes
+          : st.deliveredBytes;
+      return {
+        id: st.spec.id,
+        src: st.spec.src,
+        dst: st.spec.dst,
+        cc: st.cc,
+        sizeBytes,
+        startNs: st.startNs,
+        endNs: st.endNs,
+        idealFctNs: idealFctNs({
+          sizeBytes: Math.max(1, sizeBytes),
+          mtuBytes: st.mtuBytes,
+          verb: st.verb,
+          hpccBaseRttNs: st.qp.path.hpccBaseRttNs,
+          bottleneckRateBps: st.qp.path.bottleneckRateBps,
+        }),
+        deliveredBytes: st.deliveredBytes,
+        started: st.started,
+      };
+    });
     return buildResults({
       scenario: this.inp.scenario,
       runtime: 'virtual',

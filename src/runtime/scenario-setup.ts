@@ -1,0 +1,197 @@
+/**
+ * Scenario (src/config) → the pieces every runtime needs: the topology with per-link overrides
+ * applied, routes, the flows, and the NIC and switch configurations of every node.
+ * Errors found here (bad topology, unknown algorithm or parameter, impossible workload) are
+ * ConfigErrors, so the CLI exits 2 with one line.
+ */
+import type { CcSpec, NicConfig } from '../../nic/api.js';
+import type { SwitchConfig, EcnConfig as SwitchEcn } from '../../switch/api.js';
+import { CcConfigError, resolveCc } from '../cc/registry.js';
+import { ConfigError } from '../config/errors.js';
+import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js';
+import { createRng } from '../env/rng.js';
+import { buildTopology, overrideLink, TopologyError, type TopologyParams } from '../topology/build.js';
+import type { Topology, TopologyNode } from '../topology/model.js';
+import { computeRoutes, type Routes } from '../topology/routing.js';
+import { WorkloadError } from '../workload/cdf.js';
+import { generateWorkload, type Workload } from '../workload/generate.js';
+
+export interface RunSetup {
+  scenario: Scenario;
+  topo: Topology;
+  routes: Routes;
+  workload: Workload;
+  /** CC of every host (after a run-wide override). */
+  ccByHost: Map<string, CcSpec>;
+  nicConfig(node: TopologyNode, base: Pick<NicConfig, 'name' | 'ip' | 'port'>): Omit<NicConfig, 'observer'>;
+  switchConfig(
+    node: TopologyNode,
+    base: Pick<SwitchConfig, 'name' | 'id' | 'ports' | 'routes'>,
+  ): SwitchConfig;
+}
+
+export interface SetupOptions {
+  /** Run every host with this algorithm (the CLI's --cc). */
+  cc?: string;
+  /** Replaces the scenario's seed (--seed). */
+  seed?: number;
+}
+
+/** Rethrow the library's own input errors as ConfigError (exit 2, one line). */
+export function asConfigError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof TopologyError) throw new ConfigError('topology', err.message);
+    if (err instanceof WorkloadError) throw new ConfigError('workload', err.message);
+    if (err instanceof CcConfigError) throw new ConfigError('cc', err.message);
+    throw err;
+  }
+}
+
+export function topologyParams(t: TopologySpec): TopologyParams {
+  switch (t.kind) {
+    case 'star':
+      return { kind: 'star', hosts: t.hosts, link: t.link };
+    case 'dumbbell':
+      return { kind: 'dumbbell', left: t.left, right: t.right, link: t.link, bottleneck: t.bottleneck };
+    case 'leafspine':
+      return {
+        kind: 'leafspine',
+        leaves: t.leaves,
+        hostsPerLeaf: t.hostsPerLeaf,
+        spines: t.spines,
+        hostLink: t.hostLink,
+        fabricLink: t.fabricLink,
+      };
+    case 'fattree':
+      return {
+        kind: 'fattree',
+        pods: t.pods,
+        torsPerPod: t.torsPerPod,
+        aggsPerPod: t.aggsPerPod,
+        hostsPerTor: t.hostsPerTor,
+        coreUplinksPerAgg: t.coreUplinksPerAgg,
+        hostLink: t.hostLink,
+        fabricLink: t.fabricLink,
+      };
+    case 'explicit':
+      return { kind: 'explicit', nodes: t.nodes, links: t.links, link: t.link };
+  }
+}
+
+/** The scenario's topology with `links:` overrides applied. */
+export function scenarioTopology(s: Scenario): Topology {
+  return asConfigError(() => {
+    const topo = buildTopology(topologyParams(s.topology));
+    s.links.forEach((l, i) => {
+      if (overrideLink(topo, l.a, l.b, l) === 0)
+        throw new ConfigError(`links[${i}]`, `${l.a} and ${l.b} are not linked`);
+    });
+    return topo;
+  });
+}
+
+/** PFC headroom the HPCC simulator gives an ingress port: 3 × one-way BDP of its link (third.cc). */
+function headroomBytes(rateBps: number, delayNs: number): number {
+  return Math.ceil((3 * rateBps * delayNs) / 8e9);
+}
+
+/**
+ * Dynamic-threshold alpha of an ingress port as the HPCC simulator sets it: 2^-shift for ports at
+ * the NIC rate, the shift one smaller per doubling of the port rate above it (third.cc).
+ */
+function pfcAlpha(shift: number, portRateBps: number, nicRateBps: number): number {
+  const doublings = Math.max(0, Math.floor(Math.log2(portRateBps / nicRateBps) + 1e-9));
+  return 2 ** -Math.max(0, shift - doublings);
+}
+
+export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
+  return asConfigError(() => {
+    const s = scenario;
+    const topo = scenarioTopology(s);
+    const routes = computeRoutes(topo);
+    const seed = opts.seed ?? s.seed;
+    const workload = generateWorkload(topo, s.workload, {
+      rng: createRng(seed).fork('workload'),
+      baseDir: s.source.dir,
+    });
+
+    const ccCache = new Map<string, CcSpec>();
+    const ccSpec = (name: string): CcSpec => {
+      let spec = ccCache.get(name);
+      if (spec === undefined) {
+        const section = s.cc[name];
+        spec = resolveCc(name, section?.params ?? {}, section?.profile ?? undefined);
+        ccCache.set(name, spec);
+      }
+      return spec;
+    };
+    const ccByHost = new Map<string, CcSpec>();
+    for (const h of topo.hosts) ccByHost.set(h.name, ccSpec(opts.cc ?? nicFor(s, h.name).cc));
+    // A cc section for an algorithm no host runs is still checked, so typos do not pass silently.
+    for (const name of Object.keys(s.cc)) ccSpec(name);
+
+    const sw = s.defaults.switch;
+    const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
+    const ecnOf = (rateBps: number): SwitchEcn => {
+      const r = sw.ecn.byRate.find((e) => e.rateBps === rateBps);
+      return {
+        kminBytes: r?.kminBytes ?? sw.ecn.kminBytes,
+        kmaxBytes: r?.kmaxBytes ?? sw.ecn.kmaxBytes,
+        pmax: r?.pmax ?? sw.ecn.pmax,
+        enabled: sw.ecn.enabled,
+        markAt: sw.ecn.markAt,
+      };
+    };
+
+    return {
+      scenario: s,
+      topo,
+      routes,
+      workload,
+      ccByHost,
+      nicConfig(node, base) {
+        const n = nicFor(s, node.name);
+        return {
+          ...base,
+          mtuBytes: n.mtuBytes,
+          ackEveryPackets: n.ackEvery,
+          rtoNs: n.rtoNs,
+          dataPrio: n.dataPrio,
+          ackPrio: n.ackPrio,
+          controlPrio: n.controlPrio,
+          cc: ccByHost.get(node.name)!,
+          cnpMinIntervalNs: n.cnpIntervalNs,
+        };
+      },
+      switchConfig(node, base) {
+        return {
+          ...base,
+          ports: base.ports.map((p, i) => ({
+            ...p,
+            ecn: ecnOf(p.rateBps),
+            pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
+            ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
+          })),
+          bufferBytes: sw.bufferBytes,
+          ecn: ecnOf(node.ports[0].rateBps),
+          pfc: {
+            enabled: sw.pfc.enabled,
+            thresholdBytes: sw.pfc.thresholdBytes ?? 0,
+            dynamicAlpha: sw.pfc.dynamic ? 2 ** -sw.pfc.shift : null,
+            headroomBytes:
+              sw.pfc.headroomBytes ?? headroomBytes(node.ports[0].rateBps, node.ports[0].delayNs),
+            resumeOffsetBytes: sw.pfc.resumeOffsetBytes,
+            reserveBytes: sw.pfc.reserveBytes,
+          },
+          controlPrio: s.defaults.nic.controlPrio,
+          // Per-switch salt, as the HPCC simulator seeds each switch with its node id: the same
+          // salt everywhere would polarise a fat-tree (an agg picks the core its ToR's hash picked).
+          ecmpSeed: node.index + 1,
+          int: sw.int,
+        };
+      },
+    };
+  });
+}
