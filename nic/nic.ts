@@ -403,7 +403,8 @@ class NicImpl implements Nic {
   }
 
   private setQpWindow(qp: Qp, bytes: number | null, why: string): void {
-    const w = bytes === null || !Number.isFinite(bytes) ? null : Math.max(0, bytes);
+    // At least one byte, so a window never stops a QP from having one packet in flight.
+    const w = bytes === null || !Number.isFinite(bytes) ? null : Math.max(1, bytes);
     if (w === qp.windowBytes) return;
     qp.windowBytes = w;
     this.recordRate(qp, why);
