@@ -3,11 +3,25 @@
  * 0xFFFFFFFF. Slice-by-8 tables: the ICRC runs over every data frame twice (encode and verify),
  * and eight bytes per step is several times faster than the byte-wise table in V8.
  *
+ * Long runs go to zlib.crc32 when this Node has it (≥ 20.15): native code is about three times
+ * faster than the JS tables on a 1000-byte payload. The tables stay as the fallback and for the
+ * short masked header copies, where the call overhead would dominate.
+ *
  * The state API is split (`crc32Update` on the raw register, `crc32Final` to complement) so the
  * ICRC can feed masked header copies and the untouched frame tail without concatenating them.
  */
 
+import zlib from 'node:zlib';
+
 const POLY = 0xedb88320;
+
+type NativeCrc = (data: Uint8Array, value?: number) => number;
+const nativeCrc32: NativeCrc | null =
+  typeof (zlib as { crc32?: unknown }).crc32 === 'function'
+    ? (zlib as unknown as { crc32: NativeCrc }).crc32
+    : null;
+/** Below this many bytes the JS loop beats the native call (measured on Node 20). */
+const NATIVE_MIN_BYTES = 96;
 
 /** 8 tables of 256 entries, one array so the slices share cache lines. */
 const T = new Int32Array(8 * 256);
@@ -28,6 +42,15 @@ export const CRC32_INIT = 0xffffffff | 0;
 
 /** Advance the raw CRC register over buf[start, end). */
 export function crc32Update(crc: number, buf: Uint8Array, start: number, end: number): number {
+  if (nativeCrc32 !== null && end - start >= NATIVE_MIN_BYTES) {
+    // zlib works on the finalised value: complement in and out
+    return ~nativeCrc32(buf.subarray(start, end), ~crc >>> 0);
+  }
+  return crc32UpdateJs(crc, buf, start, end);
+}
+
+/** The table-driven path (exported so tests can check it against the native one). */
+export function crc32UpdateJs(crc: number, buf: Uint8Array, start: number, end: number): number {
   let c = crc | 0;
   let i = start;
   const end8 = end - 8;

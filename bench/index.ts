@@ -1,0 +1,21 @@
+/**
+ * `npm run bench`: runs every registered benchmark in order. Add a suite by appending it to
+ * BENCHES (name + async function that prints its own results).
+ */
+import { benchWire } from './wire.js';
+
+export const BENCHES: { name: string; run: () => Promise<void> }[] = [{ name: 'wire', run: benchWire }];
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  for (const b of BENCHES) {
+    if (only.length > 0 && !only.includes(b.name)) continue;
+    console.log(`\n== ${b.name} ==`);
+    await b.run();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
