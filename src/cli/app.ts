@@ -1,0 +1,646 @@
+/**
+ * The `rocelab` command (design §6), as a function of (argv, io) → exit status so tests run it
+ * in-process. `main.ts` is the process entry.
+ *
+ * Exit status: 0 ok; 2 bad input (unknown command/flag/runtime/algorithm, missing or invalid
+ * scenario), always with exactly one line on stderr and never a stack trace; 1 an unexpected
+ * internal error (one line, plus the stack with ROCELAB_DEBUG=1).
+ *
+ * Modules other engineers are still writing (the cc registry, the runner, the real-runtime
+ * node) are imported lazily; when one is not built yet the CLI says so instead of failing.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type CcRegistryLike, checkCcNames, resolveCcParams } from '../config/cc-params.js';
+import { type ConfigError, isConfigError, suggest } from '../config/errors.js';
+import { loadScenario } from '../config/load.js';
+import type { Scenario } from '../config/scenario.js';
+import { formatDuration, formatRate, formatSize } from '../config/units.js';
+import { RUNTIMES, type RunOptions, type RuntimeName } from './run-options.js';
+
+// --------------------------------------------------------------------------------------------
+// Optional modules.
+
+/** Subset of src/cc/registry.ts the CLI uses. */
+export interface RegistryModule {
+  listAlgorithms(): AlgorithmListing[];
+  resolveParams?(name: string, overrides: Record<string, unknown>, profile?: string): Record<string, unknown>;
+}
+
+export interface AlgorithmListing {
+  name: string;
+  summary?: string;
+  profiles?: string[];
+  defaultProfile?: string | null;
+  aliases?: Record<string, string>;
+  params?: Array<{ name: string; description?: string; default?: unknown }>;
+}
+
+export interface RunnerModule {
+  runScenario(options: RunOptions): unknown;
+}
+
+export interface NodeModule {
+  runNode(options: { env: Record<string, string | undefined> }): unknown;
+}
+
+export interface Loaders {
+  registry(): Promise<RegistryModule | null>;
+  runner(): Promise<RunnerModule | null>;
+  node(): Promise<NodeModule | null>;
+}
+
+/** Import `spec` relative to this file; null when that module itself does not exist (yet). */
+async function optionalImport<T>(spec: string, exportName: string): Promise<T | null> {
+  try {
+    const mod = (await import(spec)) as Record<string, unknown>;
+    if (typeof mod[exportName] !== 'function') return null;
+    return mod as T;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const missing = spec.replace(/^(\.\.\/)+/, '');
+    if ((e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && e.message.includes(missing))
+      return null;
+    throw err;
+  }
+}
+
+export const defaultLoaders: Loaders = {
+  registry: () => optionalImport<RegistryModule>('../cc/registry.js', 'listAlgorithms'),
+  runner: () => optionalImport<RunnerModule>('../runtime/run.js', 'runScenario'),
+  node: () => optionalImport<NodeModule>('../runtime/node.js', 'runNode'),
+};
+
+// --------------------------------------------------------------------------------------------
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  /** Directory relative paths are taken from. */
+  cwd: string;
+  loaders?: Loaders;
+}
+
+/** Bad input: exit 2 with this one line. */
+class UsageError extends Error {}
+
+const COMMANDS = ['run', 'compare', 'list', 'node', 'help'] as const;
+
+const HELP = `rocelab — RoCEv2 congestion-control testbed (NIC and switch firmware in TypeScript)
+
+Usage:
+  rocelab run <scenario.yaml> [--runtime virtual|local|netns] [--cc NAME] [--set key=value]...
+              [--seed N] [--out DIR] [--pcap] [--json]
+  rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--seed N]
+              [--out DIR] [--json]
+  rocelab list [--json]      algorithms with their parameters, shipped scenarios
+  rocelab node               one node of a real run, configured from environment variables
+  rocelab --help | --version
+  rocelab <command> --help   details of one command
+
+Exit status: 0 ok, 2 bad input (one line on stderr naming the problem), 1 internal error.
+Environment: ROCELAB_SET="key=value;key=value" (applied before --set), ROCELAB_DEBUG=1 (stack
+traces). Scenario reference: docs/scenario.md; commands: docs/cli.md.
+`;
+
+const RUN_OPTIONS_HELP = `  --runtime R       virtual (default; deterministic discrete-event engine), local (one process
+                    per node on 127.0.0.x), netns (Linux network namespaces, needs root)
+  --cc NAME         every host runs algorithm NAME (see rocelab list)
+  --set key=value   change the scenario before validation, e.g. --set cc.dcqcn.rai=40Mbps,
+                    --set workload[0].size=2MB, --set topology.hosts=17 (repeatable)
+  --seed N          replace the scenario's seed (integer 0..4294967295)
+  --out DIR         output directory (default results/<scenario name>)
+  --json            print results.json instead of the summary table`;
+
+const COMMAND_HELP: Record<string, string> = {
+  run: `Usage: rocelab run <scenario.yaml> [options]
+
+Validate the scenario, run it and write DIR/results.json; prints a summary table.
+
+${RUN_OPTIONS_HELP}
+  --pcap            also write the emulated frames of every port as pcap files (DIR/pcap/)
+`,
+  compare: `Usage: rocelab compare <scenario.yaml> --cc a,b[,c…] [options]
+
+Run the same scenario once per algorithm (every host running it) into DIR/<algorithm>/ and
+print their summaries side by side.
+
+${RUN_OPTIONS_HELP.replace(/ {2}--cc NAME[^\n]*\n/, '  --cc a,b,…        the algorithms to compare (at least two)\n')}
+`,
+  list: `Usage: rocelab list [--json]
+
+Registered congestion-control algorithms with their parameters and defaults, and the shipped
+scenarios (scenarios/**/*.yaml).
+`,
+  node: `Usage: rocelab node
+
+Run one node (NIC or switch) of a real-runtime experiment, configured from environment
+variables; containers and the local/netns launchers start nodes this way.
+`,
+  help: 'Usage: rocelab help [command]\n',
+};
+
+const RUN_FLAGS = {
+  runtime: { type: 'string' },
+  cc: { type: 'string' },
+  set: { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+  pcap: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const COMPARE_FLAGS = {
+  runtime: RUN_FLAGS.runtime,
+  cc: RUN_FLAGS.cc,
+  set: RUN_FLAGS.set,
+  seed: RUN_FLAGS.seed,
+  out: RUN_FLAGS.out,
+  json: RUN_FLAGS.json,
+  help: RUN_FLAGS.help,
+} as const;
+
+const FLAGS: Record<
+  string,
+  Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>
+> = {
+  run: RUN_FLAGS,
+  compare: COMPARE_FLAGS,
+  list: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  node: { help: { type: 'boolean', short: 'h' } },
+  help: { help: { type: 'boolean', short: 'h' } },
+};
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const loaders = io.loaders ?? defaultLoaders;
+  const out = (line: string) => io.stdout(line.endsWith('\n') ? line : `${line}\n`);
+  const fail = (line: string) => io.stderr(`rocelab: ${line}\n`);
+  let scenarioFile: string | undefined;
+  try {
+    const first = argv[0];
+    if (first === undefined) throw new UsageError('no command given (try rocelab --help)');
+    if (first === '--help' || first === '-h') {
+      out(HELP);
+      return 0;
+    }
+    if (first === '--version' || first === '-V' || first === '-v') {
+      out(packageVersion());
+      return 0;
+    }
+    if (first.startsWith('-'))
+      throw new UsageError(`unknown option ${first.split('=')[0]} (see rocelab --help)`);
+    if (!(COMMANDS as readonly string[]).includes(first)) {
+      const s = suggest(first, COMMANDS);
+      throw new UsageError(
+        `unknown command "${first}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; commands: run, compare, list, node`,
+      );
+    }
+    const command = first;
+    const { values, positionals } = parseCommandArgs(command, argv.slice(1));
+    if (values.help === true) {
+      out(COMMAND_HELP[command]);
+      return 0;
+    }
+    switch (command) {
+      case 'help': {
+        const topic = positionals[0];
+        if (topic === undefined) out(HELP);
+        else if (COMMAND_HELP[topic] !== undefined && topic !== 'help') out(COMMAND_HELP[topic]);
+        else throw new UsageError(`no help for "${topic}"; commands: run, compare, list, node`);
+        return 0;
+      }
+      case 'list':
+        noExtraArgs(command, positionals, 0);
+        return await listCommand(values.json === true, io, loaders);
+      case 'node':
+        noExtraArgs(command, positionals, 0);
+        return await nodeCommand(io, loaders);
+      case 'run':
+      case 'compare': {
+        scenarioFile = positionals[0];
+        if (scenarioFile === undefined)
+          throw new UsageError(`${command} needs a scenario file (rocelab ${command} FILE)`);
+        noExtraArgs(command, positionals, 1);
+        return await runCommand(command, scenarioFile, values, io, loaders);
+      }
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      fail(err.message);
+      return 2;
+    }
+    if (isConfigError(err)) {
+      const e = err as ConfigError;
+      if (e.file === undefined && scenarioFile !== undefined && typeof e.describe === 'function')
+        e.file = scenarioFile;
+      fail(typeof e.describe === 'function' ? e.describe() : e.message);
+      return 2;
+    }
+    if (isBadInputError(err)) {
+      fail(oneLine((err as Error).message));
+      return 2;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    fail(`internal error: ${oneLine(message)} (rerun with ROCELAB_DEBUG=1 for the stack trace)`);
+    if (io.env.ROCELAB_DEBUG === '1' && err instanceof Error && err.stack !== undefined)
+      io.stderr(`${err.stack}\n`);
+    return 1;
+  }
+}
+
+/** Input errors of other modules (topology builder, cc registry, workload) that escaped wrapping. */
+function isBadInputError(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'TopologyError' || name === 'CcConfigError' || name === 'WorkloadError';
+}
+
+function oneLine(s: string): string {
+  return s.split('\n')[0].trim();
+}
+
+type ArgValues = Record<string, string | boolean | string[] | undefined>;
+
+function parseCommandArgs(
+  command: string,
+  args: readonly string[],
+): { values: ArgValues; positionals: string[] } {
+  const options = FLAGS[command];
+  try {
+    const r = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+    return { values: r.values as ArgValues, positionals: r.positionals };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const flag = /'(-{1,2}[^' ]+)/.exec(e.message)?.[1];
+    switch (e.code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+        const name = flag?.replace(/^-+/, '') ?? '';
+        const s = suggest(name, Object.keys(options));
+        throw new UsageError(
+          `unknown option ${flag ?? ''} for ${command}${s !== undefined ? ` (did you mean --${s}?)` : ''} (see rocelab ${command} --help)`,
+        );
+      }
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        if (/argument missing/.test(e.message)) throw new UsageError(`${flag ?? 'option'} needs a value`);
+        throw new UsageError(`${flag ?? 'option'} does not take a value`);
+      default:
+        throw new UsageError(oneLine(e.message));
+    }
+  }
+}
+
+function noExtraArgs(command: string, positionals: string[], allowed: number): void {
+  if (positionals.length > allowed)
+    throw new UsageError(
+      `unexpected argument "${positionals[allowed]}" for ${command} (see rocelab ${command} --help)`,
+    );
+}
+
+// --------------------------------------------------------------------------------------------
+// run / compare
+
+function parseSeed(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = /^\d+$/.test(v.trim()) ? Number(v) : Number.NaN;
+  if (!(Number.isSafeInteger(n) && n <= 2 ** 32 - 1))
+    throw new UsageError(`--seed expects an integer in [0, 4294967295], got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function parseRuntime(v: string | undefined): RuntimeName {
+  if (v === undefined) return 'virtual';
+  if (!(RUNTIMES as readonly string[]).includes(v)) {
+    const s = suggest(v, RUNTIMES);
+    throw new UsageError(
+      `unknown runtime "${v}" (expected ${RUNTIMES.join('|')}${s !== undefined ? `; did you mean ${s}?` : ''})`,
+    );
+  }
+  return v as RuntimeName;
+}
+
+/** ROCELAB_SET="a=1;b=2" (or one per line), then every --set, in order. */
+function collectOverrides(env: Record<string, string | undefined>, sets: string[] | undefined): string[] {
+  const fromEnv = (env.ROCELAB_SET ?? '')
+    .split(/[;\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return [...fromEnv, ...(sets ?? [])];
+}
+
+function registryAdapter(reg: RegistryModule): CcRegistryLike | null {
+  const names = reg.listAlgorithms().map((a) => a.name);
+  const resolveParams = reg.resolveParams;
+  if (resolveParams === undefined) return null;
+  return { names, resolveParams: (n, o, p) => resolveParams(n, o, p) };
+}
+
+async function runCommand(
+  command: 'run' | 'compare',
+  file: string,
+  values: ArgValues,
+  io: CliIo,
+  loaders: Loaders,
+): Promise<number> {
+  const runtime = parseRuntime(values.runtime as string | undefined);
+  const seed = parseSeed(values.seed as string | undefined);
+  const ccFlag = values.cc as string | undefined;
+  let ccList: string[] = [];
+  if (command === 'compare') {
+    ccList = (ccFlag ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (ccList.length < 2)
+      throw new UsageError('compare needs --cc with at least two algorithms, e.g. --cc dcqcn,hpcc');
+    const dup = ccList.find((c, i) => ccList.indexOf(c) !== i);
+    if (dup !== undefined) throw new UsageError(`--cc lists ${dup} twice`);
+  } else if (ccFlag !== undefined) {
+    if (ccFlag.trim() === '' || ccFlag.includes(','))
+      throw new UsageError(`--cc expects one algorithm name, got ${JSON.stringify(ccFlag)}`);
+    ccList = [ccFlag.trim()];
+  }
+
+  const overrides = collectOverrides(io.env, values.set as string[] | undefined);
+  if (seed !== undefined) overrides.push(`seed=${seed}`);
+  const path = resolve(io.cwd, file);
+  let scenario: Scenario;
+  try {
+    scenario = loadScenario(path, overrides);
+  } catch (err) {
+    // Name the file as the user typed it.
+    if (isConfigError(err)) (err as ConfigError).file = file;
+    throw err;
+  }
+
+  const registry = await loaders.registry();
+  if (registry !== null) {
+    const names = registry.listAlgorithms().map((a) => a.name);
+    for (const c of ccList) {
+      if (!names.includes(c)) {
+        const s = suggest(c, names);
+        throw new UsageError(
+          `--cc: unknown algorithm "${c}" (${s !== undefined ? `did you mean ${s}? ` : ''}known: ${names.join(', ')})`,
+        );
+      }
+    }
+    try {
+      const adapter = registryAdapter(registry);
+      if (adapter !== null) resolveCcParams(scenario, adapter);
+      else checkCcNames(scenario, names);
+    } catch (err) {
+      if (isConfigError(err)) (err as ConfigError).file = file;
+      throw err;
+    }
+  } else {
+    io.stderr(
+      'rocelab: note: the congestion-control registry (src/cc/registry.ts) is not built yet; algorithm names and parameters were not checked\n',
+    );
+  }
+
+  const outDir = resolve(io.cwd, (values.out as string | undefined) ?? join('results', scenario.name));
+  const json = values.json === true;
+  const runner = await loaders.runner();
+  const summary = describeScenario(scenario);
+  if (runner === null) {
+    io.stdout(`${file}: valid — ${summary}\n`);
+    io.stdout('rocelab: the runner (src/runtime/run.ts) is not built yet, so nothing was run\n');
+    return 0;
+  }
+
+  if (command === 'run') {
+    await runner.runScenario({
+      scenario,
+      runtime,
+      cc: ccList[0],
+      seed,
+      outDir,
+      pcap: values.pcap === true,
+      json,
+      print: (t) => io.stdout(t),
+    });
+    return 0;
+  }
+
+  const runs: Array<{ cc: string; outDir: string; summary: Record<string, unknown> | null }> = [];
+  for (const cc of ccList) {
+    const dir = join(outDir, cc);
+    if (!json) io.stderr(`rocelab: running ${scenario.name} with ${cc} → ${relative(io.cwd, dir) || '.'}\n`);
+    const r = (await runner.runScenario({
+      scenario,
+      runtime,
+      cc,
+      seed,
+      outDir: dir,
+      pcap: false,
+      json,
+      print: null,
+    })) as {
+      results?: { summary?: Record<string, unknown> };
+    } | null;
+    runs.push({ cc, outDir: dir, summary: r?.results?.summary ?? readSummary(dir) });
+  }
+  if (json)
+    io.stdout(
+      `${JSON.stringify({ scenario: scenario.name, runtime, seed: scenario.seed, runs }, null, 2)}\n`,
+    );
+  else io.stdout(formatComparison(scenario, runs));
+  return 0;
+}
+
+function readSummary(dir: string): Record<string, unknown> | null {
+  try {
+    const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+      summary?: Record<string, unknown>;
+    };
+    return r.summary ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function describeScenario(s: Scenario): string {
+  const kinds = s.workload.map((w) => w.kind).join(', ') || 'no workload';
+  return `${s.name}: ${s.topology.kind} topology with ${s.hostNames.length} hosts, ${formatDuration(s.durationNs)}, ${kinds}, seed ${s.seed}`;
+}
+
+/** Three significant digits with a decimal unit: 2048600 → `2.05 MB`. */
+function short(v: number, unit: string, scales: Array<[string, number]>): string {
+  for (const [prefix, scale] of scales) {
+    if (Math.abs(v) >= scale) return `${Number((v / scale).toPrecision(3))} ${prefix}${unit}`;
+  }
+  return `${Number(v.toPrecision(3))} ${unit}`;
+}
+
+const DECIMAL: Array<[string, number]> = [
+  ['T', 1e12],
+  ['G', 1e9],
+  ['M', 1e6],
+  ['k', 1e3],
+];
+
+const SUMMARY_ROWS: Array<[string, string, (v: number) => string]> = [
+  ['flowsCompleted', 'flows completed', (v) => String(v)],
+  ['slowdownP50', 'slowdown p50', (v) => v.toFixed(2)],
+  ['slowdownP99', 'slowdown p99', (v) => v.toFixed(2)],
+  ['maxQueueBytes', 'max queue', (v) => short(v, 'B', DECIMAL.slice(1))],
+  ['pfcPauseTx', 'PFC pauses sent', (v) => String(v)],
+  ['drops', 'drops', (v) => String(v)],
+  ['goodputBps', 'goodput', (v) => short(v, 'bit/s', DECIMAL)],
+  ['jain', 'Jain fairness', (v) => v.toFixed(3)],
+];
+
+function formatComparison(
+  s: Scenario,
+  runs: Array<{ cc: string; outDir: string; summary: Record<string, unknown> | null }>,
+): string {
+  const header = ['', ...runs.map((r) => r.cc)];
+  const rows: string[][] = [header];
+  for (const [key, label, fmt] of SUMMARY_ROWS) {
+    rows.push([
+      label,
+      ...runs.map((r) => {
+        const v = r.summary?.[key];
+        if (key === 'flowsCompleted' && typeof v === 'number') return `${v}/${r.summary?.flowsTotal ?? '?'}`;
+        return typeof v === 'number' ? fmt(v) : '—';
+      }),
+    ]);
+  }
+  const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const lines = rows.map((r) =>
+    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '),
+  );
+  return `${s.name} (seed ${s.seed})\n${lines.join('\n')}\nresults: ${runs.map((r) => r.outDir).join(', ')}\n`;
+}
+
+// --------------------------------------------------------------------------------------------
+// list
+
+/** Format a parameter default by the unit its name carries (rateAiBps, periodNs, …Bytes). */
+function formatParam(name: string, v: unknown): string {
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    if (/Bps$/.test(name)) return formatRate(v);
+    if (/Ns$/.test(name)) return formatDuration(v);
+    if (/Bytes$/.test(name)) return formatSize(v);
+    return String(Number(v.toPrecision(6)));
+  }
+  if (v === undefined) return '—';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+async function listCommand(json: boolean, io: CliIo, loaders: Loaders): Promise<number> {
+  const registry = await loaders.registry();
+  const algorithms = registry?.listAlgorithms() ?? null;
+  const scenarios = listScenarios();
+  if (json) {
+    io.stdout(`${JSON.stringify({ algorithms, scenarios }, null, 2)}\n`);
+    return 0;
+  }
+  const lines: string[] = ['Congestion-control algorithms:'];
+  if (algorithms === null || algorithms.length === 0) lines.push('  none registered yet');
+  else {
+    for (const a of algorithms) {
+      lines.push(`  ${a.name}${a.summary ? ` — ${a.summary}` : ''}`);
+      if (a.profiles !== undefined && a.profiles.length > 0)
+        lines.push(
+          `    profiles: ${a.profiles.map((p) => (p === a.defaultProfile ? `${p} (default)` : p)).join(', ')}`,
+        );
+      const aliasOf = new Map(Object.entries(a.aliases ?? {}).map(([alias, target]) => [target, alias]));
+      const params = a.params ?? [];
+      const names = params.map((p) => (aliasOf.has(p.name) ? `${p.name} (${aliasOf.get(p.name)})` : p.name));
+      const defaults = params.map((p) => formatParam(p.name, p.default));
+      const w1 = Math.max(0, ...names.map((n) => n.length));
+      const w2 = Math.max(0, ...defaults.map((d) => d.length));
+      params.forEach((p, i) => {
+        lines.push(`    ${names[i].padEnd(w1)}  ${defaults[i].padEnd(w2)}  ${p.description ?? ''}`.trimEnd());
+      });
+    }
+  }
+  lines.push('', 'Scenarios:');
+  if (scenarios.length === 0) lines.push('  none');
+  const w = Math.max(0, ...scenarios.map((s) => s.file.length));
+  for (const s of scenarios)
+    lines.push(
+      `  ${s.file.padEnd(w)}  ${s.error !== undefined ? `(invalid: ${s.error})` : (s.description ?? s.name)}`,
+    );
+  io.stdout(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+interface ScenarioListing {
+  file: string;
+  name?: string;
+  description?: string | null;
+  error?: string;
+}
+
+function listScenarios(): ScenarioListing[] {
+  const root = packageRoot();
+  const dir = join(root, 'scenarios');
+  if (!existsSync(dir)) return [];
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d).sort()) {
+      const p = join(d, entry);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.ya?ml$/i.test(entry)) files.push(p);
+    }
+  };
+  walk(dir);
+  return files.map((f) => {
+    const rel = relative(root, f);
+    try {
+      const s = loadScenario(f);
+      return { file: rel, name: s.name, description: s.description };
+    } catch (err) {
+      return { file: rel, error: isConfigError(err) ? err.message : oneLine(String(err)) };
+    }
+  });
+}
+
+// --------------------------------------------------------------------------------------------
+// node
+
+async function nodeCommand(io: CliIo, loaders: Loaders): Promise<number> {
+  const mod = await loaders.node();
+  if (mod === null) {
+    io.stderr('rocelab: node: the real-runtime node (src/runtime/node.ts) is not built yet\n');
+    return 1;
+  }
+  await mod.runNode({ env: io.env });
+  return 0;
+}
+
+// --------------------------------------------------------------------------------------------
+
+let rootCache: string | undefined;
+
+/** The directory of rocelab's package.json (works from src/ under vitest and from dist/). */
+export function packageRoot(): string {
+  if (rootCache !== undefined) return rootCache;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
+          rootCache = dir;
+          return dir;
+        }
+      } catch {
+        // not ours; keep looking
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find rocelab package.json');
+    dir = up;
+  }
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,29 @@
+/**
+ * What `rocelab run` hands to the runner (src/runtime/run.ts `runScenario`). Defined here so
+ * the CLI and the runtime agree on one shape; the runtime's own RunOptions accepts it.
+ */
+import type { Scenario } from '../config/scenario.js';
+
+export const RUNTIMES = ['virtual', 'local', 'netns'] as const;
+export type RuntimeName = (typeof RUNTIMES)[number];
+
+export interface RunOptions {
+  /** A validated scenario (`--set` and `--seed` already applied). */
+  scenario: Scenario;
+  runtime: RuntimeName;
+  /** `--cc`: every host runs this algorithm. */
+  cc?: string;
+  /** `--seed`: replaces the scenario's seed (also applied to `scenario.seed`). */
+  seed?: number;
+  /** Where results.json (and pcaps) go. */
+  outDir: string;
+  /** `--pcap`: write the emulated frames of every port as pcap files. */
+  pcap: boolean;
+  /** `--json`: print results.json instead of the summary table. */
+  json: boolean;
+  /** Terminal output; null = silent (compare runs). */
+  print?: ((text: string) => void) | null;
+}
+
+/** The runner module's entry point. May be synchronous. */
+export type RunScenario = (options: RunOptions) => unknown;
