@@ -68,12 +68,16 @@ export function parseScenarioText(text: string, opts: ParseOptions = {}): Scenar
   };
   return withFile(() => {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+    // merge: `<<: *anchor` merge keys, handy for repeated link or switch settings.
+    const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true });
     if (doc.errors.length > 0) throw yamlError(doc.errors[0]);
     let data: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (data === null || data === undefined) data = {};
     if (typeof data !== 'object' || Array.isArray(data))
       throw new ConfigError('', `expected a map of scenario keys at the top level, got ${showValue(data)}`);
+    // Top-level `x-…` keys are free-form (a place for YAML anchors), as in docker-compose.
+    for (const key of Object.keys(data))
+      if (key.startsWith('x-')) delete (data as Record<string, unknown>)[key];
 
     const overridden: Array<Array<string | number>> = [];
     for (const o of opts.overrides ?? []) {

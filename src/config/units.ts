@@ -98,7 +98,7 @@ export function showValue(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return 'a list';
+  if (Array.isArray(v)) return v.length === 0 ? 'an empty list' : 'a list';
   if (typeof v === 'object') return 'a map';
   return typeof v;
 }

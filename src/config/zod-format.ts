@@ -63,6 +63,9 @@ export function errorMessage(iss: RawIssue): string | undefined {
 
 export function firstIssue(issues: z.core.$ZodIssue[]): { path: PropertyKey[]; message: string } {
   const iss = issues[0];
+  // A bad record key: the key's own schema says what is wrong with it.
+  if (iss.code === 'invalid_key' && iss.issues.length > 0)
+    return { path: iss.path, message: iss.issues[0].message };
   if (iss.code === 'unrecognized_keys') return { path: [...iss.path, iss.keys[0]], message: iss.message };
   if (iss.code === 'invalid_union' && iss.errors.length > 0) {
     // Plain unions: report the branch that got furthest into the value.

@@ -159,6 +159,16 @@ workload:
   });
 });
 
+describe('YAML conveniences', () => {
+  it('x- keys hold anchors; merge keys work', () => {
+    const s = parseScenarioText(
+      'x-fast: &fast { rate: 400Gbps, delay: 500ns }\n' +
+        'topology: { kind: dumbbell, left: 1, right: 1, bottleneck: { <<: *fast, delay: 2us } }\n',
+    );
+    expect(s.topology).toMatchObject({ bottleneck: { rateBps: 400e9, delayNs: 2000 } });
+  });
+});
+
 describe('topologies', () => {
   it('dumbbell: bottleneck defaults to the host link', () => {
     const s = parseScenarioText(
@@ -442,6 +452,15 @@ describe('bad input: one exact line each', () => {
     ],
     [STAR + 'links: [{ a: h1, b: s2, loss: 0.1 }]', 'links[0].b: unknown node "s2" (did you mean s1?)'],
     ['', 'topology: required'],
+    [
+      STAR + 'cc: { "bad name": { a: 1 } }',
+      'cc["bad name"]: expected an algorithm name (letters, digits, _ . -), got "bad name"',
+    ],
+    [
+      STAR + 'workload: [{ kind: incast, senders: [], receiver: h2, size: 1KB }]',
+      'workload[0].senders: expected all, a list of host names or a range like h1..h8, got an empty list',
+    ],
+    [STAR + 'workloads: []', 'workloads: unknown key (did you mean workload?)'],
     ['topology: {}', 'topology.kind: required (one of star|dumbbell|leafspine|fattree|explicit)'],
     ['topology: { kind: fattree, k: 5 }', 'topology.k: expected an even integer ≥ 2, got 5'],
     [
