@@ -2,16 +2,15 @@
  * The wires of the virtual runtime: one FirmwareEnv per node and one FIFO per directed link.
  *
  * A link has a constant propagation delay, so frames leave it in the order they entered. Each
- * link therefore keeps its in-flight frames in a ring and holds at most one scheduler timer
- * (for its head frame), armed with a callback bound once at construction: sending a frame
- * allocates nothing and the event heap holds one entry per busy link instead of one per frame.
+ * link keeps its in-flight frames in a ring and tells its delay class (engine-scheduler.ts)
+ * when the frame is due: sending a frame allocates nothing and never touches the timer heap.
  */
 import type { FirmwareEnv, Logger, NodeFirmware } from '../../env/env.js';
 import { nullLogger } from '../../env/env.js';
 import type { Rng } from '../../env/rng.js';
-import type { VirtualScheduler } from '../../time/virtual-scheduler.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import type { FrameKind, Packet } from '../../wire/packet.js';
+import type { ArrivalSink, DelayClass, EngineScheduler } from './engine-scheduler.js';
 
 /** Observes frames on links (pcap, delivery accounting). Only installed when needed. */
 export interface LinkTap {
@@ -32,9 +31,8 @@ export interface LinkLoss {
   kinds?: readonly FrameKind[];
 }
 
-export class Link {
+export class Link implements ArrivalSink {
   private pkts: (Packet | null)[] = new Array(16).fill(null);
-  private times = new Float64Array(16);
   private head = 0;
   private count = 0;
   /** Frames lost on this link (loss model or drop filter). */
@@ -49,26 +47,33 @@ export class Link {
   drop: DropFilter | null = null;
   rxTap: NonNullable<LinkTap['onRx']> | null = null;
   txTap: NonNullable<LinkTap['onTx']> | null = null;
+  /** Runtime accounting of frames into a host (installed on host-facing links only). */
+  hostRx: ((host: TopologyNode, pkt: Packet) => void) | null = null;
+
+  private readonly cls: DelayClass;
 
   constructor(
-    private readonly sched: VirtualScheduler,
+    private readonly sched: EngineScheduler,
     readonly from: TopologyNode,
     readonly port: number,
     readonly to: TopologyNode,
     readonly peerPort: number,
     readonly delayNs: number,
-  ) {}
+  ) {
+    this.cls = sched.delayClass(delayNs);
+  }
 
-  private readonly deliver = (): void => {
+  /** Called by the delay class when this link's oldest frame is due. */
+  arrive(): void {
     const i = this.head;
     const pkt = this.pkts[i]!;
     this.pkts[i] = null;
     this.head = (i + 1) & (this.pkts.length - 1);
     this.count--;
-    if (this.count > 0) this.sched.setTimer(this.times[this.head], this.deliver);
     if (this.rxTap !== null) this.rxTap(this.to, this.peerPort, pkt, this.sched.now());
+    if (this.hostRx !== null) this.hostRx(this.to, pkt);
     this.peer!.receive(this.peerPort, pkt);
-  };
+  }
 
   send(pkt: Packet): void {
     const now = this.sched.now();
@@ -88,12 +93,9 @@ export class Link {
       return;
     }
     if (this.count === this.pkts.length) this.grow();
-    const at = now + this.delayNs;
-    const tail = (this.head + this.count) & (this.pkts.length - 1);
-    this.pkts[tail] = pkt;
-    this.times[tail] = at;
+    this.pkts[(this.head + this.count) & (this.pkts.length - 1)] = pkt;
     this.count++;
-    if (this.count === 1) this.sched.setTimer(at, this.deliver);
+    this.cls.push(this, now + this.delayNs);
   }
 
   /** Frames still on the wire. */
@@ -104,14 +106,8 @@ export class Link {
   private grow(): void {
     const n = this.pkts.length;
     const pkts: (Packet | null)[] = new Array(n * 2).fill(null);
-    const times = new Float64Array(n * 2);
-    for (let k = 0; k < this.count; k++) {
-      const j = (this.head + k) & (n - 1);
-      pkts[k] = this.pkts[j];
-      times[k] = this.times[j];
-    }
+    for (let k = 0; k < this.count; k++) pkts[k] = this.pkts[(this.head + k) & (n - 1)];
     this.pkts = pkts;
-    this.times = times;
     this.head = 0;
   }
 }
@@ -131,10 +127,12 @@ export interface FabricOptions {
   loss?: LinkLoss;
   drop?: DropFilter;
   tap?: LinkTap;
+  /** Every frame arriving at a host, before its NIC sees it. */
+  onHostRx?: (host: TopologyNode, pkt: Packet) => void;
   log?: Logger;
 }
 
-export function createFabric(sched: VirtualScheduler, topo: Topology, opts: FabricOptions): Fabric {
+export function createFabric(sched: EngineScheduler, topo: Topology, opts: FabricOptions): Fabric {
   const links = new Map<string, Link[]>();
   const envs = new Map<string, FirmwareEnv>();
   const firmware = new Map<string, NodeFirmware>();
@@ -167,6 +165,7 @@ export function createFabric(sched: VirtualScheduler, topo: Topology, opts: Fabr
       if (opts.drop !== undefined) link.drop = opts.drop;
       if (opts.tap?.onTx !== undefined) link.txTap = opts.tap.onTx;
       if (opts.tap?.onRx !== undefined) link.rxTap = opts.tap.onRx;
+      if (opts.onHostRx !== undefined && to.kind === 'host') link.hostRx = opts.onHostRx;
       return link;
     });
     links.set(node.name, nodeLinks);

@@ -17,12 +17,12 @@ import {
   type Results,
   type SeriesPoints,
 } from '../../stats/results.js';
-import { VirtualScheduler } from '../../time/virtual-scheduler.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import { type HostPath, hostPath } from '../../topology/path.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import type { FlowSpec, Workload } from '../../workload/generate.js';
+import { EngineScheduler } from './engine-scheduler.js';
 import { createFabric, type DropFilter, type Fabric, type LinkLoss, type LinkTap } from './fabric.js';
 import { FIRST_QPN, rocev2SrcPort } from './qp.js';
 
@@ -113,7 +113,7 @@ const PSN_MASK = 0xffffff;
 const INITIAL_PSN = 0;
 
 export class VirtualRun {
-  readonly sched = new VirtualScheduler();
+  readonly sched = new EngineScheduler();
   readonly fabric: Fabric;
   readonly topo: Topology;
   readonly routes: Routes;
@@ -148,24 +148,14 @@ export class VirtualRun {
     this.sampleIntervalNs = Math.max(1, Math.round(inp.sampleIntervalNs ?? inp.durationNs / 2000));
     const rng = createRng(inp.seed);
     this.hostRx = this.topo.hosts.map(() => new Map());
-    const accounting = (node: TopologyNode, _port: number, pkt: Packet) => {
-      if (pkt.kind === FrameKind.Data && node.kind === 'host') this.onDataDelivered(node, pkt);
-    };
-    const userRx = inp.tap?.onRx;
     this.fabric = createFabric(this.sched, this.topo, {
       rng,
       loss: inp.loss,
       drop: inp.drop,
       log: inp.log,
-      tap: {
-        onTx: inp.tap?.onTx,
-        onRx:
-          userRx === undefined
-            ? accounting
-            : (node, port, pkt, t) => {
-                userRx(node, port, pkt, t);
-                accounting(node, port, pkt);
-              },
+      tap: inp.tap,
+      onHostRx: (host, pkt) => {
+        if (pkt.kind === FrameKind.Data) this.onDataDelivered(host, pkt);
       },
     });
     this.createFirmware();

@@ -1,0 +1,356 @@
+/**
+ * The FirmwareEnv of one real-runtime node (design §2-§4): the dilated, sync-corrected real clock,
+ * batched real timers, and one UDP socket that carries every port's frames.
+ *
+ * Sending: firmware calls send(port, pkt) when the frame's last bit left the port at its emulated
+ * line rate (the firmware paces itself on the emulated clock, so serialisation needs nothing
+ * here). The frame is encapsulated at once and held for the link's propagation delay on the
+ * sender side (one FIFO ring and one timer per port, as the virtual runtime's links), then sent
+ * to the peer's address. The real loopback latency (tens of µs, i.e. tens of emulated ns at
+ * timeScale 1000) comes on top; docs/realtime.md discusses it.
+ *
+ * Receiving: the datagram's source address names the peer node, the VNI the peer's egress port,
+ * and together they give the local ingress port. Anything that does not decode, or comes from an
+ * address that is not a neighbour, is counted by reason and dropped: a node never crashes on a
+ * datagram. Sync frames go to clock sync, everything else to firmware.receive.
+ */
+import type { Socket } from 'node:dgram';
+import type { FirmwareEnv, Logger, NodeFirmware, TimerId } from '../../env/env.js';
+import type { Rng } from '../../env/rng.js';
+import type { RealClock, RealTimerService } from '../../time/real-clock.js';
+import type { Topology, TopologyNode } from '../../topology/model.js';
+import {
+  decapsulate,
+  decapsulateVxlan,
+  encapsulate,
+  encapsulateVxlan,
+  overlayKindOf,
+} from '../../wire/encap.js';
+import type { DecodeOptions } from '../../wire/frame.js';
+import { FrameKind, type Packet } from '../../wire/packet.js';
+import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
+
+export type Overlay = 'geneve' | 'vxlan';
+
+export interface PortLink {
+  /** Local port index. */
+  port: number;
+  peerNode: string;
+  peerPort: number;
+  peer: Endpoint;
+  delayNs: number;
+  rateBps: number;
+}
+
+/** Frame observers (metrics, pcap, host accounting). */
+export interface FrameTap {
+  onTx?(port: number, pkt: Packet, timeNs: number): void;
+  onRx?(port: number, pkt: Packet, timeNs: number): void;
+}
+
+export interface NodeEnvOptions {
+  node: TopologyNode;
+  topo: Topology;
+  addresses: AddressMap;
+  socket: Socket;
+  clock: RealClock;
+  timers: RealTimerService;
+  overlay: Overlay;
+  rng: Rng;
+  log: Logger;
+  /** Corrected emulated time, unrounded (clock sync timestamps). */
+  preciseNow(): number;
+  /** Check the ICRC of received frames (default true). */
+  verifyIcrc?: boolean;
+}
+
+/** Why a datagram was dropped before firmware saw it. */
+export type GarbageReason = 'unknown-peer' | 'bad-overlay' | 'bad-port' | string;
+
+/** Largest frame we hold for propagation delay per port before dropping (a stalled socket). */
+const MAX_HELD_FRAMES = 1 << 16;
+
+class PortRing {
+  private bufs: (Buffer | null)[] = new Array(64).fill(null);
+  private times = new Float64Array(64);
+  private head = 0;
+  count = 0;
+  timer: TimerId | null = null;
+
+  push(atNs: number, buf: Buffer): void {
+    if (this.count === this.bufs.length) this.grow();
+    const tail = (this.head + this.count) & (this.bufs.length - 1);
+    this.bufs[tail] = buf;
+    this.times[tail] = atNs;
+    this.count++;
+  }
+
+  headTime(): number {
+    return this.times[this.head];
+  }
+
+  shift(): Buffer {
+    const b = this.bufs[this.head]!;
+    this.bufs[this.head] = null;
+    this.head = (this.head + 1) & (this.bufs.length - 1);
+    this.count--;
+    return b;
+  }
+
+  private grow(): void {
+    const n = this.bufs.length;
+    const bufs: (Buffer | null)[] = new Array(n * 2).fill(null);
+    const times = new Float64Array(n * 2);
+    for (let k = 0; k < this.count; k++) {
+      const j = (this.head + k) & (n - 1);
+      bufs[k] = this.bufs[j];
+      times[k] = this.times[j];
+    }
+    this.bufs = bufs;
+    this.times = times;
+    this.head = 0;
+  }
+}
+
+export interface NodeIoCounters {
+  txDatagrams: number;
+  txBytes: number;
+  rxDatagrams: number;
+  rxBytes: number;
+  /** Datagrams dropped before firmware (garbage), by reason. */
+  garbage: Record<string, number>;
+  garbageTotal: number;
+  /** Frames the wire codec refused to encode (a firmware bug). */
+  encodeErrors: number;
+  /** Sends on a port that does not exist. */
+  badSends: number;
+  /** Socket send errors (e.g. the peer's address is gone while it restarts: ECONNREFUSED is silent for UDP). */
+  sendErrors: number;
+  /** Frames dropped because a port held too many frames for propagation delay. */
+  heldDrops: number;
+  /** Emulated bytes sent per port (for achieved-rate accounting). */
+  portTxBytes: number[];
+}
+
+export class RealNodeEnv implements FirmwareEnv {
+  readonly node: TopologyNode;
+  readonly links: PortLink[];
+  readonly rng: Rng;
+  readonly log: Logger;
+  readonly counters: NodeIoCounters;
+  readonly taps: FrameTap[] = [];
+  /** Called for Sync frames (clock sync) instead of firmware. */
+  onSync: ((port: number, pkt: Packet, rxTimeNs: number) => void) | null = null;
+  private firmware: NodeFirmware | null = null;
+  private readonly socket: Socket;
+  private readonly clock: RealClock;
+  private readonly timers: RealTimerService;
+  private readonly overlay: Overlay;
+  private readonly rings: PortRing[];
+  private readonly ringFires: (() => void)[];
+  /** "ip:port" of a neighbour → its candidate links (several when parallel links join two nodes). */
+  private readonly ingress = new Map<string, PortLink[]>();
+  /** Fallback by IP alone (a peer that sends from another UDP port than it listens on). */
+  private readonly ingressByIp = new Map<string, PortLink[]>();
+  private readonly decodeOpts: DecodeOptions;
+  private packetIds = 0;
+  private closed = false;
+  readonly preciseNow: () => number;
+
+  constructor(opts: NodeEnvOptions) {
+    this.node = opts.node;
+    this.socket = opts.socket;
+    this.clock = opts.clock;
+    this.timers = opts.timers;
+    this.overlay = opts.overlay;
+    this.rng = opts.rng;
+    this.log = opts.log;
+    this.preciseNow = opts.preciseNow;
+    this.decodeOpts = { payload: 'drop', verifyIcrc: opts.verifyIcrc ?? true };
+    this.links = opts.node.ports.map((p) => ({
+      port: p.index,
+      peerNode: p.peerNode,
+      peerPort: p.peerPort,
+      peer: addressOf(opts.addresses, p.peerNode, p.peerPort),
+      delayNs: p.delayNs,
+      rateBps: p.rateBps,
+    }));
+    for (const l of this.links) {
+      const k = endpointKey(l.peer.host, l.peer.port);
+      const list = this.ingress.get(k);
+      if (list === undefined) this.ingress.set(k, [l]);
+      else list.push(l);
+      const byIp = this.ingressByIp.get(l.peer.host);
+      if (byIp === undefined) this.ingressByIp.set(l.peer.host, [l]);
+      else byIp.push(l);
+    }
+    this.rings = this.links.map(() => new PortRing());
+    this.ringFires = this.links.map((_, i) => () => this.fireRing(i));
+    this.counters = {
+      txDatagrams: 0,
+      txBytes: 0,
+      rxDatagrams: 0,
+      rxBytes: 0,
+      garbage: {},
+      garbageTotal: 0,
+      encodeErrors: 0,
+      badSends: 0,
+      sendErrors: 0,
+      heldDrops: 0,
+      portTxBytes: this.links.map(() => 0),
+    };
+    this.socket.on('message', this.onMessage);
+  }
+
+  attach(fw: NodeFirmware): void {
+    this.firmware = fw;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  setTimer(atNs: number, fn: () => void): TimerId {
+    return this.timers.setTimer(atNs, fn);
+  }
+
+  cancelTimer(id: TimerId): void {
+    this.timers.cancelTimer(id);
+  }
+
+  nextPacketId(): number {
+    return ++this.packetIds;
+  }
+
+  send(port: number, pkt: Packet): void {
+    if (this.closed) return;
+    const link = this.links[port];
+    if (link === undefined) {
+      this.counters.badSends++;
+      return;
+    }
+    const now = this.clock.now();
+    for (let i = 0; i < this.taps.length; i++) this.taps[i].onTx?.(port, pkt, now);
+    this.counters.portTxBytes[port] += pkt.sizeBytes;
+    let buf: Buffer;
+    try {
+      buf = this.encode(pkt, port);
+    } catch (err) {
+      this.counters.encodeErrors++;
+      if (this.counters.encodeErrors <= 5)
+        this.log.error({ err: (err as Error).message, port, kind: pkt.kind }, 'frame not encodable');
+      return;
+    }
+    if (link.delayNs <= 0) {
+      this.transmit(link, buf);
+      return;
+    }
+    const ring = this.rings[port];
+    if (ring.count >= MAX_HELD_FRAMES) {
+      this.counters.heldDrops++;
+      return;
+    }
+    ring.push(now + link.delayNs, buf);
+    if (ring.count === 1) ring.timer = this.timers.setTimer(now + link.delayNs, this.ringFires[port]);
+  }
+
+  /** Send a runtime-level frame (clock sync) on `port` now, always in Geneve. */
+  sendControl(port: number, pkt: Packet): void {
+    const link = this.links[port];
+    if (link === undefined || this.closed) return;
+    pkt.sizeBytes = 0;
+    let buf: Buffer;
+    try {
+      buf = encapsulate(pkt, { vni: port });
+    } catch (err) {
+      this.counters.encodeErrors++;
+      this.log.error({ err: (err as Error).message }, 'control frame not encodable');
+      return;
+    }
+    this.transmit(link, buf);
+  }
+
+  private encode(pkt: Packet, port: number): Buffer {
+    return this.overlay === 'geneve' ? encapsulate(pkt, { vni: port }) : encapsulateVxlan(pkt, { vni: port });
+  }
+
+  private fireRing(port: number): void {
+    const ring = this.rings[port];
+    ring.timer = null;
+    const link = this.links[port];
+    const now = this.clock.now();
+    while (ring.count > 0 && ring.headTime() <= now) this.transmit(link, ring.shift());
+    if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.ringFires[port]);
+  }
+
+  private transmit(link: PortLink, buf: Buffer): void {
+    this.counters.txDatagrams++;
+    this.counters.txBytes += buf.length;
+    this.socket.send(buf, link.peer.port, link.peer.host, this.onSent);
+  }
+
+  private readonly onSent = (err: Error | null): void => {
+    if (err !== null) this.counters.sendErrors++;
+  };
+
+  private garbage(reason: GarbageReason): void {
+    this.counters.garbageTotal++;
+    this.counters.garbage[reason] = (this.counters.garbage[reason] ?? 0) + 1;
+  }
+
+  private readonly onMessage = (msg: Buffer, rinfo: { address: string; port: number }): void => {
+    if (this.closed) return;
+    this.counters.rxDatagrams++;
+    this.counters.rxBytes += msg.length;
+    let cands = this.ingress.get(endpointKey(rinfo.address, rinfo.port));
+    if (cands === undefined) cands = this.ingressByIp.get(rinfo.address);
+    if (cands === undefined) {
+      this.garbage('unknown-peer');
+      return;
+    }
+    const kind = overlayKindOf(msg);
+    if (kind === null) {
+      this.garbage('bad-overlay');
+      return;
+    }
+    let link = cands[0];
+    // The VNI is the sender's egress port: it picks the link among parallel ones.
+    const vni = (msg[4] << 16) | (msg[5] << 8) | msg[6];
+    if (cands.length > 1 || link.peerPort !== vni) {
+      let found: PortLink | undefined;
+      for (const c of cands) if (c.peerPort === vni) found = c;
+      if (found === undefined) {
+        this.garbage('bad-port');
+        return;
+      }
+      link = found;
+    }
+    const pkt =
+      kind === 'geneve' ? decapsulate(msg, this.decodeOpts) : decapsulateVxlan(msg, this.decodeOpts);
+    if ('code' in pkt) {
+      this.garbage(pkt.code);
+      return;
+    }
+    if (pkt.kind === FrameKind.Sync) {
+      this.onSync?.(link.port, pkt, this.preciseNow());
+      return;
+    }
+    const fw = this.firmware;
+    if (fw === null) return;
+    const now = this.clock.now();
+    for (let i = 0; i < this.taps.length; i++) this.taps[i].onRx?.(link.port, pkt, now);
+    fw.receive(link.port, pkt);
+  };
+
+  /** Frames still held for propagation delay. */
+  get heldFrames(): number {
+    let n = 0;
+    for (const r of this.rings) n += r.count;
+    return n;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket.off('message', this.onMessage);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The virtual runtime's event loop: the project's timer queue (src/time/timer-queue.ts, the
+ * same (time, seq) heap as VirtualScheduler) plus one FIFO per distinct link delay.
+ *
+ * Why not VirtualScheduler alone: half of all events are frame arrivals, and on a link of
+ * constant delay d a frame sent at t arrives at t + d. Frames enter the network in time order,
+ * so all arrivals over links of the same delay come out in the order they were sent: a FIFO per
+ * delay class is already sorted. Keeping them out of the heap saves a heap push and pop per
+ * packet-hop. Timer semantics are VirtualScheduler's (integer ns, past times clamp to now,
+ * fractional times round up, FIFO among equal times); at equal times heap timers run before
+ * arrivals, a fixed rule, so runs stay deterministic.
+ */
+import type { TimerId, TimerService } from '../../env/env.js';
+import { TimerQueue } from '../../time/timer-queue.js';
+
+/** Something that has frames in flight on links of one delay class. */
+export interface ArrivalSink {
+  /** Deliver the oldest frame in flight (the one the class scheduled). */
+  arrive(): void;
+}
+
+export class DelayClass {
+  private sinks: (ArrivalSink | null)[] = new Array(64).fill(null);
+  private times = new Float64Array(64);
+  private head = 0;
+  count = 0;
+
+  constructor(readonly delayNs: number) {}
+
+  /** Time of the oldest pending arrival (valid when count > 0). */
+  get headTimeNs(): number {
+    return this.times[this.head];
+  }
+
+  push(sink: ArrivalSink, atNs: number): void {
+    if (this.count === this.sinks.length) this.grow();
+    const tail = (this.head + this.count) & (this.sinks.length - 1);
+    this.sinks[tail] = sink;
+    this.times[tail] = atNs;
+    this.count++;
+  }
+
+  shift(): ArrivalSink {
+    const i = this.head;
+    const s = this.sinks[i]!;
+    this.sinks[i] = null;
+    this.head = (i + 1) & (this.sinks.length - 1);
+    this.count--;
+    return s;
+  }
+
+  private grow(): void {
+    const n = this.sinks.length;
+    const sinks: (ArrivalSink | null)[] = new Array(n * 2).fill(null);
+    const times = new Float64Array(n * 2);
+    for (let k = 0; k < this.count; k++) {
+      const j = (this.head + k) & (n - 1);
+      sinks[k] = this.sinks[j];
+      times[k] = this.times[j];
+    }
+    this.sinks = sinks;
+    this.times = times;
+    this.head = 0;
+  }
+}
+
+export class EngineScheduler implements TimerService {
+  private readonly queue = new TimerQueue();
+  private readonly classes: DelayClass[] = [];
+  private nowNs = 0;
+  private processed = 0;
+  private running = false;
+  private stopRequested = false;
+
+  now(): number {
+    return this.nowNs;
+  }
+
+  setTimer(atNs: number, fn: () => void): TimerId {
+    let t = atNs;
+    if (t > this.nowNs) {
+      if (t > Number.MAX_SAFE_INTEGER) throw new RangeError(`timer time ${atNs} ns is beyond 2^53 ns`);
+      t = Math.ceil(t);
+    } else if (t <= this.nowNs) {
+      t = this.nowNs;
+    } else {
+      throw new RangeError(`timer time must be a number of ns, got ${atNs}`);
+    }
+    return this.queue.push(t, fn);
+  }
+
+  cancelTimer(id: TimerId): void {
+    this.queue.cancel(id);
+  }
+
+  /** The FIFO of links with this (integer, ≥ 0) delay. */
+  delayClass(delayNs: number): DelayClass {
+    let c = this.classes.find((x) => x.delayNs === delayNs);
+    if (c === undefined) {
+      c = new DelayClass(delayNs);
+      this.classes.push(c);
+    }
+    return c;
+  }
+
+  /** Pending timers and arrivals. */
+  get pending(): number {
+    let n = this.queue.size;
+    for (const c of this.classes) n += c.count;
+    return n;
+  }
+
+  /** Callbacks and arrivals run since construction. */
+  get eventsProcessed(): number {
+    return this.processed;
+  }
+
+  /** Make the current `run()` return after the event that is running now. */
+  stop(): void {
+    this.stopRequested = true;
+  }
+
+  /**
+   * Run events in order until none is left, the next one lies after `untilNs`, or `stop()` is
+   * called. When the run ends because of `untilNs`, the clock advances to `untilNs`.
+   */
+  run(untilNs: number = Number.POSITIVE_INFINITY): number {
+    if (this.running) throw new Error('EngineScheduler.run() called from inside an event');
+    if (Number.isNaN(untilNs)) throw new RangeError('run(untilNs): untilNs is NaN');
+    this.running = true;
+    this.stopRequested = false;
+    const queue = this.queue;
+    const classes = this.classes;
+    const before = this.processed;
+    try {
+      while (!this.stopRequested) {
+        let t = queue.peekTime();
+        let next: DelayClass | null = null;
+        for (let i = 0; i < classes.length; i++) {
+          const c = classes[i];
+          if (c.count > 0 && c.headTimeNs < t) {
+            t = c.headTimeNs;
+            next = c;
+          }
+        }
+        if (t > untilNs) break;
+        this.nowNs = t;
+        this.processed++;
+        if (next === null) queue.popUntil(t)!();
+        else next.shift().arrive();
+      }
+      if (!this.stopRequested && untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) {
+        this.nowNs = Math.floor(untilNs);
+      }
+    } finally {
+      this.running = false;
+    }
+    return this.processed - before;
+  }
+}
