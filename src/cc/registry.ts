@@ -5,7 +5,11 @@
  */
 import { z } from 'zod';
 import { dcqcn } from './dcqcn/index.js';
+import { dctcp } from './dctcp/index.js';
+import { hpcc } from './hpcc/index.js';
 import { none } from './none/index.js';
+import { swift } from './swift/index.js';
+import { timely } from './timely/index.js';
 import type { CcAlgorithm } from './types.js';
 
 /** Bad algorithm name, profile or parameter. The message is one line naming the problem. */
@@ -160,3 +164,7 @@ export function resolveCc(
 
 registerAlgorithm(none);
 registerAlgorithm(dcqcn);
+registerAlgorithm(hpcc);
+registerAlgorithm(timely);
+registerAlgorithm(dctcp);
+registerAlgorithm(swift);
