@@ -76,8 +76,8 @@ export function parseScenarioText(text: string, opts: ParseOptions = {}): Scenar
     if (typeof data !== 'object' || Array.isArray(data))
       throw new ConfigError('', `expected a map of scenario keys at the top level, got ${showValue(data)}`);
     // Top-level `x-…` keys are free-form (a place for YAML anchors), as in docker-compose.
-    for (const key of Object.keys(data))
-      if (key.startsWith('x-')) delete (data as Record<string, unknown>)[key];
+    const top = data as Record<string, unknown>;
+    for (const key of Object.keys(top)) if (key.startsWith('x-')) delete top[key];
 
     const overridden: Array<Array<string | number>> = [];
     for (const o of opts.overrides ?? []) {
