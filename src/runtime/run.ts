@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createNic } from '../../nic/api.js';
 import { createSwitch } from '../../switch/api.js';
+import type { SwitchCpFactory } from '../../switch/cp.js';
 import { ConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
 import { type Results, serializeResults } from '../stats/results.js';
@@ -36,6 +37,8 @@ export interface RunOptions {
   createSwitch?: SwitchFactory;
   loss?: LinkLoss;
   drop?: DropFilter;
+  /** Switch-side plug-ins by name (see SetupOptions.cpFactories). */
+  cpFactories?: Record<string, SwitchCpFactory>;
 }
 
 export interface RunOutput {
@@ -52,7 +55,7 @@ export function runScenario(opts: RunOptions): RunOutput {
   const runtime = opts.runtime ?? 'virtual';
   if (runtime !== 'virtual')
     throw new ConfigError('runtime', `the ${runtime} runtime is not available in this build (use virtual)`);
-  const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed });
+  const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });
   const s = setup.scenario;
   const outDir = resolve(opts.outDir);
   mkdirSync(outDir, { recursive: true });
@@ -73,6 +76,7 @@ export function runScenario(opts: RunOptions): RunOutput {
     loss: opts.loss,
     drop: opts.drop,
     tap: pcap?.tap,
+    warnings: setup.warnings,
   });
   const t0 = performance.now();
   let results: Results;

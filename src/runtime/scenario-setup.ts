@@ -6,7 +6,8 @@
  */
 import type { CcSpec, NicConfig } from '../../nic/api.js';
 import type { SwitchConfig, EcnConfig as SwitchEcn } from '../../switch/api.js';
-import { CcConfigError, resolveCc } from '../cc/registry.js';
+import type { SwitchCpFactory } from '../../switch/cp.js';
+import { CcConfigError, getAlgorithm, resolveCc } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
 import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js';
 import { createRng } from '../env/rng.js';
@@ -23,6 +24,8 @@ export interface RunSetup {
   workload: Workload;
   /** CC of every host (after a run-wide override). */
   ccByHost: Map<string, CcSpec>;
+  /** Things the run should report (e.g. switch-side logic that is not available). */
+  warnings: string[];
   nicConfig(node: TopologyNode, base: Pick<NicConfig, 'name' | 'ip' | 'port'>): Omit<NicConfig, 'observer'>;
   switchConfig(
     node: TopologyNode,
@@ -35,6 +38,11 @@ export interface SetupOptions {
   cc?: string;
   /** Replaces the scenario's seed (--seed). */
   seed?: number;
+  /**
+   * Switch-side plug-ins by the name algorithms give in `CcAlgorithm.cp` (e.g. srcc). Every
+   * switch runs those of the algorithms some host uses.
+   */
+  cpFactories?: Record<string, SwitchCpFactory>;
 }
 
 /** Rethrow the library's own input errors as ConfigError (exit 2, one line). */
@@ -131,6 +139,17 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     for (const h of topo.hosts) ccByHost.set(h.name, ccSpec(opts.cc ?? nicFor(s, h.name).cc));
     // A cc section for an algorithm no host runs is still checked, so typos do not pass silently.
     for (const name of Object.keys(s.cc)) ccSpec(name);
+    const warnings: string[] = [];
+    const cp: SwitchCpFactory[] = [];
+    const cpNames = new Set<string>();
+    for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {
+      const cpName = getAlgorithm(name).cp;
+      if (cpName === undefined || cpNames.has(cpName)) continue;
+      cpNames.add(cpName);
+      const f = opts.cpFactories?.[cpName];
+      if (f !== undefined) cp.push(f);
+      else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
+    }
 
     const sw = s.defaults.switch;
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
@@ -151,6 +170,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       routes,
       workload,
       ccByHost,
+      warnings,
       nicConfig(node, base) {
         const n = nicFor(s, node.name);
         return {
@@ -190,6 +210,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           // salt everywhere would polarise a fat-tree (an agg picks the core its ToR's hash picked).
           ecmpSeed: node.index + 1,
           int: sw.int,
+          ...(cp.length > 0 ? { cp } : {}),
         };
       },
     };

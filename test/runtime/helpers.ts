@@ -47,6 +47,7 @@ export function makeRun(
     loss: o.loss,
     drop: o.drop,
     tap: o.tap,
+    warnings: setup.warnings,
   });
   return { run, setup };
 }

@@ -88,7 +88,7 @@ export class Link implements ArrivalSink {
       this.lost++;
       return;
     }
-    if (this.drop !== null && this.drop(this.from, this.port, pkt)) {
+    if (this.drop?.(this.from, this.port, pkt)) {
       this.lost++;
       return;
     }

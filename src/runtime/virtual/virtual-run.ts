@@ -64,6 +64,8 @@ export interface VirtualRunInput {
   drop?: DropFilter;
   /** Extra observer of frames on links (pcap). */
   tap?: LinkTap;
+  /** Warnings known before the run (copied into results). */
+  warnings?: string[];
   log?: Logger;
 }
 
@@ -122,7 +124,7 @@ export class VirtualRun {
   readonly flows: FlowState[];
   readonly durationNs: number;
   readonly sampleIntervalNs: number;
-  readonly warnings: string[] = [];
+  readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
   private readonly hostRx: Map<number, QpState>[];
   private readonly staticStarts: FlowSpec[];
@@ -143,6 +145,7 @@ export class VirtualRun {
 
   constructor(private readonly inp: VirtualRunInput) {
     this.topo = inp.topo;
+    this.warnings = [...(inp.warnings ?? [])];
     this.routes = inp.routes ?? computeRoutes(inp.topo);
     this.durationNs = inp.durationNs;
     this.sampleIntervalNs = Math.max(1, Math.round(inp.sampleIntervalNs ?? inp.durationNs / 2000));

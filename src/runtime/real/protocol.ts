@@ -1,0 +1,119 @@
+/**
+ * Messages between a launcher and its nodes (IPC over the child-process channel), and the report
+ * a node hands back at the end. docs/realtime.md describes the lifecycle:
+ *
+ *   node → ready ─┐ (socket bound, metrics listening)
+ *   launcher → start { t0MonoNs }   once every node is ready: emulated 0 = host monotonic t0
+ *   node → synced (first clock-sync round done), flowDone (sender hosts), progress
+ *   launcher → startFlow            flows that wait for a barrier group (relayed)
+ *   launcher → finish { endNs }     all flows completed, the duration passed, or the watchdog
+ *   node → report                   counters, flows, series; then the node exits
+ */
+import type { PortResult, SeriesPoints } from '../../stats/results.js';
+
+export interface NodeFlowReport {
+  id: number;
+  started: boolean;
+  startNs: number;
+  endNs: number | null;
+  postedBytes: number;
+  messagesPosted: number;
+  /** Sender completions (first ones; duplicates are counted apart). */
+  senderCompletions: number;
+}
+
+export interface NodeRxReport {
+  flowId: number;
+  /** In-order payload bytes that reached the receiving host (the go-back-N rule). */
+  deliveredBytes: number;
+  /** Messages the receiving NIC completed for this flow. */
+  receiverCompletions: number;
+}
+
+export interface NodeClockReport {
+  timeScale: number;
+  /** Injected skew, emulated ns (CLOCK_SKEW_NS / timeScale). */
+  skewNs: number;
+  /** Clock-sync correction applied, emulated ns. */
+  correctionNs: number;
+  /** Residual measured by the latest sync round, emulated ns (null: reference node or no round). */
+  residualNs: number | null;
+  /** Smallest two-way delay of the latest round, emulated ns. */
+  delayNs: number | null;
+  rounds: number;
+  syncRef: string;
+}
+
+export interface NodeLoadReport {
+  /** Event-loop delay (perf_hooks), real ns. */
+  eventLoopP50Ns: number;
+  eventLoopP99Ns: number;
+  eventLoopMaxNs: number;
+  /** Lateness of firmware timers, emulated ns. */
+  timerMeanLateNs: number;
+  timerMaxLateNs: number;
+  /** Per port: achieved / expected rate over the windows in which the port had work. */
+  ports: {
+    port: number;
+    configuredBps: number;
+    achievedBps: number;
+    ratio: number | null;
+    loadedWindows: number;
+  }[];
+}
+
+export interface NodeReport {
+  node: string;
+  kind: 'host' | 'switch';
+  incarnation: number;
+  /** Emulated time the node's report was taken at. */
+  endNs: number;
+  ports: PortResult[];
+  host: {
+    cnpTx: number;
+    cnpRx: number;
+    nackTx: number;
+    retransmits: number;
+    rxBytes: number;
+    timeouts: number;
+    duplicateRx: number;
+  } | null;
+  flows: NodeFlowReport[];
+  rx: NodeRxReport[];
+  /** Receiver completions whose message id had already completed (must stay 0: exactly once). */
+  duplicateDeliveries: number;
+  /** Sender completions seen twice. */
+  duplicateCompletions: number;
+  series: { queue: Record<string, SeriesPoints>; rate: Record<string, SeriesPoints> };
+  clock: NodeClockReport;
+  load: NodeLoadReport;
+  io: {
+    txDatagrams: number;
+    rxDatagrams: number;
+    garbage: Record<string, number>;
+    garbageTotal: number;
+    encodeErrors: number;
+    sendErrors: number;
+    heldDrops: number;
+  };
+  firmware: { malformed: number; unroutable: number; ttlExpired: number; losslessDrops: number };
+  warnings: string[];
+}
+
+export type LauncherMessage =
+  | { t: 'start'; t0MonoNs: number }
+  | { t: 'startFlow'; flowId: number; atNs: number }
+  | { t: 'finish'; endNs: number };
+
+export type NodeMessage =
+  | { t: 'ready'; node: string; pid: number; address: string; metrics: string | null }
+  | { t: 'synced'; node: string; residualNs: number; correctionNs: number }
+  | { t: 'flowDone'; node: string; flowId: number; endNs: number }
+  | { t: 'report'; node: string; report: NodeReport }
+  | { t: 'fatal'; node: string; message: string };
+
+/** Host CLOCK_MONOTONIC in ns, shared by every process on this kernel (netns and containers too). */
+const originNs = Number(process.hrtime.bigint()) - performance.now() * 1e6;
+export function hostMonotonicNs(): number {
+  return performance.now() * 1e6 + originNs;
+}
