@@ -97,7 +97,7 @@ describe('RealClock', () => {
     await new Promise((r) => setTimeout(r, 20));
     const b = c.now();
     // 20 ms real = 20 µs emulated at TDF 1000; allow generous scheduling slack.
-    expect(b - a).toBeGreaterThanOrEqual(19_000);
+    expect(b - a).toBeGreaterThanOrEqual(15_000);
     expect(b - a).toBeLessThan(500_000);
   });
 });
