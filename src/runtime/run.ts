@@ -49,6 +49,8 @@ export interface RunOutput {
   /** Wall-clock time of the emulation, ms, and the scheduler events it ran. */
   wallMs: number;
   events: number;
+  /** Frames carried over links (packets × hops). */
+  packetHops: number;
 }
 
 export function runScenario(opts: RunOptions): RunOutput {
@@ -98,11 +100,19 @@ export function runScenario(opts: RunOptions): RunOutput {
     else
       print(
         formatSummaryTable(results, {
-          'wall time': `${(wallMs / 1000).toFixed(2)} s (${run.sched.eventsProcessed} events)`,
+          'wall time': `${(wallMs / 1000).toFixed(2)} s (${run.sched.eventsProcessed} events, ${(run.packetHops() / 1000 / wallMs).toFixed(2)} M packet-hops/s)`,
           results: resultsPath,
           ...(pcapFiles.length > 0 ? { pcap: `${pcapFiles.length} files in ${join(outDir, 'pcap')}` } : {}),
         }),
       );
   }
-  return { results, outDir, resultsPath, pcapFiles, wallMs, events: run.sched.eventsProcessed };
+  return {
+    results,
+    outDir,
+    resultsPath,
+    pcapFiles,
+    wallMs,
+    events: run.sched.eventsProcessed,
+    packetHops: run.packetHops(),
+  };
 }

@@ -441,6 +441,13 @@ export class VirtualRun {
 
   // --- driving --------------------------------------------------------------------------------
 
+  /** Frames put on any link so far (one per packet per hop): the engine's unit of work. */
+  packetHops(): number {
+    let n = 0;
+    for (const links of this.fabric.links.values()) for (const l of links) n += l.txFrames;
+    return n;
+  }
+
   /** True when every flow has completed. */
   get done(): boolean {
     return this.completed === this.flows.length;

@@ -1,0 +1,852 @@
+/**
+ * `rocelab node`: one NIC or switch of a real run, in its own OS process, configured from
+ * environment variables (docs/realtime.md has the full contract):
+ *
+ *   NODE              node name in the topology (h1, s1, …)                        required
+ *   SCENARIO          scenario YAML (alias TOPOLOGY), with ROCELAB_SET/SET "k=v;k=v" and SEED
+ *   SCENARIO_JSON     …or a resolved scenario written by a launcher (takes precedence)
+ *   CC, CC_<PARAM>    algorithm of every host, and its parameters (CC_RAI=40Mbps)
+ *   TIME_SCALE        time-dilation factor (default: the scenario's timeScale)
+ *   ADDRESS_MAP       JSON {"<node>[:<port>]": "ip:udpPort"} or @file; BIND overrides the local socket
+ *   OVERLAY           geneve (default) | vxlan
+ *   METRICS_PORT      GET /metrics port (unset: no server); METRICS_HOST (default: the node's IP)
+ *   LOG_LEVEL         pino level (default info); logs are JSON lines on stdout
+ *   PCAP              directory for <node>-p<port>.pcap of the emulated frames
+ *   CLOCK_SKEW_NS     injected clock error in real ns (tests); CLOCK_DRIFT_PPM
+ *   SYNC_REF          clock-sync reference node (default: the first switch)
+ *   START_AT_MONO_NS  standalone start: host CLOCK_MONOTONIC ns of emulated t=0 (else now + START_DELAY_MS)
+ *   REPORT_FILE       standalone: where the node writes its report when it ends
+ *
+ * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
+ * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at
+ * START_AT_MONO_NS and ends at the scenario's duration or on SIGTERM, writing REPORT_FILE.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pino } from 'pino';
+import { createNic, type Nic } from '../../../nic/api.js';
+import { createSwitch, type Switch } from '../../../switch/api.js';
+import { listAlgorithms } from '../../cc/registry.js';
+import { ConfigError } from '../../config/errors.js';
+import { loadScenario } from '../../config/load.js';
+import type { Scenario } from '../../config/scenario.js';
+import type { Logger } from '../../env/env.js';
+import { createRng } from '../../env/rng.js';
+import { createNodeMetrics, type NodeMetrics } from '../../metrics/node-metrics.js';
+import { idealFctNs, slowdown } from '../../stats/fct.js';
+import type { PortResult, SeriesPoints } from '../../stats/results.js';
+import { RealClock, RealTimerService } from '../../time/real-clock.js';
+import type { TopologyNode } from '../../topology/model.js';
+import { setupRun } from '../scenario-setup.js';
+import { createPcapTap, type PcapTap } from '../virtual/pcap-tap.js';
+import {
+  AddressError,
+  type AddressMap,
+  addressOf,
+  type Endpoint,
+  GENEVE_UDP_PORT,
+  localAddressMap,
+  parseAddressMap,
+  parseEndpoint,
+  VXLAN_UDP_PORT,
+} from './addresses.js';
+import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
+import { HostDriver } from './host-driver.js';
+import { type Overlay, RealNodeEnv } from './node-env.js';
+import { peerMacOf, planRun, type RunPlan } from './plan.js';
+import {
+  hostMonotonicNs,
+  type LauncherMessage,
+  type NodeLoadReport,
+  type NodeMessage,
+  type NodeReport,
+} from './protocol.js';
+import { scenarioFromJson } from './scenario-json.js';
+
+export interface NodeConfig {
+  name: string;
+  scenario: Scenario;
+  cc: string | undefined;
+  seed: number | undefined;
+  timeScale: number;
+  addresses: AddressMap;
+  bind: Endpoint;
+  overlay: Overlay;
+  metrics: { host: string; port: number } | null;
+  logLevel: string;
+  pcapDir: string | null;
+  skewRealNs: number;
+  driftPpm: number;
+  syncRef: string | null;
+  syncIntervalMs: number;
+  syncExchanges: number;
+  startAtMonoNs: number | null;
+  startDelayMs: number;
+  reportFile: string | null;
+  incarnation: number;
+  timerSpinMs: number;
+  verifyIcrc: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function num(env: Env, key: string, def: number, check: (v: number) => boolean = Number.isFinite): number {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === '') return def;
+  const v = Number(raw);
+  if (!check(v)) throw new ConfigError(key, `invalid value ${JSON.stringify(raw)}`);
+  return v;
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/_/g, '');
+
+/** CC_<PARAM>=value → cc.<algorithm>.<param>, matching the registry's names and aliases. */
+function applyCcEnv(s: Scenario, env: Env, cc: string | undefined): void {
+  const keys = Object.keys(env).filter((k) => k.startsWith('CC_') && env[k] !== undefined);
+  if (keys.length === 0) return;
+  const algName = cc ?? s.defaults.nic.cc;
+  const alg = listAlgorithms().find((a) => a.name === algName);
+  const known = alg === undefined ? [] : [...alg.params.map((p) => p.name), ...Object.keys(alg.aliases)];
+  const section = (s.cc[algName] ??= { profile: null, params: {} });
+  for (const k of keys) {
+    const want = norm(k.slice(3));
+    const name = known.find((n) => norm(n) === want) ?? k.slice(3).toLowerCase();
+    const raw = env[k]!;
+    const asNum = Number(raw);
+    section.params[name] = raw.trim() !== '' && Number.isFinite(asNum) ? asNum : raw;
+  }
+}
+
+export function nodeConfigFromEnv(env: Env): NodeConfig {
+  const name = env.NODE ?? env.ROCELAB_NODE;
+  if (name === undefined || name === '')
+    throw new ConfigError('NODE', 'required: the name of the node to run');
+  const cc = env.CC !== undefined && env.CC !== '' ? env.CC : undefined;
+  const seed =
+    env.SEED !== undefined && env.SEED !== '' ? num(env, 'SEED', 0, Number.isSafeInteger) : undefined;
+  let scenario: Scenario;
+  if (env.SCENARIO_JSON !== undefined && env.SCENARIO_JSON !== '') {
+    scenario = scenarioFromJson(readFileSync(env.SCENARIO_JSON, 'utf8'));
+  } else {
+    const file = env.SCENARIO ?? env.TOPOLOGY;
+    if (file === undefined || file === '') throw new ConfigError('SCENARIO', 'required: a scenario file');
+    const sets = (env.ROCELAB_SET ?? env.SET ?? '')
+      .split(/[;\n]/)
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
+    if (seed !== undefined) sets.push(`seed=${seed}`);
+    scenario = loadScenario(file, sets);
+  }
+  applyCcEnv(scenario, env, cc);
+  const timeScale = num(env, 'TIME_SCALE', scenario.timeScale, (v) => v > 0 && Number.isFinite(v));
+  const overlayRaw = env.OVERLAY ?? 'geneve';
+  if (overlayRaw !== 'geneve' && overlayRaw !== 'vxlan')
+    throw new ConfigError('OVERLAY', `expected geneve or vxlan, got ${JSON.stringify(overlayRaw)}`);
+  const overlay: Overlay = overlayRaw;
+  let addresses: AddressMap;
+  const rawMap = env.ADDRESS_MAP;
+  try {
+    if (rawMap !== undefined && rawMap !== '') {
+      addresses = parseAddressMap(rawMap.startsWith('@') ? readFileSync(rawMap.slice(1), 'utf8') : rawMap);
+    } else {
+      // Standalone on one machine without a map: the local launcher's layout in block LOCAL_BLOCK.
+      const topoNames = setupRun(scenario, { cc, seed }).topo.nodes.map((n) => n.name);
+      addresses = localAddressMap(
+        topoNames,
+        num(env, 'LOCAL_BLOCK', 0, Number.isInteger),
+        overlay === 'geneve' ? GENEVE_UDP_PORT : VXLAN_UDP_PORT,
+      );
+    }
+  } catch (err) {
+    if (err instanceof AddressError) throw new ConfigError('ADDRESS_MAP', err.message);
+    throw err;
+  }
+  let bind: Endpoint;
+  try {
+    bind =
+      env.BIND !== undefined && env.BIND !== ''
+        ? parseEndpoint(env.BIND, 'BIND')
+        : addressOf(addresses, name);
+  } catch (err) {
+    if (err instanceof AddressError) throw new ConfigError('BIND', err.message);
+    throw err;
+  }
+  const metricsPort = env.METRICS_PORT;
+  const metrics =
+    metricsPort === undefined || metricsPort === ''
+      ? null
+      : {
+          host: env.METRICS_HOST ?? bind.host,
+          port: num(env, 'METRICS_PORT', 0, (v) => Number.isInteger(v) && v >= 0 && v <= 65535),
+        };
+  return {
+    name,
+    scenario,
+    cc,
+    seed,
+    timeScale,
+    addresses,
+    bind,
+    overlay,
+    metrics,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    pcapDir: env.PCAP !== undefined && env.PCAP !== '' && env.PCAP !== '0' ? env.PCAP : null,
+    skewRealNs: num(env, 'CLOCK_SKEW_NS', 0),
+    driftPpm: num(env, 'CLOCK_DRIFT_PPM', 0),
+    syncRef: env.SYNC_REF !== undefined && env.SYNC_REF !== '' ? env.SYNC_REF : null,
+    syncIntervalMs: num(env, 'SYNC_INTERVAL_MS', 300, (v) => v >= 10),
+    syncExchanges: num(env, 'SYNC_EXCHANGES', 8, (v) => Number.isInteger(v) && v >= 1 && v <= 1000),
+    startAtMonoNs: env.START_AT_MONO_NS !== undefined ? num(env, 'START_AT_MONO_NS', 0) : null,
+    startDelayMs: num(env, 'START_DELAY_MS', 1000, (v) => v >= 0),
+    reportFile: env.REPORT_FILE !== undefined && env.REPORT_FILE !== '' ? env.REPORT_FILE : null,
+    incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
+    timerSpinMs: num(env, 'TIMER_SPIN_MS', 0.3, (v) => v >= 0 && v <= 50),
+    verifyIcrc: env.VERIFY_ICRC !== '0',
+  };
+}
+
+/** Per-port accounting of achieved vs expected rate over sampling windows with work queued. */
+interface PortLoad {
+  configuredBps: number;
+  lastTxBytes: number;
+  loadedWindows: number;
+  loadedBytes: number;
+  loadedNs: number;
+  expectedBitNs: number;
+  lastAchievedBps: number;
+  wasLoaded: boolean;
+}
+
+export class RealNode {
+  readonly cfg: NodeConfig;
+  readonly plan: RunPlan;
+  readonly me: TopologyNode;
+  readonly log: pino.Logger;
+  private readonly setup: ReturnType<typeof setupRun>;
+  private socket: Socket | null = null;
+  private metrics: NodeMetrics | null = null;
+  private metricsAddress: string | null = null;
+  private clock: RealClock | null = null;
+  private timers: RealTimerService | null = null;
+  env: RealNodeEnv | null = null;
+  nic: Nic | null = null;
+  sw: Switch | null = null;
+  driver: HostDriver | null = null;
+  private sync: ClockSyncClient | null = null;
+  private pcap: PcapTap | null = null;
+  private readonly loop = monitorEventLoopDelay({ resolution: 1 });
+  private readonly queueSeries = new Map<number, number[]>();
+  private readonly queueMax = new Map<number, number>();
+  private readonly rateSeries = new Map<number, number[]>();
+  private portLoad: PortLoad[] = [];
+  private lastSampleNs = 0;
+  private readonly skewNs: number;
+  private epochNs = 0;
+  private finished = false;
+  private readonly syncRef: string;
+  private syncedOnce = false;
+  private readonly warnings: string[] = [];
+  /** Messages to the launcher (IPC); null when standalone. */
+  private readonly send: ((m: NodeMessage) => void) | null;
+  private exitResolve: (() => void) | null = null;
+
+  constructor(cfg: NodeConfig, send: ((m: NodeMessage) => void) | null) {
+    this.cfg = cfg;
+    this.send = send;
+    this.setup = setupRun(cfg.scenario, { cc: cfg.cc, seed: cfg.seed });
+    this.plan = planRun(this.setup);
+    const me = this.setup.topo.byName.get(cfg.name);
+    if (me === undefined) {
+      const names = this.setup.topo.nodes.map((n) => n.name);
+      throw new ConfigError(
+        'NODE',
+        `no node "${cfg.name}" in the topology (nodes: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''})`,
+      );
+    }
+    this.me = me;
+    this.skewNs = cfg.skewRealNs / cfg.timeScale;
+    this.syncRef = cfg.syncRef ?? defaultSyncRef(this.setup.topo);
+    if (!this.setup.topo.byName.has(this.syncRef))
+      throw new ConfigError('SYNC_REF', `no node "${this.syncRef}"`);
+    this.log = pino({ level: cfg.logLevel, base: { node: cfg.name, pid: process.pid } });
+  }
+
+  /** Bind the socket and the metrics server. */
+  async open(): Promise<void> {
+    const sock = createSocket({ type: 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
+    await new Promise<void>((resolve, reject) => {
+      sock.once('error', reject);
+      sock.bind(this.cfg.bind.port, this.cfg.bind.host, () => {
+        sock.off('error', reject);
+        resolve();
+      });
+    });
+    sock.on('error', (err) => this.log.error({ err: err.message }, 'socket error'));
+    this.socket = sock;
+    this.loop.enable();
+    if (this.cfg.metrics !== null) {
+      this.metrics = this.createMetrics();
+      this.metricsAddress = await this.metrics.listen(this.cfg.metrics.host, this.cfg.metrics.port);
+    }
+    this.log.info(
+      {
+        address: `${this.cfg.bind.host}:${this.cfg.bind.port}`,
+        metrics: this.metricsAddress,
+        timeScale: this.cfg.timeScale,
+      },
+      'node ready',
+    );
+    this.send?.({
+      t: 'ready',
+      node: this.cfg.name,
+      pid: process.pid,
+      address: `${this.cfg.bind.host}:${this.cfg.bind.port}`,
+      metrics: this.metricsAddress,
+    });
+  }
+
+  /** Corrected emulated ns, unrounded. */
+  private readonly preciseNow = (): number => {
+    const c = this.clock!;
+    return (
+      ((c.realNowNs() - this.epochNs) / this.cfg.timeScale) * (1 + this.cfg.driftPpm * 1e-6) +
+      this.skewNs +
+      c.offsetNs
+    );
+  };
+
+  /** Emulated t=0 is host-monotonic `t0MonoNs`: build the clock, firmware, and start. */
+  start(t0MonoNs: number): void {
+    if (this.clock !== null) return;
+    const cfg = this.cfg;
+    this.epochNs = t0MonoNs;
+    const clock = new RealClock({
+      timeScale: cfg.timeScale,
+      epochRealNs: t0MonoNs,
+      source: hostMonotonicNs,
+      skew: { offsetNs: this.skewNs, driftPpm: cfg.driftPpm },
+    });
+    this.clock = clock;
+    this.timers = new RealTimerService(clock, {
+      spinMs: cfg.timerSpinMs,
+      onError: (err) => this.fatal(err),
+    });
+    const rng = createRng(cfg.seed ?? cfg.scenario.seed).fork(this.me.name);
+    const log = this.firmwareLogger();
+    const env = new RealNodeEnv({
+      node: this.me,
+      topo: this.setup.topo,
+      addresses: cfg.addresses,
+      socket: this.socket!,
+      clock,
+      timers: this.timers,
+      overlay: cfg.overlay,
+      rng,
+      log,
+      preciseNow: this.preciseNow,
+      verifyIcrc: cfg.verifyIcrc,
+    });
+    this.env = env;
+    this.createFirmware(env);
+    if (this.metrics !== null) this.attachMetricsTaps(this.metrics);
+    if (cfg.pcapDir !== null) {
+      const pcap = createPcapTap(cfg.pcapDir);
+      this.pcap = pcap;
+      const me = this.me;
+      env.taps.push({
+        onTx: (port, pkt, t) => pcap.tap.onTx!(me, port, pkt, t),
+        onRx: (port, pkt, t) => pcap.tap.onRx!(me, port, pkt, t),
+      });
+    }
+    this.startClockSync(env);
+    this.portLoad = env.links.map((l) => ({
+      configuredBps: l.rateBps,
+      lastTxBytes: 0,
+      loadedWindows: 0,
+      loadedBytes: 0,
+      loadedNs: 0,
+      expectedBitNs: 0,
+      lastAchievedBps: Number.NaN,
+      wasLoaded: false,
+    }));
+    this.timers.setTimer(0, this.sample);
+    this.driver?.armStarts();
+    if (this.send === null) {
+      // Standalone: end at the scenario's duration.
+      this.timers.setTimer(cfg.scenario.durationNs, () => void this.finish(cfg.scenario.durationNs));
+    }
+    this.log.info({ t0MonoNs, syncRef: this.syncRef, skewNs: this.skewNs }, 'started');
+  }
+
+  private firmwareLogger(): Logger {
+    const l = this.log;
+    return {
+      debug: (o, m) => l.debug(o, m),
+      info: (o, m) => l.info(o, m),
+      warn: (o, m) => l.warn(o, m),
+      error: (o, m) => l.error(o, m),
+    };
+  }
+
+  private createFirmware(env: RealNodeEnv): void {
+    const me = this.me;
+    const topo = this.setup.topo;
+    if (me.kind === 'host') {
+      const p = me.ports[0];
+      const cfg = this.setup.nicConfig(me, {
+        name: me.name,
+        ip: me.ip,
+        port: { rateBps: p.rateBps, mac: p.mac, peerMac: peerMacOf(topo, me, 0) },
+      });
+      const driver = new HostDriver(me, this.plan, env, {
+        flowDone: (flowId, endNs, fctNs) => {
+          this.send?.({ t: 'flowDone', node: me.name, flowId, endNs });
+          const f = this.plan.flows[flowId];
+          const ideal = idealFctNs({
+            sizeBytes: Math.max(
+              1,
+              f.messageBytes === null ? this.driver!.txFlows.get(flowId)!.postedBytes : f.spec.sizeBytes,
+            ),
+            mtuBytes: f.mtuBytes,
+            verb: f.verb,
+            hpccBaseRttNs: f.qp.path.hpccBaseRttNs,
+            bottleneckRateBps: f.qp.path.bottleneckRateBps,
+          });
+          this.metrics?.observeFlow(fctNs, slowdown(fctNs, ideal));
+        },
+      });
+      this.driver = driver;
+      const nic = createNic(env, {
+        ...cfg,
+        observer: {
+          onMessageComplete: (c) => {
+            if (c.role === 'sender') driver.onSenderComplete(c.id, c.completeNs);
+            else driver.onReceiverComplete(c.id, c.qpn);
+          },
+        },
+      });
+      this.nic = nic;
+      env.attach(nic);
+      env.taps.push({ onRx: (_port, pkt) => driver.onRx(pkt) });
+      driver.attach(nic);
+    } else {
+      const cfg = this.setup.switchConfig(me, {
+        name: me.name,
+        id: me.index,
+        ports: me.ports.map((p) => ({
+          rateBps: p.rateBps,
+          mac: p.mac,
+          peerMac: peerMacOf(topo, me, p.index),
+        })),
+        routes: this.plan.routes.tables.get(me.name)!,
+      });
+      const sw = createSwitch(env, cfg);
+      this.sw = sw;
+      env.attach(sw);
+      for (const p of me.ports) {
+        this.queueSeries.set(p.index, []);
+        this.queueMax.set(p.index, 0);
+      }
+    }
+  }
+
+  private startClockSync(env: RealNodeEnv): void {
+    const tree = syncTree(this.setup.topo, this.syncRef);
+    const me = this.me;
+    // Serve children: answer requests with the corrected clock.
+    env.onSync = (port, pkt, t2) => {
+      if (isSyncResponse(pkt)) {
+        this.sync?.onResponse(pkt, t2);
+        return;
+      }
+      const resp = syncResponse(pkt, t2, this.preciseNow(), me.ip);
+      if (resp !== null) env.sendControl(port, resp);
+    };
+    const up = tree.get(me.name);
+    if (up === null || up === undefined) {
+      // The reference: its clock is the truth.
+      this.syncedOnce = true;
+      this.send?.({ t: 'synced', node: me.name, residualNs: 0, correctionNs: 0 });
+      return;
+    }
+    const parentIp = this.setup.topo.byName.get(up.parent)!.ip;
+    // The local port towards the parent.
+    const port = me.ports.find((p) => p.peerNode === up.parent && p.peerPort === up.port)!.index;
+    const clock = this.clock!;
+    this.sync = new ClockSyncClient(
+      {
+        exchanges: this.cfg.syncExchanges,
+        spacingMs: 3,
+        intervalMs: this.cfg.syncIntervalMs,
+        now: this.preciseNow,
+        getCorrectionNs: () => clock.offsetNs,
+        setCorrectionNs: (ns) => clock.setOffsetNs(ns),
+        sendToParent: (pkt) => env.sendControl(port, pkt),
+        onRound: (residualNs, best, round) => {
+          this.log.debug(
+            { residualNs, delayNs: best.delayNs, round, correctionNs: clock.offsetNs },
+            'clock sync round',
+          );
+          if (!this.syncedOnce) {
+            this.syncedOnce = true;
+            this.send?.({ t: 'synced', node: me.name, residualNs, correctionNs: clock.offsetNs });
+          }
+        },
+      },
+      me.ip,
+      parentIp,
+    );
+    this.sync.start();
+  }
+
+  private createMetrics(): NodeMetrics {
+    const me = this.me;
+    return createNodeMetrics({
+      node: me.name,
+      kind: me.kind,
+      timeScale: this.cfg.timeScale,
+      nic: () => this.nic,
+      sw: () => this.sw,
+      qpns: () => this.driver?.qpns() ?? [],
+      ports: me.ports.map((p) => ({ port: p.index, rateBps: p.rateBps })),
+      clockResidualNs: () => {
+        if (this.clock === null) return Number.NaN;
+        return this.sync === null ? 0 : this.sync.lastResidualNs;
+      },
+      clockCorrectionNs: () => this.clock?.offsetNs ?? 0,
+      eventLoop: () => this.eventLoopStats(),
+      timerLateNs: () => {
+        const l = this.timers?.lag();
+        return { meanNs: l?.meanLateNs ?? 0, maxNs: l?.maxLateNs ?? 0 };
+      },
+      achievedBps: (port) => this.portLoad[port]?.lastAchievedBps ?? Number.NaN,
+      garbage: () => ({ ...(this.env?.counters.garbage ?? {}) }),
+      datagrams: () => ({ tx: this.env?.counters.txDatagrams ?? 0, rx: this.env?.counters.rxDatagrams ?? 0 }),
+    });
+  }
+
+  private attachMetricsTaps(m: NodeMetrics): void {
+    const t = m.tallies;
+    this.env!.taps.push({
+      onTx: (port, pkt) => t.onTx(port, pkt),
+      onRx: (port, pkt, now) => t.onRx(port, pkt, now),
+    });
+  }
+
+  private eventLoopStats() {
+    const h = this.loop;
+    const ok = h.count > 0;
+    return {
+      p50Ns: ok ? h.percentile(50) : 0,
+      p99Ns: ok ? h.percentile(99) : 0,
+      maxNs: ok ? h.max : 0,
+      meanNs: ok ? h.mean : 0,
+    };
+  }
+
+  private readonly sample = (): void => {
+    if (this.finished) return;
+    const t = this.env!.now();
+    const sw = this.sw;
+    if (sw !== null) {
+      for (const [port, pts] of this.queueSeries) {
+        const b = sw.queueBytes(port);
+        pts.push(t, b);
+        if (b > this.queueMax.get(port)!) this.queueMax.set(port, b);
+      }
+    }
+    const nic = this.nic;
+    const driver = this.driver;
+    let hostExpectedBps = 0;
+    if (nic !== null && driver !== null) {
+      for (const id of driver.activeFlows()) {
+        let pts = this.rateSeries.get(id);
+        if (pts === undefined) {
+          pts = [];
+          this.rateSeries.set(id, pts);
+        }
+        const r = nic.qpRateBps(driver.srcQpnOf(id));
+        pts.push(t, Math.round(r));
+        if (Number.isFinite(r)) hostExpectedBps += r;
+      }
+    }
+    this.accountLoad(t, hostExpectedBps);
+    const interval = Math.max(1, this.cfg.scenario.sampleIntervalNs);
+    const next = (Math.floor(t / interval) + 1) * interval;
+    if (next <= this.cfg.scenario.durationNs) this.timers!.setTimer(next, this.sample);
+  };
+
+  /**
+   * Achieved vs expected rate per port over the window since the last sample. A switch port had
+   * work when its queue was non-empty at both ends of the window; a host port when it had active
+   * flows (expected: the smaller of the line rate and the sum of their pacing rates).
+   */
+  private accountLoad(t: number, hostExpectedBps: number): void {
+    const env = this.env!;
+    const dt = t - this.lastSampleNs;
+    this.lastSampleNs = t;
+    this.portLoad.forEach((pl, port) => {
+      const tx = env.counters.portTxBytes[port];
+      const bytes = tx - pl.lastTxBytes;
+      pl.lastTxBytes = tx;
+      let expected = 0;
+      let loaded: boolean;
+      if (this.sw !== null) {
+        const busy = this.sw.queueBytes(port) > 0;
+        loaded = busy && pl.wasLoaded;
+        pl.wasLoaded = busy;
+        expected = pl.configuredBps;
+      } else {
+        expected = Math.min(pl.configuredBps, hostExpectedBps);
+        loaded = pl.wasLoaded && expected > 0;
+        pl.wasLoaded = expected > 0;
+      }
+      if (!loaded || dt <= 0) return;
+      pl.loadedWindows++;
+      pl.loadedBytes += bytes;
+      pl.loadedNs += dt;
+      pl.expectedBitNs += expected * dt;
+      pl.lastAchievedBps = (bytes * 8e9) / dt;
+    });
+  }
+
+  onLauncherMessage(m: LauncherMessage): void {
+    switch (m.t) {
+      case 'start':
+        this.start(m.t0MonoNs);
+        break;
+      case 'startFlow':
+        if (this.driver !== null && this.timers !== null) {
+          const id = m.flowId;
+          this.timers.setTimer(m.atNs, () => this.driver!.startFlow(id));
+        }
+        break;
+      case 'finish':
+        void this.finish(m.endNs);
+        break;
+    }
+  }
+
+  private loadReport(): NodeLoadReport {
+    const e = this.eventLoopStats();
+    const lag = this.timers?.lag();
+    return {
+      eventLoopP50Ns: e.p50Ns,
+      eventLoopP99Ns: e.p99Ns,
+      eventLoopMaxNs: e.maxNs,
+      timerMeanLateNs: lag?.meanLateNs ?? 0,
+      timerMaxLateNs: lag?.maxLateNs ?? 0,
+      ports: this.portLoad.map((pl, port) => {
+        const achieved = pl.loadedNs > 0 ? (pl.loadedBytes * 8e9) / pl.loadedNs : 0;
+        const expected = pl.loadedNs > 0 ? pl.expectedBitNs / pl.loadedNs : 0;
+        return {
+          port,
+          configuredBps: pl.configuredBps,
+          achievedBps: Math.round(achieved),
+          ratio: expected > 0 ? achieved / expected : null,
+          loadedWindows: pl.loadedWindows,
+        };
+      }),
+    };
+  }
+
+  report(endNs: number): NodeReport {
+    const me = this.me;
+    const ports: PortResult[] = [];
+    const io = this.env?.counters;
+    let host: NodeReport['host'] = null;
+    const firmware = { malformed: 0, unroutable: 0, ttlExpired: 0, losslessDrops: 0 };
+    if (this.nic !== null) {
+      const c = this.nic.counters();
+      ports.push({
+        node: me.name,
+        port: 0,
+        txBytes: c.txBytes,
+        maxQueueBytes: 0,
+        meanQueueBytes: 0,
+        ecnMarked: 0,
+        pfcPauseTx: 0,
+        pfcPauseRx: c.pfcPauseRx,
+        pausedNs: c.pausedNs,
+        drops: (io?.heldDrops ?? 0) + (io?.sendErrors ?? 0),
+        cnmTx: 0,
+      });
+      host = {
+        cnpTx: c.cnpTx,
+        cnpRx: c.cnpRx,
+        nackTx: c.nackTx,
+        retransmits: c.retransmits,
+        rxBytes: c.rxBytes,
+        timeouts: c.timeouts,
+        duplicateRx: c.duplicateRx,
+      };
+      firmware.malformed = c.malformed;
+    }
+    if (this.sw !== null) {
+      const span = Math.max(1, endNs);
+      for (const pc of this.sw.portCounters()) {
+        ports.push({
+          node: me.name,
+          port: pc.port,
+          txBytes: pc.txBytes,
+          maxQueueBytes: pc.maxQueueBytes,
+          meanQueueBytes: Math.round(pc.queueByteNs / span),
+          ecnMarked: pc.ecnMarked,
+          pfcPauseTx: pc.pfcPauseTx,
+          pfcPauseRx: pc.pfcPauseRx,
+          pausedNs: pc.pausedNs,
+          drops: pc.drops,
+          cnmTx: pc.cnmTx,
+        });
+      }
+      const sc = this.sw.switchCounters();
+      firmware.malformed = sc.malformed;
+      firmware.unroutable = sc.unroutable;
+      firmware.ttlExpired = sc.ttlExpired;
+      firmware.losslessDrops = sc.losslessDrops;
+    } else if (me.kind === 'switch') {
+      for (const p of me.ports) ports.push(emptyPort(me.name, p.index));
+    }
+    if (me.kind === 'host' && this.nic === null) ports.push(emptyPort(me.name, 0));
+    const queue: Record<string, SeriesPoints> = {};
+    for (const [port, pts] of this.queueSeries)
+      if ((this.queueMax.get(port) ?? 0) > 0) queue[`${me.name}:${port}`] = pairs(pts);
+    const rate: Record<string, SeriesPoints> = {};
+    for (const [id, pts] of [...this.rateSeries].sort((a, b) => a[0] - b[0])) rate[String(id)] = pairs(pts);
+    return {
+      node: me.name,
+      kind: me.kind,
+      incarnation: this.cfg.incarnation,
+      endNs,
+      ports,
+      host,
+      flows: this.driver?.flowReports() ?? [],
+      rx: this.driver?.rxReports() ?? [],
+      duplicateDeliveries: this.driver?.duplicateDeliveries ?? 0,
+      duplicateCompletions: this.driver?.duplicateCompletions ?? 0,
+      series: { queue, rate },
+      clock: {
+        timeScale: this.cfg.timeScale,
+        skewNs: this.skewNs,
+        correctionNs: this.clock?.offsetNs ?? 0,
+        residualNs:
+          this.sync !== null && Number.isFinite(this.sync.lastResidualNs) ? this.sync.lastResidualNs : null,
+        delayNs: this.sync !== null && Number.isFinite(this.sync.lastDelayNs) ? this.sync.lastDelayNs : null,
+        rounds: this.sync?.rounds ?? 0,
+        syncRef: this.syncRef,
+      },
+      load: this.loadReport(),
+      io: {
+        txDatagrams: io?.txDatagrams ?? 0,
+        rxDatagrams: io?.rxDatagrams ?? 0,
+        garbage: { ...(io?.garbage ?? {}) },
+        garbageTotal: io?.garbageTotal ?? 0,
+        encodeErrors: io?.encodeErrors ?? 0,
+        sendErrors: io?.sendErrors ?? 0,
+        heldDrops: io?.heldDrops ?? 0,
+      },
+      firmware,
+      warnings: [...this.warnings],
+    };
+  }
+
+  /** Stop the firmware, hand the report over, release everything. */
+  async finish(endNs: number): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    const report = this.report(endNs);
+    this.timers?.close();
+    this.sync?.close();
+    this.env?.close();
+    if (this.pcap !== null) this.pcap.close();
+    if (this.cfg.reportFile !== null) writeFileSync(this.cfg.reportFile, JSON.stringify(report));
+    this.send?.({ t: 'report', node: this.me.name, report });
+    await this.close();
+    this.log.info({ endNs }, 'finished');
+    this.exitResolve?.();
+  }
+
+  async close(): Promise<void> {
+    this.loop.disable();
+    this.sync?.close();
+    this.timers?.close();
+    try {
+      this.socket?.close();
+    } catch {
+      // already closed
+    }
+    this.socket = null;
+    await this.metrics?.close();
+  }
+
+  fatal(err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.log.error({ err: message, stack: err instanceof Error ? err.stack : undefined }, 'fatal');
+    this.send?.({ t: 'fatal', node: this.me.name, message });
+    void this.close().finally(() => process.exit(1));
+  }
+
+  /** Resolves when the node has finished (report sent). */
+  done(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.finished) resolve();
+      else this.exitResolve = resolve;
+    });
+  }
+}
+
+function emptyPort(node: string, port: number): PortResult {
+  return {
+    node,
+    port,
+    txBytes: 0,
+    maxQueueBytes: 0,
+    meanQueueBytes: 0,
+    ecnMarked: 0,
+    pfcPauseTx: 0,
+    pfcPauseRx: 0,
+    pausedNs: 0,
+    drops: 0,
+    cnmTx: 0,
+  };
+}
+
+function pairs(flat: number[]): SeriesPoints {
+  const out: SeriesPoints = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}
+
+/**
+ * The `rocelab node` command. Resolves when the node has finished; bad configuration throws a
+ * ConfigError (the CLI exits 2 with one line).
+ */
+export async function runNode(opts: { env: Env }): Promise<void> {
+  const cfg = nodeConfigFromEnv(opts.env);
+  const ipc = typeof process.send === 'function' && process.connected;
+  const send = ipc ? (m: NodeMessage) => process.send!(m) : null;
+  const node = new RealNode(cfg, send);
+  const onSignal = () => {
+    if (node.env !== null) void node.finish(node.env.now());
+    else void node.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  if (ipc) {
+    process.on('message', (m: LauncherMessage) => node.onLauncherMessage(m));
+    // The launcher went away: do not outlive it.
+    process.on('disconnect', () => {
+      void node.close().then(() => process.exit(0));
+    });
+  }
+  await node.open();
+  if (!ipc) {
+    const t0 = cfg.startAtMonoNs ?? hostMonotonicNs() + cfg.startDelayMs * 1e6;
+    node.start(t0);
+  }
+  await node.done();
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  if (ipc) process.disconnect();
+}
