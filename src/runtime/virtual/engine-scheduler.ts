@@ -134,20 +134,26 @@ export class EngineScheduler implements TimerService {
     const before = this.processed;
     try {
       while (!this.stopRequested) {
-        let t = queue.peekTime();
+        let classT = Number.POSITIVE_INFINITY;
         let next: DelayClass | null = null;
         for (let i = 0; i < classes.length; i++) {
           const c = classes[i];
-          if (c.count > 0 && c.headTimeNs < t) {
-            t = c.headTimeNs;
+          if (c.count > 0 && c.headTimeNs < classT) {
+            classT = c.headTimeNs;
             next = c;
           }
         }
-        if (t > untilNs) break;
-        this.nowNs = t;
-        this.processed++;
-        if (next === null) queue.popUntil(t)!();
-        else next.shift().arrive();
+        // A timer due no later than the first arrival runs first (ties: timers before arrivals).
+        const fn = queue.popUntil(classT < untilNs ? classT : untilNs);
+        if (fn !== undefined) {
+          this.nowNs = queue.poppedTimeNs;
+          this.processed++;
+          fn();
+        } else if (next !== null && classT <= untilNs) {
+          this.nowNs = classT;
+          this.processed++;
+          next.shift().arrive();
+        } else break;
       }
       if (!this.stopRequested && untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) {
         this.nowNs = Math.floor(untilNs);
