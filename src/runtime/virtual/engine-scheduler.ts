@@ -144,7 +144,7 @@ export class EngineScheduler implements TimerService {
           }
         }
         // A timer due no later than the first arrival runs first (ties: timers before arrivals).
-        const fn = queue.popUntil(classT < untilNs ? classT : untilNs);
+        const fn = queue.popUntil(Math.min(classT, untilNs));
         if (fn !== undefined) {
           this.nowNs = queue.poppedTimeNs;
           this.processed++;
