@@ -110,7 +110,6 @@ describe('hpcc INT on a 3-switch path', () => {
     const framesOut = new Map<string, { pkt: Packet; arrSeq: number; txSeq: number }[]>();
     const dataAtReceiver = new Map<string, IntHop[]>();
     const acks: Packet[] = [];
-    // biome-ignore lint/style/useConst: assigned after makeRun, read by the taps during the run
     let run: ReturnType<typeof makeRun>['run'];
     const tap = {
       onRx(node: TopologyNode, _port: number, pkt: Packet) {
