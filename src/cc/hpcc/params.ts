@@ -20,6 +20,10 @@ export const hpccParams = z.object({
     0,
     'W_AI in bytes (paper form); if > 0 it replaces rateAiBps: R_AI = W_AI·8/T, not scaled',
   ),
+  expectedFlows: int(
+    0,
+    "N of the paper's rule W_AI = W_init·(1 − η)/N (the most flows expected on a link); if > 0 it sets W_AI and replaces rateAiBps/windowAiBytes",
+  ),
   stepScaleRefBps: rateBps(
     100e9,
     'If > 0, R_AI is scaled by lineRate/stepScaleRefBps (run.py sets RATE_AI = 10·bw/25 Mb/s, i.e. proportional to --bw); 0 = fixed',
@@ -62,6 +66,7 @@ export const hpccProfiles: Record<string, Partial<HpccParams>> = {
 export const hpccAliases: Record<string, string> = {
   rai: 'rateAiBps',
   wai: 'windowAiBytes',
+  N: 'expectedFlows',
   utgt: 'eta',
   mi: 'maxStage',
   rmin: 'minRateBps',

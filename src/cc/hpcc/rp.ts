@@ -69,7 +69,8 @@ export function initHpcc(flow: FlowInfo, p: HpccParams): HpccState {
   const baseRttNs = Math.max(1, p.baseRttNs > 0 ? p.baseRttNs : flow.baseRttNs);
   const bdpBytes = p.bdpBytes > 0 ? p.bdpBytes : (flow.lineRateBps * baseRttNs) / 8e9;
   const scale = p.stepScaleRefBps > 0 ? flow.lineRateBps / p.stepScaleRefBps : 1;
-  const rateAiBps = p.windowAiBytes > 0 ? (p.windowAiBytes * 8e9) / baseRttNs : p.rateAiBps * scale;
+  const windowAiBytes = p.expectedFlows > 0 ? (bdpBytes * (1 - p.eta)) / p.expectedFlows : p.windowAiBytes;
+  const rateAiBps = windowAiBytes > 0 ? (windowAiBytes * 8e9) / baseRttNs : p.rateAiBps * scale;
   return {
     lineRateBps: flow.lineRateBps,
     baseRttNs,

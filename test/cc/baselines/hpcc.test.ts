@@ -264,6 +264,9 @@ describe('hpcc RP: reference once per RTT, fast reaction on every ACK', () => {
     // W_AI = 80 B over T = 10 µs → 64 Mb/s
     const w = rig('hpcc', { ...base, windowAiBytes: 80 });
     expectClose((w.state as HpccState).rateAiBps, 64 * M);
+    // paper rule W_AI = W_init·(1 − η)/N: 125 000·0.05/8 = 781.25 B → 781.25·8/10 µs = 625 Mb/s
+    const n = rig('hpcc', { ...base, expectedFlows: 8 });
+    expectClose((n.state as HpccState).rateAiBps, 625 * M);
   });
 });
 
