@@ -11,6 +11,7 @@ import { ConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
 import { type Results, serializeResults } from '../stats/results.js';
 import { formatSummaryTable } from '../stats/summary-table.js';
+import { runLocal } from './local/launcher.js';
 import { setupRun } from './scenario-setup.js';
 import type { DropFilter, LinkLoss } from './virtual/fabric.js';
 import { createPcapTap } from './virtual/pcap-tap.js';
@@ -53,8 +54,13 @@ export interface RunOutput {
   packetHops: number;
 }
 
-export function runScenario(opts: RunOptions): RunOutput {
+/** Virtual time runs synchronously; the real runtimes (local) return a promise of the same output. */
+export function runScenario(opts: RunOptions & { runtime?: 'virtual' | 'netns' | 'docker' }): RunOutput;
+export function runScenario(opts: RunOptions & { runtime: 'local' }): Promise<RunOutput>;
+export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput>;
+export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
   const runtime = opts.runtime ?? 'virtual';
+  if (runtime === 'local') return runLocal(opts);
   if (runtime !== 'virtual')
     throw new ConfigError('runtime', `the ${runtime} runtime is not available in this build (use virtual)`);
   const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });

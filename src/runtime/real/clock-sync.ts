@@ -28,7 +28,7 @@ export interface SyncSample {
   delayNs: number;
 }
 
-/** Parent of every node in the sync tree rooted at `ref` (null for the root), with the port to it. */
+/** Parent of every node in the sync tree rooted at `ref` (null for the root), and the node's own port towards it. */
 export function syncTree(topo: Topology, ref: string): Map<string, { parent: string; port: number } | null> {
   const out = new Map<string, { parent: string; port: number } | null>();
   if (!topo.byName.has(ref)) return out;
@@ -121,6 +121,10 @@ export class ClockSyncClient {
   lastDelayNs = Number.NaN;
   /** Rounds in which no response came back. */
   emptyRounds = 0;
+  /** Rounds whose best sample was too slow to trust (queued behind traffic), not applied. */
+  skippedRounds = 0;
+  /** Smallest two-way delay seen so far, emulated ns: the path's unloaded delay. */
+  minDelayNs = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly opts: ClockSyncOptions,
@@ -177,6 +181,13 @@ export class ClockSyncClient {
     }
     let best = samples[0];
     for (const s of samples) if (s.delayNs < best.delayNs) best = s;
+    if (best.delayNs < this.minDelayNs) this.minDelayNs = best.delayNs;
+    // A round whose best exchange took much longer than the unloaded path was queued somewhere
+    // (busy event loop, traffic): its offset carries that asymmetry, so it is not applied.
+    if (best.delayNs > 2 * this.minDelayNs) {
+      this.skippedRounds++;
+      return;
+    }
     this.rounds++;
     this.lastResidualNs = best.offsetNs;
     this.lastDelayNs = best.delayNs;

@@ -17,7 +17,6 @@
 import type { Socket } from 'node:dgram';
 import type { FirmwareEnv, Logger, NodeFirmware, TimerId } from '../../env/env.js';
 import type { Rng } from '../../env/rng.js';
-import type { RealClock, RealTimerService } from '../../time/real-clock.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import {
   decapsulate,
@@ -29,6 +28,7 @@ import {
 import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
+import type { EventTimers } from './event-timers.js';
 
 export type Overlay = 'geneve' | 'vxlan';
 
@@ -53,8 +53,7 @@ export interface NodeEnvOptions {
   topo: Topology;
   addresses: AddressMap;
   socket: Socket;
-  clock: RealClock;
-  timers: RealTimerService;
+  timers: EventTimers;
   overlay: Overlay;
   rng: Rng;
   log: Logger;
@@ -143,8 +142,7 @@ export class RealNodeEnv implements FirmwareEnv {
   onSync: ((port: number, pkt: Packet, rxTimeNs: number) => void) | null = null;
   private firmware: NodeFirmware | null = null;
   private readonly socket: Socket;
-  private readonly clock: RealClock;
-  private readonly timers: RealTimerService;
+  private readonly timers: EventTimers;
   private readonly overlay: Overlay;
   private readonly rings: PortRing[];
   private readonly ringFires: (() => void)[];
@@ -160,7 +158,6 @@ export class RealNodeEnv implements FirmwareEnv {
   constructor(opts: NodeEnvOptions) {
     this.node = opts.node;
     this.socket = opts.socket;
-    this.clock = opts.clock;
     this.timers = opts.timers;
     this.overlay = opts.overlay;
     this.rng = opts.rng;
@@ -207,7 +204,7 @@ export class RealNodeEnv implements FirmwareEnv {
   }
 
   now(): number {
-    return this.clock.now();
+    return this.timers.now();
   }
 
   setTimer(atNs: number, fn: () => void): TimerId {
@@ -229,7 +226,7 @@ export class RealNodeEnv implements FirmwareEnv {
       this.counters.badSends++;
       return;
     }
-    const now = this.clock.now();
+    const now = this.timers.now();
     for (let i = 0; i < this.taps.length; i++) this.taps[i].onTx?.(port, pkt, now);
     this.counters.portTxBytes[port] += pkt.sizeBytes;
     let buf: Buffer;
@@ -278,7 +275,7 @@ export class RealNodeEnv implements FirmwareEnv {
     const ring = this.rings[port];
     ring.timer = null;
     const link = this.links[port];
-    const now = this.clock.now();
+    const now = this.timers.now();
     while (ring.count > 0 && ring.headTime() <= now) this.transmit(link, ring.shift());
     if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.ringFires[port]);
   }
@@ -300,6 +297,10 @@ export class RealNodeEnv implements FirmwareEnv {
 
   private readonly onMessage = (msg: Buffer, rinfo: { address: string; port: number }): void => {
     if (this.closed) return;
+    // Clock-sync receive timestamp: before any other work, so it is as close to arrival as we get.
+    const rxPreciseNs = this.preciseNow();
+    // Everything due before this datagram arrived happens first, so time stays monotonic.
+    this.timers.runDue();
     this.counters.rxDatagrams++;
     this.counters.rxBytes += msg.length;
     let cands = this.ingress.get(endpointKey(rinfo.address, rinfo.port));
@@ -332,12 +333,12 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     if (pkt.kind === FrameKind.Sync) {
-      this.onSync?.(link.port, pkt, this.preciseNow());
+      this.onSync?.(link.port, pkt, rxPreciseNs);
       return;
     }
     const fw = this.firmware;
     if (fw === null) return;
-    const now = this.clock.now();
+    const now = this.timers.now();
     for (let i = 0; i < this.taps.length; i++) this.taps[i].onRx?.(link.port, pkt, now);
     fw.receive(link.port, pkt);
   };

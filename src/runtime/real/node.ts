@@ -36,7 +36,7 @@ import { createRng } from '../../env/rng.js';
 import { createNodeMetrics, type NodeMetrics } from '../../metrics/node-metrics.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
 import type { PortResult, SeriesPoints } from '../../stats/results.js';
-import { RealClock, RealTimerService } from '../../time/real-clock.js';
+import { RealClock } from '../../time/real-clock.js';
 import type { TopologyNode } from '../../topology/model.js';
 import { setupRun } from '../scenario-setup.js';
 import { createPcapTap, type PcapTap } from '../virtual/pcap-tap.js';
@@ -52,6 +52,7 @@ import {
   VXLAN_UDP_PORT,
 } from './addresses.js';
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
+import { EventTimers } from './event-timers.js';
 import { HostDriver } from './host-driver.js';
 import { type Overlay, RealNodeEnv } from './node-env.js';
 import { peerMacOf, planRun, type RunPlan } from './plan.js';
@@ -63,6 +64,7 @@ import {
   type NodeReport,
 } from './protocol.js';
 import { scenarioFromJson } from './scenario-json.js';
+import { warmUp } from './warmup.js';
 
 export interface NodeConfig {
   name: string;
@@ -87,6 +89,7 @@ export interface NodeConfig {
   incarnation: number;
   timerSpinMs: number;
   verifyIcrc: boolean;
+  warmUp: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -201,8 +204,9 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     startDelayMs: num(env, 'START_DELAY_MS', 1000, (v) => v >= 0),
     reportFile: env.REPORT_FILE !== undefined && env.REPORT_FILE !== '' ? env.REPORT_FILE : null,
     incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
-    timerSpinMs: num(env, 'TIMER_SPIN_MS', 0.3, (v) => v >= 0 && v <= 50),
+    timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
     verifyIcrc: env.VERIFY_ICRC !== '0',
+    warmUp: env.WARMUP !== '0',
   };
 }
 
@@ -228,7 +232,7 @@ export class RealNode {
   private metrics: NodeMetrics | null = null;
   private metricsAddress: string | null = null;
   private clock: RealClock | null = null;
-  private timers: RealTimerService | null = null;
+  private timers: EventTimers | null = null;
   env: RealNodeEnv | null = null;
   nic: Nic | null = null;
   sw: Switch | null = null;
@@ -284,7 +288,7 @@ export class RealNode {
     });
     sock.on('error', (err) => this.log.error({ err: err.message }, 'socket error'));
     this.socket = sock;
-    this.loop.enable();
+    if (this.cfg.warmUp) warmUp(this.cfg.cc ?? this.cfg.scenario.defaults.nic.cc);
     if (this.cfg.metrics !== null) {
       this.metrics = this.createMetrics();
       this.metricsAddress = await this.metrics.listen(this.cfg.metrics.host, this.cfg.metrics.port);
@@ -328,7 +332,7 @@ export class RealNode {
       skew: { offsetNs: this.skewNs, driftPpm: cfg.driftPpm },
     });
     this.clock = clock;
-    this.timers = new RealTimerService(clock, {
+    this.timers = new EventTimers(clock, {
       spinMs: cfg.timerSpinMs,
       onError: (err) => this.fatal(err),
     });
@@ -339,7 +343,6 @@ export class RealNode {
       topo: this.setup.topo,
       addresses: cfg.addresses,
       socket: this.socket!,
-      clock,
       timers: this.timers,
       overlay: cfg.overlay,
       rng,
@@ -370,8 +373,12 @@ export class RealNode {
       lastAchievedBps: Number.NaN,
       wasLoaded: false,
     }));
-    this.timers.setTimer(0, this.sample);
+    // Flow starts first, so the t=0 sample sees flows that start at 0 (as in virtual time).
     this.driver?.armStarts();
+    this.timers.setTimer(0, this.sample);
+    // Event-loop lag counts from the start barrier on: start-up work is not lag.
+    this.loop.reset();
+    this.loop.enable();
     if (this.send === null) {
       // Standalone: end at the scenario's duration.
       this.timers.setTimer(cfg.scenario.durationNs, () => void this.finish(cfg.scenario.durationNs));
@@ -471,8 +478,7 @@ export class RealNode {
       return;
     }
     const parentIp = this.setup.topo.byName.get(up.parent)!.ip;
-    // The local port towards the parent.
-    const port = me.ports.find((p) => p.peerNode === up.parent && p.peerPort === up.port)!.index;
+    const port = up.port;
     const clock = this.clock!;
     this.sync = new ClockSyncClient(
       {

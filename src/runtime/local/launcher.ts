@@ -1,0 +1,231 @@
+/**
+ * `rocelab run … --runtime local`: one child process per node on 127.A.B.x (no root needed),
+ * each running `rocelab node` (dist/src/runtime/real/node-main.js) with the environment contract
+ * of docs/realtime.md. The shared Coordinator does the lifecycle; this file picks addresses,
+ * spawns children, shows progress, and writes results.json like the virtual runtime.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../config/errors.js';
+import { type Results, serializeResults } from '../../stats/results.js';
+import { formatSummaryTable } from '../../stats/summary-table.js';
+import {
+  type AddressMap,
+  GENEVE_UDP_PORT,
+  localAddressMap,
+  parseEndpoint,
+  VXLAN_UDP_PORT,
+} from '../real/addresses.js';
+import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
+import type { NodeMessage } from '../real/protocol.js';
+import type { RunOptions, RunOutput } from '../run.js';
+import { setupRun } from '../scenario-setup.js';
+
+export interface LocalOptions extends RunOptions {
+  /** Overlay of data frames (default geneve). */
+  overlay?: 'geneve' | 'vxlan';
+  /** Extra environment for every node / per node (tests: CLOCK_SKEW_NS, LOG_LEVEL). */
+  env?: Record<string, string>;
+  nodeEnv?: Record<string, Record<string, string>>;
+  /** GET /metrics port on every node's own address (default 9464; null: none). */
+  metricsPort?: number | null;
+  /** Address block (127.A.B.0/24) index; default: a free random one. */
+  block?: number;
+  /** Override the time-dilation factor of the scenario. */
+  timeScale?: number;
+  watchdogMs?: number;
+  leadMs?: number;
+  /** Keep node logs in OUT/logs (default: only on failure they are quoted). */
+  keepLogs?: boolean;
+  onMessage?(m: NodeMessage): void;
+}
+
+/** Environment variables a child inherits from the launcher; never CC, NODE or other contract names. */
+const INHERITED_ENV = ['PATH', 'HOME', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];
+
+let rootCache: string | undefined;
+function packageRoot(): string {
+  if (rootCache !== undefined) return rootCache;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
+          rootCache = dir;
+          return dir;
+        }
+      } catch {
+        // not ours
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find rocelab package.json');
+    dir = up;
+  }
+}
+
+/** The compiled node entry the children run. */
+export function nodeEntry(): string {
+  const p = join(packageRoot(), 'dist', 'src', 'runtime', 'real', 'node-main.js');
+  if (!existsSync(p))
+    throw new ConfigError('runtime', `the real-runtime node is not built (${p}); run npm run build`);
+  return p;
+}
+
+async function blockIsFree(addresses: AddressMap, first: string): Promise<boolean> {
+  const ep = parseEndpoint(addresses[first], first);
+  const s = createSocket('udp4');
+  try {
+    await new Promise<void>((res, rej) => {
+      s.once('error', rej);
+      s.bind(ep.port, ep.host, () => res());
+    });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    try {
+      s.close();
+    } catch {
+      // not bound
+    }
+  }
+}
+
+/** A local run that tests can steer (kill/restart nodes, read addresses) before awaiting it. */
+export class LocalRun {
+  readonly coordinator: Coordinator;
+  readonly addresses: AddressMap;
+  readonly block: number;
+  readonly outDir: string;
+  readonly timeScale: number;
+  private readonly setup: ReturnType<typeof setupRun>;
+
+  private constructor(
+    readonly opts: LocalOptions,
+    addresses: AddressMap,
+    block: number,
+    setup: ReturnType<typeof setupRun>,
+  ) {
+    this.addresses = addresses;
+    this.block = block;
+    this.setup = setup;
+    this.outDir = resolve(opts.outDir);
+    this.timeScale = opts.timeScale ?? setup.scenario.timeScale;
+    const entry = nodeEntry();
+    const inherited: Record<string, string> = {};
+    for (const k of INHERITED_ENV) if (process.env[k] !== undefined) inherited[k] = process.env[k]!;
+    const env: Record<string, string> = {
+      OVERLAY: opts.overlay ?? 'geneve',
+      LOG_LEVEL: 'info',
+      ...(opts.metricsPort === null ? {} : { METRICS_PORT: String(opts.metricsPort ?? 9464) }),
+      ...(opts.pcap === true ? { PCAP: join(this.outDir, 'pcap') } : {}),
+      ...(opts.env ?? {}),
+    };
+    const copts: CoordinatorOptions = {
+      runtime: 'local',
+      setup,
+      seed: opts.seed ?? setup.scenario.seed,
+      timeScale: this.timeScale,
+      addresses,
+      env,
+      nodeEnv: opts.nodeEnv,
+      logDir: opts.keepLogs === true ? join(this.outDir, 'logs') : undefined,
+      watchdogMs: opts.watchdogMs,
+      leadMs: opts.leadMs,
+      onMessage: opts.onMessage,
+      onProgress: progressPrinter(opts),
+      spawn: (req): ChildProcess =>
+        spawn(process.execPath, [entry], {
+          env: { ...inherited, ...req.env },
+          stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
+          serialization: 'json',
+        }),
+    };
+    this.coordinator = new Coordinator(copts);
+  }
+
+  static async create(opts: LocalOptions): Promise<LocalRun> {
+    const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed });
+    const names = setup.topo.nodes.map((n) => n.name);
+    const port = opts.overlay === 'vxlan' ? VXLAN_UDP_PORT : GENEVE_UDP_PORT;
+    let block = opts.block ?? Math.floor(Math.random() * 60_000);
+    for (let attempt = 0; ; attempt++) {
+      const map = localAddressMap(names, block, port);
+      if (await blockIsFree(map, names[0])) return new LocalRun(opts, map, block, setup);
+      if (opts.block !== undefined || attempt >= 20)
+        throw new ConfigError('runtime', `no free local address block (tried ${map[names[0]]})`);
+      block = Math.floor(Math.random() * 60_000);
+    }
+  }
+
+  /** Run to the end and write OUT/results.json (and the summary unless silent). */
+  async run(): Promise<RunOutput> {
+    const t0 = performance.now();
+    mkdirSync(this.outDir, { recursive: true });
+    let results: Results;
+    try {
+      results = await this.coordinator.run();
+    } finally {
+      clearProgress(this.opts);
+    }
+    const wallMs = performance.now() - t0;
+    const text = serializeResults(results);
+    const resultsPath = join(this.outDir, 'results.json');
+    writeFileSync(resultsPath, text);
+    const pcapDir = join(this.outDir, 'pcap');
+    const pcapFiles =
+      this.opts.pcap === true && existsSync(pcapDir)
+        ? readdirSync(pcapDir)
+            .filter((f) => f.endsWith('.pcap'))
+            .sort()
+            .map((f) => join(pcapDir, f))
+        : [];
+    const print = this.opts.print === undefined ? (t: string) => process.stdout.write(t) : this.opts.print;
+    if (print !== null) {
+      if (this.opts.json === true) print(text);
+      else
+        print(
+          formatSummaryTable(results, {
+            'wall time': `${(wallMs / 1000).toFixed(2)} s (local, ${this.setup.topo.nodes.length} processes, timeScale ${this.timeScale})`,
+            results: resultsPath,
+            ...(pcapFiles.length > 0 ? { pcap: `${pcapFiles.length} files in ${pcapDir}` } : {}),
+          }),
+        );
+    }
+    return {
+      results,
+      outDir: this.outDir,
+      resultsPath,
+      pcapFiles,
+      wallMs,
+      events: 0,
+      packetHops: this.coordinator.datagramsSent(),
+    };
+  }
+}
+
+function progressPrinter(opts: LocalOptions): CoordinatorOptions['onProgress'] {
+  if (opts.print === null || opts.json === true || process.stderr.isTTY !== true) return undefined;
+  return (nowNs, totalNs, done, total) => {
+    const pct = totalNs > 0 ? (100 * nowNs) / totalNs : 100;
+    process.stderr.write(
+      `\r[local] emulated ${(nowNs / 1e6).toFixed(3)} / ${(totalNs / 1e6).toFixed(3)} ms (${pct.toFixed(0)}%), flows ${done}/${total}   `,
+    );
+  };
+}
+
+function clearProgress(opts: LocalOptions): void {
+  if (opts.print === null || opts.json === true || process.stderr.isTTY !== true) return;
+  process.stderr.write('\r\x1b[K');
+}
+
+/** `--runtime local`: the same RunOutput as runScenario. */
+export async function runLocal(opts: LocalOptions): Promise<RunOutput> {
+  const run = await LocalRun.create(opts);
+  return run.run();
+}

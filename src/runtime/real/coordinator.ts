@@ -1,0 +1,448 @@
+/**
+ * The launcher side of a real run, shared by every launcher (local, netns, …): spawn one node
+ * process per topology node through a launcher-specific `spawn`, wait until all are ready, start
+ * them at a common emulated t=0, relay barrier releases, end the run when every flow completed
+ * or the emulated duration passed (with a real-time watchdog), gather the reports and merge them
+ * into results.json. Children are killed on every way out (done, failure, SIGINT/SIGTERM, exit).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Results } from '../../stats/results.js';
+import type { RunSetup } from '../scenario-setup.js';
+import type { AddressMap } from './addresses.js';
+import { mergeReports } from './merge.js';
+import { planRun, type RunPlan } from './plan.js';
+import { hostMonotonicNs, type LauncherMessage, type NodeMessage, type NodeReport } from './protocol.js';
+import { scenarioToJson } from './scenario-json.js';
+
+export interface SpawnRequest {
+  node: string;
+  incarnation: number;
+  /** Environment of the node (the `rocelab node` contract), complete. */
+  env: Record<string, string>;
+  /** File the node's stdout/stderr go to. */
+  logFd: number;
+}
+
+export interface CoordinatorOptions {
+  runtime: string;
+  setup: RunSetup;
+  seed: number;
+  timeScale: number;
+  addresses: AddressMap;
+  /** Start a node process with an IPC channel (stdio[3] = 'ipc'). */
+  spawn(req: SpawnRequest): ChildProcess;
+  /** Extra environment for every node, and per node (e.g. CLOCK_SKEW_NS for one). */
+  env?: Record<string, string>;
+  nodeEnv?: Record<string, Record<string, string>>;
+  /** Directory for node logs (default: a temp dir removed at the end). */
+  logDir?: string;
+  /** Real ms between "all ready" and emulated t=0, for clock sync to settle. Default 600. */
+  leadMs?: number;
+  /** Real ms a node may take to become ready. Default 30 000. */
+  readyTimeoutMs?: number;
+  /** Hard real-time limit of the whole run, ms (default: 3 × duration × timeScale + 60 s). */
+  watchdogMs?: number;
+  /** Progress callback (emulated ns now, total, flows done, flows total), a few times a second. */
+  onProgress?(nowNs: number, totalNs: number, done: number, total: number): void;
+  onMessage?(m: NodeMessage): void;
+}
+
+export class RunFailed extends Error {
+  override name = 'RunFailed';
+}
+
+interface Child {
+  node: string;
+  incarnation: number;
+  proc: ChildProcess;
+  ready: boolean;
+  expectedExit: boolean;
+  exited: boolean;
+}
+
+const live = new Set<Coordinator>();
+let hooksInstalled = false;
+
+/** Kill every child of every coordinator on the way out of this process. */
+function installProcessHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', () => {
+    for (const c of live) c.killAll();
+  });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      const had = live.size > 0;
+      for (const c of live) c.abort(`interrupted by ${sig}`);
+      // Only take over the signal's default meaning while a run is in progress.
+      if (had && process.listenerCount(sig) === 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+    });
+  }
+}
+
+export class Coordinator {
+  readonly plan: RunPlan;
+  readonly nodes: string[];
+  private readonly children = new Map<string, Child>();
+  private readonly reports = new Map<string, NodeReport>();
+  private readonly flowEnd = new Map<number, number>();
+  private readonly groupLeft: number[];
+  private readonly waiters = new Map<number, number[]>();
+  private readonly warnings: string[] = [];
+  private readonly tmp: string;
+  private readonly logDir: string;
+  private readonly ownLogDir: boolean;
+  private t0MonoNs: number | null = null;
+  private endNs: number | null = null;
+  private finishing = false;
+  private failure: Error | null = null;
+  private settle: { resolve: (r: Results) => void; reject: (e: Error) => void } | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly restarts: string[] = [];
+  private readonly logFds: number[] = [];
+  readonly logFiles = new Map<string, string>();
+  private readonly scenarioPath: string;
+
+  constructor(private readonly opts: CoordinatorOptions) {
+    this.plan = planRun(opts.setup);
+    this.nodes = this.plan.topo.nodes.map((n) => n.name);
+    this.groupLeft = [...this.plan.workload.groupSizes];
+    for (const f of this.plan.flows) {
+      const g = f.spec.waitGroup;
+      if (g < 0) continue;
+      const w = this.waiters.get(g);
+      if (w === undefined) this.waiters.set(g, [f.spec.id]);
+      else w.push(f.spec.id);
+    }
+    this.tmp = mkdtempSync(join(tmpdir(), 'rocelab-run-'));
+    this.ownLogDir = opts.logDir === undefined;
+    this.logDir = opts.logDir ?? join(this.tmp, 'logs');
+    mkdirSync(this.logDir, { recursive: true });
+    this.scenarioPath = join(this.tmp, 'scenario.json');
+    writeFileSync(this.scenarioPath, scenarioToJson(opts.setup.scenario));
+  }
+
+  /** Emulated ns now on the launcher's (unskewed) clock; null before the start. */
+  emulatedNowNs(): number | null {
+    if (this.t0MonoNs === null) return null;
+    return (hostMonotonicNs() - this.t0MonoNs) / this.opts.timeScale;
+  }
+
+  baseEnv(node: string, incarnation: number): Record<string, string> {
+    return {
+      NODE: node,
+      SCENARIO_JSON: this.scenarioPath,
+      TIME_SCALE: String(this.opts.timeScale),
+      SEED: String(this.opts.seed),
+      ADDRESS_MAP: JSON.stringify(this.opts.addresses),
+      INCARNATION: String(incarnation),
+      ...(this.opts.env ?? {}),
+      ...(this.opts.nodeEnv?.[node] ?? {}),
+    };
+  }
+
+  private spawnNode(node: string, incarnation: number): Child {
+    const logPath = join(this.logDir, incarnation === 0 ? `${node}.log` : `${node}.${incarnation}.log`);
+    const fd = openSync(logPath, 'a');
+    this.logFds.push(fd);
+    this.logFiles.set(node, logPath);
+    const proc = this.opts.spawn({ node, incarnation, env: this.baseEnv(node, incarnation), logFd: fd });
+    const child: Child = { node, incarnation, proc, ready: false, expectedExit: false, exited: false };
+    this.children.set(node, child);
+    proc.on('message', (m: NodeMessage) => this.onMessage(child, m));
+    proc.on('error', (err) => this.fail(new RunFailed(`${node}: could not start (${err.message})`)));
+    proc.on('exit', (code, signal) => {
+      child.exited = true;
+      if (child.expectedExit || this.finishing) {
+        this.maybeSettle();
+        return;
+      }
+      this.fail(
+        new RunFailed(
+          `node ${node} exited unexpectedly (${signal ?? `status ${code}`}); last log lines:\n${this.tail(node)}`,
+        ),
+      );
+    });
+    return child;
+  }
+
+  /** Last lines of a node's log (for error messages). */
+  tail(node: string, lines = 6): string {
+    const f = this.logFiles.get(node);
+    if (f === undefined) return '';
+    try {
+      return readFileSync(f, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  private send(child: Child, m: LauncherMessage): void {
+    if (child.exited || !child.proc.connected) return;
+    try {
+      child.proc.send(m);
+    } catch {
+      // the child is going away; its exit handler decides what that means
+    }
+  }
+
+  private onMessage(child: Child, m: NodeMessage): void {
+    this.opts.onMessage?.(m);
+    if (this.children.get(child.node) !== child) return;
+    switch (m.t) {
+      case 'ready':
+        child.ready = true;
+        if (this.t0MonoNs !== null) this.send(child, { t: 'start', t0MonoNs: this.t0MonoNs });
+        else if ([...this.children.values()].every((c) => c.ready)) this.startAll();
+        break;
+      case 'flowDone':
+        this.onFlowDone(m.flowId, m.endNs);
+        break;
+      case 'report':
+        this.reports.set(m.node, m.report);
+        this.maybeSettle();
+        break;
+      case 'fatal':
+        this.fail(new RunFailed(`node ${m.node} failed: ${m.message}`));
+        break;
+      case 'synced':
+        break;
+    }
+  }
+
+  private startAll(): void {
+    const lead = this.opts.leadMs ?? 600;
+    this.t0MonoNs = hostMonotonicNs() + lead * 1e6;
+    for (const c of this.children.values()) this.send(c, { t: 'start', t0MonoNs: this.t0MonoNs });
+    const s = this.opts.setup.scenario;
+    // End at the emulated duration (real: duration × timeScale after t0).
+    const durRealMs = (s.durationNs * this.opts.timeScale) / 1e6;
+    this.timers.push(setTimeout(() => this.finishAll(s.durationNs), lead + durRealMs + 50));
+    if (this.plan.flows.length === 0) this.timers.push(setTimeout(() => this.finishAll(0), lead));
+    const tick = this.opts.onProgress;
+    if (tick !== undefined) {
+      const iv = setInterval(() => {
+        const now = this.emulatedNowNs();
+        if (now !== null)
+          tick(
+            Math.max(0, Math.min(now, s.durationNs)),
+            s.durationNs,
+            this.flowEnd.size,
+            this.plan.flows.length,
+          );
+      }, 250);
+      this.timers.push(iv);
+    }
+  }
+
+  private onFlowDone(flowId: number, endNs: number): void {
+    if (this.flowEnd.has(flowId)) return;
+    this.flowEnd.set(flowId, endNs);
+    for (const g of this.plan.flows[flowId].spec.groups) {
+      if (--this.groupLeft[g] !== 0) continue;
+      for (const id of this.waiters.get(g) ?? []) {
+        const f = this.plan.flows[id];
+        const atNs = Math.max(f.spec.startNs, endNs + f.spec.waitGapNs);
+        const c = this.children.get(f.spec.src);
+        if (c !== undefined) this.send(c, { t: 'startFlow', flowId: id, atNs });
+      }
+    }
+    if (this.flowEnd.size === this.plan.flows.length) {
+      let end = 0;
+      for (const e of this.flowEnd.values()) end = Math.max(end, e);
+      this.finishAll(end);
+    }
+  }
+
+  /** Tell every node to stop at emulated `endNs` and report. */
+  finishAll(endNs: number): void {
+    if (this.finishing) return;
+    this.finishing = true;
+    this.endNs = endNs;
+    for (const c of this.children.values()) this.send(c, { t: 'finish', endNs });
+    // Nodes that cannot report (dead, wedged) must not hold the run forever.
+    this.timers.push(setTimeout(() => this.settleNow(), 10_000));
+    this.maybeSettle();
+  }
+
+  private maybeSettle(): void {
+    if (!this.finishing || this.settle === null) return;
+    for (const [name, c] of this.children) if (!this.reports.has(name) && !c.exited) return;
+    this.settleNow();
+  }
+
+  private settleNow(): void {
+    const settle = this.settle;
+    if (settle === null) return;
+    this.settle = null;
+    const missing = this.nodes.filter((n) => !this.reports.has(n));
+    if (missing.length > 0)
+      this.warnings.push(`no report from ${missing.join(', ')}; their counters are zero`);
+    for (const r of this.restarts) this.warnings.push(r);
+    let results: Results;
+    try {
+      const s = this.opts.setup.scenario;
+      const cc: Record<string, string> = {};
+      for (const h of this.plan.topo.hosts) cc[h.name] = this.opts.setup.ccByHost.get(h.name)!.name;
+      results = mergeReports({
+        scenario: s.name,
+        runtime: this.opts.runtime,
+        seed: this.opts.seed,
+        timeScale: this.opts.timeScale,
+        endNs: Math.round(this.endNs ?? 0),
+        plan: this.plan,
+        ccByHost: cc,
+        reports: this.reports,
+        warnings: this.warnings,
+      });
+    } catch (err) {
+      this.cleanup();
+      settle.reject(err as Error);
+      return;
+    }
+    this.cleanup();
+    settle.resolve(results);
+  }
+
+  private fail(err: Error): void {
+    if (this.failure !== null) return;
+    this.failure = err;
+    const settle = this.settle;
+    this.settle = null;
+    this.cleanup();
+    settle?.reject(err);
+  }
+
+  /** Stop the run now (Ctrl-C): kill everything and reject. */
+  abort(reason: string): void {
+    this.fail(new RunFailed(reason));
+  }
+
+  /** Spawn every node and run to the end; resolves with the merged results. */
+  run(): Promise<Results> {
+    installProcessHooks();
+    live.add(this);
+    const p = new Promise<Results>((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    const s = this.opts.setup.scenario;
+    const watchdog = this.opts.watchdogMs ?? (3 * s.durationNs * this.opts.timeScale) / 1e6 + 60_000;
+    this.timers.push(
+      setTimeout(() => {
+        if (this.finishing) return;
+        this.warnings.push(`the real-time watchdog (${Math.round(watchdog / 1000)} s) ended the run`);
+        const now = this.emulatedNowNs();
+        this.finishAll(Math.round(Math.max(0, Math.min(now ?? 0, s.durationNs))));
+      }, watchdog),
+    );
+    this.timers.push(
+      setTimeout(() => {
+        if (this.t0MonoNs !== null) return;
+        const slow = [...this.children.values()].filter((c) => !c.ready).map((c) => c.node);
+        this.fail(
+          new RunFailed(
+            `nodes not ready after ${(this.opts.readyTimeoutMs ?? 30_000) / 1000} s: ${slow.join(', ')}\n${slow.length > 0 ? this.tail(slow[0]) : ''}`,
+          ),
+        );
+      }, this.opts.readyTimeoutMs ?? 30_000),
+    );
+    try {
+      for (const n of this.nodes) this.spawnNode(n, 0);
+    } catch (err) {
+      this.fail(err as Error);
+    }
+    return p;
+  }
+
+  /** Kill a node's process (fault injection); the run goes on without it. */
+  kill(node: string, signal: NodeJS.Signals = 'SIGKILL'): void {
+    const c = this.children.get(node);
+    if (c === undefined || c.exited) return;
+    c.expectedExit = true;
+    c.proc.kill(signal);
+    const t = this.emulatedNowNs();
+    this.restarts.push(`${node} was killed at ${t === null ? '?' : Math.round(t)} ns`);
+  }
+
+  /** Start a killed node again; it joins at once on the run's clock, with fresh state. */
+  restart(node: string): void {
+    const old = this.children.get(node);
+    if (old !== undefined && !old.exited) throw new Error(`${node} is still running`);
+    const inc = (old?.incarnation ?? 0) + 1;
+    this.spawnNode(node, inc);
+    const t = this.emulatedNowNs();
+    this.restarts.push(
+      `${node} was restarted at ${t === null ? '?' : Math.round(t)} ns; its counters cover only its last incarnation`,
+    );
+  }
+
+  /** Resolves once `node` (a fresh incarnation) is ready, or rejects after `timeoutMs`. */
+  async waitReady(node: string, timeoutMs = 20_000): Promise<void> {
+    const t0 = Date.now();
+    while (Date.now() - t0 < timeoutMs) {
+      if (this.children.get(node)?.ready === true) return;
+      if (this.failure !== null) throw this.failure;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`${node} not ready after ${timeoutMs} ms`);
+  }
+
+  /** PIDs of running node processes. */
+  pids(): number[] {
+    return [...this.children.values()]
+      .filter((c) => !c.exited && c.proc.pid !== undefined)
+      .map((c) => c.proc.pid!);
+  }
+
+  /** Datagrams the nodes sent (frames × hops, the real-runtime packetHops), from their reports. */
+  datagramsSent(): number {
+    let n = 0;
+    for (const r of this.reports.values()) n += r.io.txDatagrams;
+    return n;
+  }
+
+  /** The reports gathered so far (all of them once run() resolved). */
+  nodeReports(): ReadonlyMap<string, NodeReport> {
+    return this.reports;
+  }
+
+  flowsDone(): number {
+    return this.flowEnd.size;
+  }
+
+  killAll(): void {
+    for (const c of this.children.values()) {
+      if (c.exited) continue;
+      c.expectedExit = true;
+      try {
+        c.proc.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  private cleanup(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.length = 0;
+    this.killAll();
+    live.delete(this);
+    for (const fd of this.logFds) {
+      try {
+        closeSync(fd);
+      } catch {
+        // closed
+      }
+    }
+    this.logFds.length = 0;
+    try {
+      if (this.ownLogDir) rmSync(this.tmp, { recursive: true, force: true });
+      else rmSync(this.scenarioPath, { force: true });
+    } catch {
+      // best effort
+    }
+  }
+}

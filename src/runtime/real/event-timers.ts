@@ -1,0 +1,172 @@
+/**
+ * Timers of a real node with event-time semantics.
+ *
+ * Host timers fire late (setTimeout has 1 ms granularity, and a busy event loop adds more). If
+ * firmware read the wall clock in a late callback, every late timer would push its successors
+ * later too: a switch port that starts the next frame "now" instead of when the previous one
+ * ended loses line rate in proportion to the lateness. So while a timer callback runs, now() is
+ * the emulated time the timer was due, and due timers run in (time, insertion) order, exactly as
+ * the virtual scheduler runs them; the real clock only decides *when* a batch of due timers runs.
+ * Received datagrams first run every timer due by their arrival (`runDue`), then see the real
+ * clock, so the time firmware sees never goes backwards.
+ *
+ * The cost: frames leave in bursts of up to one host-timer period (≈1 ms real, i.e. 1 µs emulated
+ * at timeScale 1000, 100 ns at 10 000). docs/realtime.md explains how to pick timeScale for that.
+ */
+import type { TimerId, TimerService } from '../../env/env.js';
+import type { RealClock } from '../../time/real-clock.js';
+import { TimerQueue } from '../../time/timer-queue.js';
+
+export interface EventTimerOptions {
+  /**
+   * Poll with setImmediate when the next deadline is closer than this (real ms) instead of
+   * sleeping with setTimeout: sharper timing for more CPU. Default 0 (setTimeout only).
+   */
+  spinMs?: number;
+  /** Most callbacks in one batch before yielding to I/O. Default 20 000. */
+  batchLimit?: number;
+  onError?: (err: unknown) => void;
+}
+
+export class EventTimers implements TimerService {
+  private readonly queue = new TimerQueue();
+  private readonly spinMs: number;
+  private readonly batchLimit: number;
+  private readonly onError: ((err: unknown) => void) | undefined;
+  private handle: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private handleIsImmediate = false;
+  private armedForNs = Number.POSITIVE_INFINITY;
+  private dispatching = false;
+  /** Due time of the callback being run. */
+  private eventNs = 0;
+  private lastNs = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  private readonly unsubscribe: () => void;
+  fired = 0;
+  private lateSumNs = 0;
+  maxLateNs = 0;
+
+  constructor(
+    readonly clock: RealClock,
+    opts: EventTimerOptions = {},
+  ) {
+    this.spinMs = opts.spinMs ?? 0;
+    this.batchLimit = opts.batchLimit ?? 20_000;
+    this.onError = opts.onError;
+    this.unsubscribe = clock.onChange(() => this.rearm());
+  }
+
+  now(): number {
+    const t = this.dispatching ? this.eventNs : this.clock.now();
+    if (t > this.lastNs) this.lastNs = t;
+    return this.lastNs;
+  }
+
+  setTimer(atNs: number, fn: () => void): TimerId {
+    if (this.closed) return 0;
+    if (Number.isNaN(atNs)) throw new RangeError('timer time must be a number of ns, got NaN');
+    const now = this.now();
+    const t = atNs > now ? Math.ceil(atNs) : now;
+    const id = this.queue.push(t, fn);
+    if (!this.dispatching && t < this.armedForNs) this.rearm();
+    return id;
+  }
+
+  cancelTimer(id: TimerId): void {
+    this.queue.cancel(id);
+  }
+
+  get pending(): number {
+    return this.queue.size;
+  }
+
+  lag(): { fired: number; meanLateNs: number; maxLateNs: number } {
+    return {
+      fired: this.fired,
+      meanLateNs: this.fired > 0 ? this.lateSumNs / this.fired : 0,
+      maxLateNs: this.maxLateNs,
+    };
+  }
+
+  /** Run every timer due by the real clock now (called before handling a received datagram). */
+  runDue(): void {
+    if (this.dispatching || this.closed) return;
+    if (this.queue.peekTime() > this.clock.now()) return;
+    this.dispatch();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.clear();
+    this.disarm();
+    this.unsubscribe();
+  }
+
+  private disarm(): void {
+    if (this.handle !== null) {
+      if (this.handleIsImmediate) clearImmediate(this.handle as NodeJS.Immediate);
+      else clearTimeout(this.handle as NodeJS.Timeout);
+    }
+    this.handle = null;
+    this.armedForNs = Number.POSITIVE_INFINITY;
+  }
+
+  private rearm(): void {
+    if (this.closed) return;
+    this.disarm();
+    const next = this.queue.peekTime();
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.armedForNs = next;
+    const delayMs = next <= this.clock.now() ? 0 : (this.clock.toRealNs(next) - this.clock.realNowNs()) / 1e6;
+    if (delayMs <= 0 || delayMs <= this.spinMs) {
+      this.handleIsImmediate = true;
+      this.handle = setImmediate(this.wake);
+    } else {
+      this.handleIsImmediate = false;
+      // setTimeout rounds down to whole ms and then fires at the next loop turn after that.
+      this.handle = setTimeout(this.wake, Math.max(1, Math.floor(delayMs - this.spinMs)));
+    }
+  }
+
+  private readonly wake = (): void => {
+    this.handle = null;
+    this.armedForNs = Number.POSITIVE_INFINITY;
+    if (this.closed) return;
+    this.dispatch();
+  };
+
+  private dispatch(): void {
+    this.dispatching = true;
+    let ran = 0;
+    try {
+      let realNow = this.clock.now();
+      while (ran < this.batchLimit) {
+        let t = this.queue.peekTime();
+        if (t > realNow) {
+          realNow = this.clock.now();
+          if (t > realNow) break;
+        }
+        const fn = this.queue.pop()!;
+        t = this.queue.poppedTimeNs;
+        ran++;
+        this.fired++;
+        const late = realNow - t;
+        this.lateSumNs += late;
+        if (late > this.maxLateNs) this.maxLateNs = late;
+        // Time never goes backwards, even after a negative clock-sync correction.
+        this.eventNs = Math.max(t, this.lastNs);
+        if (this.onError === undefined) fn();
+        else {
+          try {
+            fn();
+          } catch (err) {
+            this.onError(err);
+          }
+        }
+      }
+    } finally {
+      this.dispatching = false;
+      this.rearm();
+    }
+  }
+}
