@@ -2,9 +2,13 @@
  * `npm run bench`: runs every registered benchmark in order. Add a suite by appending it to
  * BENCHES (name + async function that prints its own results).
  */
+import { benchVirtual } from './virtual.js';
 import { benchWire } from './wire.js';
 
-export const BENCHES: { name: string; run: () => Promise<void> }[] = [{ name: 'wire', run: benchWire }];
+export const BENCHES: { name: string; run: () => Promise<void> }[] = [
+  { name: 'wire', run: benchWire },
+  { name: 'virtual', run: benchVirtual },
+];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
