@@ -1,0 +1,5 @@
+/**
+ * Every algorithm's reproduction suite, imported for its registration side effect. Each
+ * algorithm issue adds one line here: `import '../cc/<name>/reproduce.js';`
+ */
+export {};

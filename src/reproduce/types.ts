@@ -1,0 +1,62 @@
+/**
+ * Paper acceptance checks as data: every algorithm issue ships a suite of checks that
+ * `rocelab reproduce <algorithm|all>` runs and prints as one table (check, paper value, spec
+ * expectation, measured, pass/fail), and that the test suites assert. One definition serves
+ * both, so the table a user sees is exactly what CI checked.
+ */
+
+/** Where a check runs: `default` in `npm test`, `paper` only in `npm run test:paper` (costly). */
+export type ReproTier = 'default' | 'paper';
+
+export interface ReproContext {
+  /** Scratch directory for results.json, pcaps, reports of this check. */
+  outDir: string;
+  /** Seed override (checks default to their scenario's seed). */
+  seed?: number;
+}
+
+export interface ReproOutcome {
+  /** What we measured, human readable with units (e.g. "0.93 utilisation, Jain 0.98"). */
+  measured: string;
+  /**
+   * `true`/`false` for a check with a pass criterion; `'finding'` for a documented outcome the spec
+   * says to record rather than gate (e.g. RCC's literal eq. 4 unfairness).
+   */
+  pass: boolean | 'finding';
+  /** Machine-readable numbers behind `measured`, kept in the JSON/HTML output. */
+  values?: Record<string, number | string | boolean | null>;
+}
+
+export interface ReproCheck {
+  /** The spec's check id, e.g. "A3" or "AC7". */
+  id: string;
+  title: string;
+  /** The paper's claim, as text with units. */
+  paper: string;
+  /** The spec's pass criterion, as text with units. */
+  expected: string;
+  tier: ReproTier;
+  run(ctx: ReproContext): ReproOutcome | Promise<ReproOutcome>;
+}
+
+export interface ReproSuite {
+  /** Algorithm name as registered in src/cc (e.g. "dcqcn-plus"). */
+  algorithm: string;
+  /** Spec file under shared/papers, for the table's header. */
+  spec: string;
+  checks: ReproCheck[];
+}
+
+export interface ReproRow {
+  algorithm: string;
+  id: string;
+  title: string;
+  tier: ReproTier;
+  paper: string;
+  expected: string;
+  measured: string;
+  pass: boolean | 'finding';
+  wallMs: number;
+  values?: ReproOutcome['values'];
+  error?: string;
+}
