@@ -1,0 +1,31 @@
+/**
+ * Turns an algorithm's reproduction suite into vitest tests: one test per check of the given tier,
+ * asserting the check passed (a 'finding' is recorded, not gated) and printing its table row.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getReproSuite } from '../../src/reproduce/registry.js';
+import { runCheck } from '../../src/reproduce/run.js';
+import { formatReproMarkdown } from '../../src/reproduce/table.js';
+import type { ReproTier } from '../../src/reproduce/types.js';
+
+export function describeReproSuite(algorithm: string, tier: ReproTier): void {
+  const suite = getReproSuite(algorithm);
+  describe(`${algorithm} paper checks (${tier})`, () => {
+    it('suite is registered', () => {
+      expect(suite, `no reproduction suite registered for ${algorithm}`).toBeDefined();
+    });
+    if (suite === undefined) return;
+    const outDir = mkdtempSync(join(tmpdir(), `rocelab-repro-${algorithm}-`));
+    for (const check of suite.checks.filter((c) => c.tier === tier)) {
+      it(`${check.id} ${check.title}`, async () => {
+        const row = await runCheck(suite, check, { tiers: 'all', outDir });
+        console.log(formatReproMarkdown([row]));
+        expect(row.error, row.error).toBeUndefined();
+        expect(row.pass, `${check.id}: measured ${row.measured}; expected ${check.expected}`).not.toBe(false);
+      });
+    }
+  });
+}
