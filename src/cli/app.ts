@@ -87,7 +87,7 @@ export interface CliIo {
 /** Bad input: exit 2 with this one line. */
 class UsageError extends Error {}
 
-const COMMANDS = ['run', 'compare', 'list', 'node', 'help'] as const;
+const COMMANDS = ['run', 'compare', 'reproduce', 'list', 'node', 'help'] as const;
 
 const HELP = `rocelab — RoCEv2 congestion-control testbed (NIC and switch firmware in TypeScript)
 
@@ -96,6 +96,8 @@ Usage:
               [--seed N] [--out DIR] [--pcap] [--json]
   rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--seed N]
               [--out DIR] [--json]
+  rocelab reproduce <algorithm|all> [--quick] [--out DIR] [--json]
+                             run an algorithm's paper acceptance checks, print the table
   rocelab list [--json]      algorithms with their parameters, shipped scenarios
   rocelab node               one node of a real run, configured from environment variables
   rocelab --help | --version
@@ -129,6 +131,16 @@ Run the same scenario once per algorithm (every host running it) into DIR/<algor
 print their summaries side by side.
 
 ${RUN_OPTIONS_HELP.replace(/ {2}--cc NAME[^\n]*\n/, '  --cc a,b,…        the algorithms to compare (at least two)\n')}
+`,
+  reproduce: `Usage: rocelab reproduce <algorithm|all> [--quick] [--out DIR] [--json]
+
+Run the paper acceptance checks an algorithm ships (shared/papers/<algorithm>.md) and print one
+table: check, paper value, expected, measured, pass/fail. Exit status 0 when every check passed
+(a recorded finding counts as passed), 3 when any check failed.
+
+  --quick           only the checks that npm test runs (skip the costly paper-scale ones)
+  --out DIR         scratch and output directory (default results/reproduce); writes reproduce.json
+  --json            print the rows as JSON instead of the table
 `,
   list: `Usage: rocelab list [--json]
 
@@ -171,6 +183,12 @@ const FLAGS: Record<
   run: RUN_FLAGS,
   compare: COMPARE_FLAGS,
   list: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  reproduce: {
+    quick: { type: 'boolean' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
   node: { help: { type: 'boolean', short: 'h' } },
   help: { help: { type: 'boolean', short: 'h' } },
 };
@@ -196,7 +214,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (!(COMMANDS as readonly string[]).includes(first)) {
       const s = suggest(first, COMMANDS);
       throw new UsageError(
-        `unknown command "${first}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; commands: run, compare, list, node`,
+        `unknown command "${first}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; commands: run, compare, reproduce, list, node`,
       );
     }
     const command = first;
@@ -210,12 +228,18 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         const topic = positionals[0];
         if (topic === undefined) out(HELP);
         else if (COMMAND_HELP[topic] !== undefined && topic !== 'help') out(COMMAND_HELP[topic]);
-        else throw new UsageError(`no help for "${topic}"; commands: run, compare, list, node`);
+        else throw new UsageError(`no help for "${topic}"; commands: run, compare, reproduce, list, node`);
         return 0;
       }
       case 'list':
         noExtraArgs(command, positionals, 0);
         return await listCommand(values.json === true, io, loaders);
+      case 'reproduce': {
+        const name = positionals[0];
+        if (name === undefined) throw new UsageError('reproduce needs an algorithm name or "all"');
+        noExtraArgs(command, positionals, 1);
+        return await reproduceCommand(name, values, io);
+      }
       case 'node':
         noExtraArgs(command, positionals, 0);
         return await nodeCommand(io, loaders);
@@ -643,4 +667,39 @@ export function packageRoot(): string {
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
+}
+
+// --------------------------------------------------------------------------------------------
+// reproduce
+
+async function reproduceCommand(
+  name: string,
+  values: Record<string, string | boolean | string[] | undefined>,
+  io: CliIo,
+): Promise<number> {
+  const { listReproSuites } = await import('../reproduce/registry.js');
+  const { runRepro, selectSuites } = await import('../reproduce/run.js');
+  const { formatReproTable, verdict } = await import('../reproduce/table.js');
+  const suites = selectSuites(name);
+  if (suites.length === 0) {
+    const known = listReproSuites().map((s) => s.algorithm);
+    const s = suggest(name, known);
+    throw new UsageError(
+      `no paper checks for "${name}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; known: ${known.length > 0 ? known.join(', ') : 'none yet'}, all`,
+    );
+  }
+  const outDir = resolve(io.cwd, typeof values.out === 'string' ? values.out : join('results', 'reproduce'));
+  const json = values.json === true;
+  const rows = await runRepro(suites, {
+    tiers: values.quick === true ? 'default' : 'all',
+    outDir,
+    onRow: json
+      ? undefined
+      : (r) => io.stderr(`  ${r.algorithm} ${r.id}: ${verdict(r)} (${(r.wallMs / 1000).toFixed(1)} s)\n`),
+  });
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'reproduce.json'), `${JSON.stringify({ version: 1, rows }, null, 2)}\n`);
+  io.stdout(json ? `${JSON.stringify(rows, null, 2)}\n` : `${formatReproTable(rows)}\n`);
+  return rows.some((r) => r.pass === false) ? 3 : 0;
 }
