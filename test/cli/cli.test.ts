@@ -317,10 +317,10 @@ describe('bad input: exit 2 with one line', () => {
   });
   const cases: Array<[string[], string]> = [
     [[], 'rocelab: no command given (try rocelab --help)'],
-    [['frobnicate'], 'rocelab: unknown command "frobnicate"; commands: run, compare, list, node'],
+    [['frobnicate'], 'rocelab: unknown command "frobnicate"; commands: run, compare, reproduce, list, node'],
     [
       ['rnu', 'tiny.yaml'],
-      'rocelab: unknown command "rnu" (did you mean run?); commands: run, compare, list, node',
+      'rocelab: unknown command "rnu" (did you mean run?); commands: run, compare, reproduce, list, node',
     ],
     [['--frob'], 'rocelab: unknown option --frob (see rocelab --help)'],
     [
@@ -391,7 +391,7 @@ describe('bad input: exit 2 with one line', () => {
     ],
     [['compare', 'tiny.yaml', '--cc', 'dcqcn,dcqcn'], 'rocelab: --cc lists dcqcn twice'],
     [['list', 'x'], 'rocelab: unexpected argument "x" for list (see rocelab list --help)'],
-    [['help', 'frob'], 'rocelab: no help for "frob"; commands: run, compare, list, node'],
+    [['help', 'frob'], 'rocelab: no help for "frob"; commands: run, compare, reproduce, list, node'],
   ];
   it.each(cases)('rocelab %j', async (argv, line) => {
     await expectBadInput(argv, line, { cwd: dir });
