@@ -12,6 +12,7 @@ import type { Scenario } from '../config/scenario.js';
 import { type Results, serializeResults } from '../stats/results.js';
 import { formatSummaryTable } from '../stats/summary-table.js';
 import { runLocal } from './local/launcher.js';
+import { runNetns } from './netns/launcher.js';
 import { setupRun } from './scenario-setup.js';
 import type { DropFilter, LinkLoss } from './virtual/fabric.js';
 import { createPcapTap } from './virtual/pcap-tap.js';
@@ -54,13 +55,14 @@ export interface RunOutput {
   packetHops: number;
 }
 
-/** Virtual time runs synchronously; the real runtimes (local) return a promise of the same output. */
-export function runScenario(opts: RunOptions & { runtime?: 'virtual' | 'netns' | 'docker' }): RunOutput;
-export function runScenario(opts: RunOptions & { runtime: 'local' }): Promise<RunOutput>;
+/** Virtual time runs synchronously; the real runtimes (local, netns) return a promise of the same output. */
+export function runScenario(opts: RunOptions & { runtime?: 'virtual' | 'docker' }): RunOutput;
+export function runScenario(opts: RunOptions & { runtime: 'local' | 'netns' }): Promise<RunOutput>;
 export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput>;
 export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
   const runtime = opts.runtime ?? 'virtual';
   if (runtime === 'local') return runLocal(opts);
+  if (runtime === 'netns') return runNetns(opts);
   if (runtime !== 'virtual')
     throw new ConfigError('runtime', `the ${runtime} runtime is not available in this build (use virtual)`);
   const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });

@@ -53,7 +53,7 @@ describe('netns plan (no root needed)', () => {
     const one = shapeCommands('eth0', [{ rateBps: 100 * GBPS, peerIp: '198.18.200.2' }], o);
     expect(one).toHaveLength(1);
     expect(one[0].join(' ')).toMatch(/root tbf rate 100000000bit burst \d+ latency 500ms/);
-    expect(one[0].join(' ')).toContain('stab overhead -50');
+    expect(one[0].join(' ')).toContain('stab overhead -46');
     const many = shapeCommands(
       'eth0',
       [

@@ -84,7 +84,7 @@ describe('runScenario', () => {
     const s = scenario(YAML);
     const bad = [
       () => runScenario({ scenario: s, outDir: tmp(), cc: 'nosuchcc', print: null }),
-      () => runScenario({ scenario: s, outDir: tmp(), runtime: 'netns', print: null }),
+      () => runScenario({ scenario: s, outDir: tmp(), runtime: 'docker', print: null }),
       () =>
         runScenario({
           scenario: scenario(`${YAML}\nlinks: [{ a: h1, b: h2, rate: 10Gbps }]\n`),

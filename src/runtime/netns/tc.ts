@@ -9,12 +9,16 @@
  *
  * Sizes are counted as the emulated frame: a size table with a negative overhead takes the
  * encapsulation (outer Ethernet 14 + IPv4 20 + UDP 8 + Geneve/VXLAN 8 = 50 bytes) off every
- * packet, so `rate` is exactly the emulated line rate ÷ timeScale. This kernel has no `netem`:
+ * packet and adds the 4-byte FCS the emulated size counts but the datagram does not carry, so
+ * `rate` is exactly the emulated line rate ÷ timeScale (Geneve options of telemetry-carrying
+ * algorithms add their 4-byte option headers on top: tc then runs a little under line rate). This kernel has no `netem`:
  * propagation delay is added by the nodes themselves.
  */
 
 /** Outer Ethernet + IPv4 + UDP + Geneve (or VXLAN) header, bytes. */
 export const ENCAP_OVERHEAD_BYTES = 50;
+/** The emulated size counts an FCS; the datagram carries none. */
+const FCS_BYTES = 4;
 
 export interface ShapeLink {
   /** Emulated line rate, bit/s. */
@@ -27,7 +31,7 @@ export interface ShapeOptions {
   timeScale: number;
   /** Largest datagram a node sends (emulated MTU + headers + encapsulation), bytes. */
   maxPacketBytes: number;
-  /** Time the bucket may absorb a burst of (catching up after event-loop lag), real ms. Default 5. */
+  /** Time the bucket may absorb a burst of (a node catching up after event-loop lag), real ms. Default 20. */
   burstMs?: number;
   /** Queueing a tbf/htb accepts before it drops, real ms. Default 500. */
   latencyMs?: number;
@@ -39,11 +43,17 @@ export function realRateBps(rateBps: number, timeScale: number): number {
 }
 
 function burstBytes(realBps: number, o: ShapeOptions): number {
-  const byTime = Math.ceil((realBps * (o.burstMs ?? 5)) / 8000);
-  return Math.max(byTime, 4 * o.maxPacketBytes, 16 * 1024);
+  const byTime = Math.ceil((realBps * (o.burstMs ?? 20)) / 8000);
+  return Math.max(byTime, 8 * o.maxPacketBytes, 32 * 1024);
 }
 
-const stab = (): string[] => ['stab', 'overhead', String(-ENCAP_OVERHEAD_BYTES), 'linklayer', 'ethernet'];
+const stab = (): string[] => [
+  'stab',
+  'overhead',
+  String(FCS_BYTES - ENCAP_OVERHEAD_BYTES),
+  'linklayer',
+  'ethernet',
+];
 
 /**
  * `tc` argument lists (without the leading `tc` and any `-n <ns>`) that shape `dev` for the
