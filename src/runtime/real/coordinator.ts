@@ -39,7 +39,7 @@ export interface CoordinatorOptions {
   nodeEnv?: Record<string, Record<string, string>>;
   /** Directory for node logs (default: a temp dir removed at the end). */
   logDir?: string;
-  /** Real ms between "all ready" and emulated t=0, for clock sync to settle. Default 600. */
+  /** Real ms between "all ready" and emulated t=0, for clock sync to settle. Default 800. */
   leadMs?: number;
   /** Real ms a node may take to become ready. Default 30 000. */
   readyTimeoutMs?: number;
@@ -214,7 +214,7 @@ export class Coordinator {
   }
 
   private startAll(): void {
-    const lead = this.opts.leadMs ?? 600;
+    const lead = this.opts.leadMs ?? 800;
     this.t0MonoNs = hostMonotonicNs() + lead * 1e6;
     for (const c of this.children.values()) this.send(c, { t: 'start', t0MonoNs: this.t0MonoNs });
     const s = this.opts.setup.scenario;

@@ -604,9 +604,12 @@ export class RealNode {
         pl.wasLoaded = busy;
         expected = pl.configuredBps;
       } else {
+        // A host port had work when its flows were active and it sent in this window and the
+        // previous one (the tail of a flow, waiting for its last ACKs, is not load).
         expected = Math.min(pl.configuredBps, hostExpectedBps);
-        loaded = pl.wasLoaded && expected > 0;
-        pl.wasLoaded = expected > 0;
+        const sending = expected > 0 && bytes > 0;
+        loaded = pl.wasLoaded && sending;
+        pl.wasLoaded = sending;
       }
       if (!loaded || dt <= 0) return;
       pl.loadedWindows++;

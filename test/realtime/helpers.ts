@@ -1,0 +1,82 @@
+/** Shared helpers of the real-time suite: a fresh build for the child processes, scenarios, process checks. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadScenario } from '../../src/config/load.js';
+import type { Scenario } from '../../src/config/scenario.js';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+function newestSourceMs(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSourceMs(p));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+      newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Node processes run the compiled dist/ (as `rocelab node` does). `npm test` builds first; a
+ * direct `vitest run test/realtime` rebuilds here when a source is newer than the build.
+ */
+export function ensureBuilt(): void {
+  const entry = join(ROOT, 'dist', 'src', 'runtime', 'real', 'node-main.js');
+  const built = existsSync(entry) ? statSync(entry).mtimeMs : 0;
+  const newest = Math.max(...['src', 'nic', 'switch'].map((d) => newestSourceMs(join(ROOT, d))));
+  if (built >= newest) return;
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
+  );
+}
+
+export function scenario(yaml: string, overrides: string[] = []): Scenario {
+  return loadScenario({ text: yaml, file: 'test.yaml', dir: ROOT }, overrides);
+}
+
+export function tmp(prefix = 'rocelab-rt-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Wait until none of `pids` is alive (children reaped); returns the survivors. */
+export async function survivors(pids: number[], waitMs = 3000): Promise<number[]> {
+  const t0 = Date.now();
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() - t0 < waitMs) {
+    await new Promise((r) => setTimeout(r, 50));
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/** 4-to-1 incast on one 100 Gbps switch (acceptance a), DCQCN. */
+export const INCAST_4TO1 = `
+name: rt-incast-4to1
+seed: 1
+duration: 2ms
+timeScale: 50000
+defaults:
+  link: { rate: 100Gbps, delay: 1us }
+  nic: { cc: dcqcn, mtu: 1000 }
+  switch: { buffer: 32MB, ecn: { kmin: 100KB, kmax: 400KB, pmax: 0.2 }, pfc: true }
+topology: { kind: star, hosts: 5 }
+workload:
+  - { kind: incast, senders: [h1..h4], receiver: h5, size: 150KB, start: 0 }
+`;

@@ -1,0 +1,69 @@
+/**
+ * Acceptance (a): --runtime local runs a 4-to-1 DCQCN incast at 100 Gbps emulated (timeScale
+ * 50 000, so real links carry 2 Mbit/s) to completion, with goodput within 10 % and max queue
+ * within 25 % of the same scenario in virtual time. Both are printed side by side.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { NodeMessage } from '../../src/runtime/real/protocol.js';
+import { runScenario } from '../../src/runtime/run.js';
+import { ensureBuilt, INCAST_4TO1, scenario, survivors, tmp } from './helpers.js';
+
+beforeAll(() => ensureBuilt());
+
+describe('local runtime vs virtual time: 4-to-1 DCQCN incast', () => {
+  it('completes every flow with goodput within 10% and max queue within 25% of virtual time', async () => {
+    const s = scenario(INCAST_4TO1);
+    const virtual = runScenario({ scenario: s, outDir: tmp(), print: null });
+    const pids: number[] = [];
+    const local = await runScenario({
+      scenario: s,
+      runtime: 'local',
+      outDir: tmp(),
+      print: null,
+      // test hook of the local launcher: collect the node PIDs
+      ...({ onMessage: (m: NodeMessage) => m.t === 'ready' && pids.push(m.pid) } as object),
+    });
+    const v = virtual.results.summary;
+    const l = local.results.summary;
+    const row = (k: string, a: string, b: string) => `  ${k.padEnd(16)}${a.padStart(16)}${b.padStart(16)}`;
+    console.log(
+      [
+        `4-to-1 incast, DCQCN, 100 Gbps, timeScale ${local.results.timeScale} (real links ${100e9 / local.results.timeScale / 1e6} Mbit/s)`,
+        row('', 'virtual', 'local'),
+        row('flows completed', `${v.flowsCompleted}/${v.flowsTotal}`, `${l.flowsCompleted}/${l.flowsTotal}`),
+        row(
+          'goodput',
+          `${(v.goodputBps / 1e9).toFixed(2)} Gbit/s`,
+          `${(l.goodputBps / 1e9).toFixed(2)} Gbit/s`,
+        ),
+        row(
+          'max queue',
+          `${(v.maxQueueBytes / 1e3).toFixed(1)} KB`,
+          `${(l.maxQueueBytes / 1e3).toFixed(1)} KB`,
+        ),
+        row(
+          'duration',
+          `${(virtual.results.durationNs / 1e3).toFixed(1)} µs`,
+          `${(local.results.durationNs / 1e3).toFixed(1)} µs`,
+        ),
+        row(
+          'CNPs',
+          String(virtual.results.hosts.reduce((a, h) => a + h.cnpTx, 0)),
+          String(local.results.hosts.reduce((a, h) => a + h.cnpTx, 0)),
+        ),
+        `  local wall time ${(local.wallMs / 1000).toFixed(1)} s; warnings: ${JSON.stringify(local.results.warnings)}`,
+      ].join('\n'),
+    );
+    expect(local.results.runtime).toBe('local');
+    expect(l.flowsCompleted).toBe(l.flowsTotal);
+    expect(Math.abs(l.goodputBps - v.goodputBps) / v.goodputBps).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(l.maxQueueBytes - v.maxQueueBytes) / v.maxQueueBytes).toBeLessThanOrEqual(0.25);
+    // same results.json shape as virtual time
+    expect(Object.keys(local.results)).toEqual(Object.keys(virtual.results));
+    expect(local.results.ports.map((p) => `${p.node}:${p.port}`)).toEqual(
+      virtual.results.ports.map((p) => `${p.node}:${p.port}`),
+    );
+    expect(pids.length).toBe(6);
+    expect(await survivors(pids)).toEqual([]);
+  });
+});
