@@ -15,6 +15,8 @@
  *    (docs/algorithms/hpcc.md "Fairness").
  */
 import { describe, expect, it } from 'vitest';
+import { jainIndex } from '../../src/stats/aggregate.js';
+import { makeRun } from '../runtime/helpers.js';
 import { incast, MTU_BYTES, show } from './helpers.js';
 
 const ETA = 0.95;
@@ -73,5 +75,61 @@ describe('each baseline: 8 × 8 MB incast, lossless, fair while all are active',
     console.log(show('timely (staggered)', m));
     expect(m.results.summary.drops).toBe(0);
     expect(m.jain).toBeLessThan(0.95);
+  });
+});
+
+describe('Swift below one packet', () => {
+  it('128 flows into one 100 G port: windows < 1 packet are paced; lossless, fair, queue near target', () => {
+    const { run } = makeRun(`
+duration: 3ms
+defaults:
+  link: { rate: 100Gbps, delay: 1us }
+  nic: { cc: swift, mtu: ${MTU_BYTES} }
+  switch: { buffer: 32MB, pfc: true }
+topology: { kind: star, hosts: 9 }
+workload:
+  - { kind: incast, senders: [h1..h8], receiver: h9, size: inf, flowsPerSender: 16 }
+`);
+    // BDP ≈ 52 packets shared by 128 flows: ≈ 0.4 packet each.
+    run.runUntil(1e6);
+    const sw = run.switches.get('s1')!;
+    const q0 = sw.portCounters()[8].queueByteNs;
+    const a = run.flows.map((f) => f.deliveredBytes);
+    let samples = 0;
+    let below = 0;
+    let pacedOk = 0;
+    let targetSum = 0;
+    for (let t = 1.05e6; t <= 3e6; t += 50_000) {
+      run.runUntil(t);
+      for (const f of run.flows) {
+        const x = run.nics.get(f.qp.src.name)!.qpInspect(f.qp.srcQpn);
+        samples++;
+        targetSum += x.targetNs;
+        if (x.cwndPackets < 1) {
+          below++;
+          // one packet in flight, paced at cwnd·packet/srtt
+          const expected = (x.cwndPackets * 1066 * 8e9) / x.srttNs;
+          if (x.windowBytes === MTU_BYTES && Math.abs(x.rateBps / expected - 1) < 0.01) pacedOk++;
+        }
+      }
+    }
+    const meanQueue = (sw.portCounters()[8].queueByteNs - q0) / 2e6;
+    const rates = run.flows.map((f, i) => f.deliveredBytes - a[i]);
+    const jain = jainIndex(rates)!;
+    const r = run.results();
+    console.log(
+      `swift 128 flows: ${((100 * below) / samples).toFixed(0)} % of samples with cwnd < 1, mean target ${(targetSum / samples).toFixed(0)} ns, mean queue ${meanQueue.toFixed(0)} B, Jain ${jain.toFixed(3)}, drops ${r.summary.drops}`,
+    );
+    expect(r.summary.drops).toBe(0);
+    expect(below / samples).toBeGreaterThan(0.2);
+    expect(pacedOk).toBe(below);
+    // Swift holds the fabric delay at the flows' targets; flow scaling gives the smallest
+    // windows the largest target, and the queue settles near it. It can never exceed the largest
+    // target Swift sets: base 4 µs + 1 hop · 2 µs + fs_range 20 µs = 26 µs of RTT, i.e.
+    // (26 µs − base RTT) of queueing ≈ 273 KB at 100 G.
+    const baseRttNs = run.flows[0].qp.path.baseRttNs;
+    expect(meanQueue).toBeLessThan(((26_000 - baseRttNs) * 100e9) / 8e9);
+    expect(meanQueue).toBeGreaterThan(((targetSum / samples - baseRttNs) * 100e9) / 8e9 / 2);
+    expect(jain).toBeGreaterThanOrEqual(0.9);
   });
 });
