@@ -261,6 +261,13 @@ export const hpccRp: RpAlgorithm<HpccParams, HpccState> = {
     }
   },
   inspect(s) {
-    return { rcBps: s.rcBps, U: s.u, incStage: s.stage, hpccRateBps: s.rateBps };
+    return {
+      rcBps: s.rcBps,
+      U: s.u,
+      incStage: s.stage,
+      hpccRateBps: s.rateBps,
+      referenceUpdates: s.referenceUpdates,
+      fastReactions: s.fastReactions,
+    };
   },
 };
