@@ -42,6 +42,14 @@ export interface SwitchCpIo {
   pfcXoffBytes(port: number, prio: number): number;
   /** Active flows on egress `port` within the configured window (0 when the counter is off). */
   activeFlows(port: number): number;
+  /**
+   * (added) Bytes of the frame `port` is serialising right now when it came from priority queue
+   * `prio`, else 0. `queueBytesOf` excludes that frame (it left the queue at dequeue); SRCC's
+   * egress queue length includes it (srcc.md §3.3).
+   */
+  inFlightBytesOf(port: number, prio: number): number;
+  /** (added) True while priority `prio` of egress `port` is paused by a PFC frame from its peer. */
+  egressPaused(port: number, prio: number): boolean;
   portRateBps(port: number): number;
   portMac(port: number): number;
   peerMac(port: number): number;

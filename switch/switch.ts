@@ -654,6 +654,14 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         ? ingBytes[port * PRIOS + prio] + hdrmBytes[port * PRIOS + prio]
         : 0,
     pfcXoffBytes: (port) => (checkPort(port) ? xoffThreshold(port) : 0),
+    inFlightBytesOf(port, prio) {
+      if (!checkPort(port)) return 0;
+      const f = ports[port].inFlight;
+      if (f === null || f.kind === FrameKind.Pfc) return 0;
+      return ((controlKindMask >>> f.kind) & 1 ? controlPrio : f.prio) === prio ? f.sizeBytes : 0;
+    },
+    egressPaused: (port, prio) =>
+      checkPort(port) && isUint(prio, PRIOS - 1) && ((ports[port].pausedMask >>> prio) & 1) === 1,
     activeFlows(port) {
       if (!checkPort(port)) return 0;
       const flows = ports[port].flows;
