@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { dcqcn } from './dcqcn/index.js';
+import { dcqcnPlus } from './dcqcn-plus/index.js';
 import { dctcp } from './dctcp/index.js';
 import { hpcc } from './hpcc/index.js';
 import { none } from './none/index.js';
@@ -168,3 +169,4 @@ registerAlgorithm(hpcc);
 registerAlgorithm(timely);
 registerAlgorithm(dctcp);
 registerAlgorithm(swift);
+registerAlgorithm(dcqcnPlus);
