@@ -59,5 +59,5 @@ mkdir -p "$root/root" "$root/home/node"
 
 tar -C "$root" -c . | docker import \
   -c 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  -c 'CMD ["node"]' - "$image" >/dev/null
+  -c 'CMD ["node"]' -c 'LABEL org.rocelab.image=base' - "$image" >/dev/null
 echo "$image"

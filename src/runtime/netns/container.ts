@@ -69,10 +69,13 @@ export function containerShapeCommands(
     else list.push({ rateBps: p.rateBps, peerIp: peer.host });
     byDev.set(dev, list);
   }
-  const mtu = me.kind === 'host' ? setup.nicConfig(me, { name: me.name, ip: me.ip, port: dummyPort() }).mtuBytes : 0;
+  const mtu =
+    me.kind === 'host' ? setup.nicConfig(me, { name: me.name, ip: me.ip, port: dummyPort() }).mtuBytes : 0;
   const maxMtu = Math.max(
     mtu,
-    ...setup.topo.hosts.map((h) => setup.nicConfig(h, { name: h.name, ip: h.ip, port: dummyPort() }).mtuBytes),
+    ...setup.topo.hosts.map(
+      (h) => setup.nicConfig(h, { name: h.name, ip: h.ip, port: dummyPort() }).mtuBytes,
+    ),
   );
   const commands: string[][] = [];
   for (const [dev, links] of byDev)
@@ -123,11 +126,16 @@ export async function prepareContainerNode(env: Env, io: PrepareIo): Promise<num
     for (const c of commands) {
       const r = runCommand('tc', c);
       if (r.status !== 0) {
-        io.log(`rocelab: tc ${c.slice(0, 4).join(' ')}… failed (${r.stderr.trim().split('\n')[0]}); links not shaped`);
+        io.log(
+          `rocelab: tc ${c.slice(0, 4).join(' ')}… failed (${r.stderr.trim().split('\n')[0]}); links not shaped`,
+        );
         break;
       }
     }
-    if (commands.length > 0) io.log(`rocelab: ${cfg.name}: ${commands.length} tc commands shape its links to rate ÷ ${cfg.timeScale}`);
+    if (commands.length > 0)
+      io.log(
+        `rocelab: ${cfg.name}: ${commands.length} tc commands shape its links to rate ÷ ${cfg.timeScale}`,
+      );
   }
   if (env.START_AT_MONO_NS !== undefined && env.START_AT_MONO_NS !== '') return null;
   const gate = env.START_GATE;
@@ -143,6 +151,8 @@ export async function prepareContainerNode(env: Env, io: PrepareIo): Promise<num
     if (s !== null && s.t0MonoNs + s.runRealNs > hostMonotonicNs()) return Math.round(s.t0MonoNs);
     await sleep(io.pollMs ?? 100);
   }
-  io.log(`rocelab: ${cfg.name}: no start from the traffic job after ${timeoutMs / 1000} s; starting on its own`);
+  io.log(
+    `rocelab: ${cfg.name}: no start from the traffic job after ${timeoutMs / 1000} s; starting on its own`,
+  );
   return null;
 }

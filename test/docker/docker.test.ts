@@ -1,0 +1,223 @@
+/**
+ * Acceptance c (`npm run test:docker`): the docker mini testbed of docker-compose.yml, end to end,
+ * on a machine without any container registry.
+ *
+ * 1. docker.io, docker-compose and prometheus are apt-get installed when missing; dockerd is
+ *    started in the background when no engine runs.
+ * 2. The image is built locally: a base from the host's node (deploy/local-base-image.sh, `docker
+ *    import`), then deploy/Dockerfile with --build-arg NODE_IMAGE=rocelab-base:local.
+ * 3. `docker compose up -d` (or docker-compose 1.29) starts the 2 switches, 4 hosts (mixed
+ *    algorithms from their services' CC variables) and the traffic job. The compose file's own
+ *    prometheus/grafana services need images from a registry, so instead Debian's Prometheus runs
+ *    on the host with a static scrape config of every node's ip:port (from docker-compose.yml).
+ * 4. Prometheus's HTTP API must show every node up, queue-depth series of every switch port, and
+ *    a non-zero flow-completion count (on a dcqcn host and on the `none` host); the traffic job
+ *    must exit 0 (all flows complete); tc must shape the containers' links.
+ * 5. Everything is torn down: compose down -v, Prometheus stopped, temp dirs removed, and the
+ *    docker engine stopped again if this suite started it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import {
+  composeCommand,
+  type Engine,
+  ensureDockerd,
+  ensureTools,
+  freePort,
+  getJson,
+  must,
+  type PromVector,
+  sh,
+  until,
+} from './harness.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const PROJECT = `rocelabtest${process.pid}`;
+const NODE_SERVICES = ['s1', 's2', 'h1', 'h2', 'h3', 'h4'];
+const tmp = mkdtempSync(join(tmpdir(), 'rocelab-docker-test-'));
+const log = (s: string) => process.stdout.write(`[docker test] ${s}\n`);
+
+let engine: Engine | null = null;
+let compose: string[] | null = null;
+let composeStarted = false;
+let prom: ChildProcess | null = null;
+
+function composeArgs(...args: string[]): [string, string[]] {
+  const [cmd, ...pre] = compose!;
+  return [cmd, [...pre, '-p', PROJECT, '-f', join(ROOT, 'docker-compose.yml'), ...args]];
+}
+
+function containerId(service: string): string {
+  const [cmd, args] = composeArgs('ps', '-q', service);
+  return must(cmd, args, { cwd: ROOT }).trim();
+}
+
+afterAll(() => {
+  if (composeStarted && compose !== null) {
+    const [cmd, args] = composeArgs('logs', '--no-color', '--tail', '40');
+    const logs = sh(cmd, args, { cwd: ROOT });
+    writeFileSync(join(tmp, 'compose.log'), logs.stdout + logs.stderr);
+    const [dcmd, dargs] = composeArgs('down', '-v', '--remove-orphans', '-t', '5');
+    const r = sh(dcmd, dargs, { cwd: ROOT });
+    if (r.status !== 0) log(`compose down failed: ${r.stderr.trim()}`);
+  }
+  if (prom !== null && prom.exitCode === null) prom.kill('SIGTERM');
+  // Untagged rocelab images: build-stage intermediates and what earlier builds left (labelled in
+  // deploy/Dockerfile and local-base-image.sh); the tagged rocelab:local and its base stay.
+  if (engine !== null) sh('docker', ['image', 'prune', '-f', '--filter', 'label=org.rocelab.image']);
+  engine?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+interface ComposeService {
+  environment?: Record<string, string>;
+  networks?: Record<string, { ipv4_address?: string }>;
+}
+
+/** Every rocelab node of docker-compose.yml with its metrics address. */
+function scrapeTargets(): { node: string; target: string }[] {
+  const doc = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
+  const out: { node: string; target: string }[] = [];
+  for (const [name, svc] of Object.entries(doc.services)) {
+    const env = svc.environment ?? {};
+    if (env.NODE === undefined) continue;
+    const ip = svc.networks?.fabric?.ipv4_address;
+    if (ip === undefined) throw new Error(`service ${name} has no fixed address`);
+    out.push({ node: env.NODE, target: `${ip}:${env.METRICS_PORT}` });
+  }
+  return out;
+}
+
+async function query(base: string, q: string): Promise<PromVector['data']['result']> {
+  const r = await getJson<PromVector>(`${base}/api/v1/query?query=${encodeURIComponent(q)}`);
+  if (r.status !== 'success') throw new Error(`query ${q}: ${JSON.stringify(r).slice(0, 200)}`);
+  return r.data.result;
+}
+
+describe('docker testbed (docker compose + Prometheus)', () => {
+  it('builds without a registry, runs mixed algorithms, and Prometheus sees queues and completed flows', async () => {
+    // 1. tools and engine
+    ensureTools(log);
+    engine = await ensureDockerd(tmp, log);
+    compose = composeCommand();
+    log(
+      `engine ${must('docker', ['info', '--format', '{{.ServerVersion}}']).trim()}, compose: ${compose.join(' ')}`,
+    );
+
+    // 2. images, no registry
+    const t0 = Date.now();
+    must('sh', [join(ROOT, 'deploy', 'local-base-image.sh'), 'rocelab-base:local'], { cwd: ROOT });
+    must(
+      'docker',
+      [
+        'build',
+        '-q',
+        '-f',
+        'deploy/Dockerfile',
+        '--build-arg',
+        'NODE_IMAGE=rocelab-base:local',
+        '-t',
+        'rocelab:local',
+        '.',
+      ],
+      { cwd: ROOT, timeoutMs: 400_000 },
+    );
+    log(`images built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+    // 3. the testbed (without the compose file's prometheus/grafana: their images need a registry)
+    composeStarted = true;
+    const [cmd, args] = composeArgs('up', '-d', '--no-build', ...NODE_SERVICES, 'traffic');
+    must(cmd, args, { cwd: ROOT, timeoutMs: 180_000 });
+    log('compose up done');
+
+    // Debian's Prometheus on the host, scraping every node on the docker network directly.
+    const targets = scrapeTargets();
+    expect(targets.map((t) => t.node).sort()).toEqual([...NODE_SERVICES].sort());
+    const promPort = await freePort();
+    const promCfg = join(tmp, 'prometheus.yml');
+    writeFileSync(
+      promCfg,
+      [
+        'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+        'scrape_configs:',
+        '  - job_name: rocelab',
+        '    static_configs:',
+        `      - targets: [${targets.map((t) => `'${t.target}'`).join(', ')}]`,
+        '',
+      ].join('\n'),
+    );
+    const promLog = openSync(join(tmp, 'prometheus.log'), 'a');
+    prom = spawn(
+      'prometheus',
+      [
+        `--config.file=${promCfg}`,
+        `--storage.tsdb.path=${join(tmp, 'prom-data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+      ],
+      { stdio: ['ignore', promLog, promLog] },
+    );
+    closeSync(promLog);
+    const base = `http://127.0.0.1:${promPort}`;
+
+    // 4. every node scraped
+    await until('Prometheus to scrape all 6 nodes', 120_000, async () => {
+      const r = await getJson<{ data: { activeTargets: { health: string; scrapeUrl: string }[] } }>(
+        `${base}/api/v1/targets`,
+      );
+      const up = r.data.activeTargets.filter((t) => t.health === 'up');
+      return up.length === targets.length ? true : undefined;
+    });
+    log('Prometheus scrapes every node');
+
+    // The traffic job starts the run and exits 0 once every flow completed.
+    const traffic = containerId('traffic');
+    const code = await until('the traffic job to finish', 240_000, async () => {
+      const s = must('docker', ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', traffic])
+        .trim()
+        .split(' ');
+      return s[0] === 'exited' ? Number(s[1]) : undefined;
+    });
+    const jobLog = sh('docker', ['logs', traffic]).stdout.trim().split('\n');
+    log(`traffic job: ${jobLog.slice(-2).join(' | ')}`);
+    expect(code, jobLog.join('\n')).toBe(0);
+
+    // Queue-depth series of every switch port and non-zero flow completions, from Prometheus.
+    const queues = await until('queue-depth series of both switches', 60_000, async () => {
+      const r = await query(base, 'rocelab_port_queue_bytes');
+      return r.length >= 6 ? r : undefined;
+    });
+    const switchPorts = queues.map((s) => `${s.metric.node}:${s.metric.port}`).sort();
+    log(`rocelab_port_queue_bytes: ${queues.length} series (${switchPorts.join(', ')})`);
+    expect(new Set(queues.map((s) => s.metric.node))).toEqual(new Set(['s1', 's2']));
+    const peak = await query(base, 'max(max_over_time(rocelab_port_queue_max_bytes[10m]))');
+    const peakBytes = Number(peak[0]?.value[1] ?? 0);
+    log(`largest switch queue seen: ${peakBytes} bytes`);
+    expect(peakBytes).toBeGreaterThan(0);
+
+    const done = await until('a non-zero flow-completion count', 60_000, async () => {
+      const r = await query(base, 'sum by (node) (rocelab_fct_seconds_count)');
+      const total = r.reduce((s, x) => s + Number(x.value[1]), 0);
+      return total >= 3 ? r : undefined;
+    });
+    const byNode = Object.fromEntries(done.map((x) => [x.metric.node, Number(x.value[1])]));
+    log(`rocelab_fct_seconds_count by node: ${JSON.stringify(byNode)}`);
+    // Mixed algorithms: h1, h2 run dcqcn, h3 runs none (docker-compose.yml); all three finished.
+    expect(byNode.h1).toBeGreaterThan(0);
+    expect(byNode.h3).toBeGreaterThan(0);
+    expect(byNode.h1 + byNode.h2 + byNode.h3).toBe(3);
+    const cnps = await query(base, 'sum(rocelab_host_events_total{event="cnpRx"})');
+    log(`CNPs received by senders: ${cnps[0]?.value[1]}`);
+
+    // tc shapes the links inside the containers (NET_ADMIN): htb per peer on switches, tbf on hosts.
+    const s1tc = must('docker', ['exec', containerId('s1'), 'tc', 'qdisc', 'show', 'dev', 'eth0']);
+    const h1tc = must('docker', ['exec', containerId('h1'), 'tc', 'qdisc', 'show', 'dev', 'eth0']);
+    expect(s1tc).toMatch(/qdisc htb 1: root/);
+    expect(h1tc).toMatch(/qdisc tbf .* root .*rate 25Mbit/);
+  });
+});
