@@ -44,6 +44,15 @@ export const hostResultSchema = z.strictObject({
   rxBytes: z.number().nonnegative(),
 });
 
+export const flowTraceSchema = z.strictObject({
+  flow: nonNegInt,
+  changeCount: nonNegInt,
+  drops: z.record(z.string(), nonNegInt),
+  changes: z.array(
+    z.tuple([nonNegInt, z.number().nonnegative(), z.number().nonnegative().nullable(), z.string()]),
+  ),
+});
+
 export const resultsSchema = z.strictObject({
   version: z.literal(1),
   scenario: z.string(),
@@ -59,6 +68,7 @@ export const resultsSchema = z.strictObject({
     queue: z.record(z.string(), points),
     rate: z.record(z.string(), points),
   }),
+  trace: z.array(flowTraceSchema),
   summary: z.strictObject({
     flowsTotal: nonNegInt,
     flowsCompleted: nonNegInt,

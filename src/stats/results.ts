@@ -5,6 +5,7 @@
  */
 import { jainIndex, percentileSorted } from './aggregate.js';
 import { slowdown } from './fct.js';
+import { buildTrace, type FlowRateLog, type FlowTraceResult } from './trace.js';
 
 export const RESULTS_VERSION = 1;
 
@@ -77,6 +78,8 @@ export interface Results {
   ports: PortResult[];
   hosts: HostResult[];
   series: SeriesResult;
+  /** Rate-change causes of the slowest flows (src/stats/trace.ts). */
+  trace: FlowTraceResult[];
   summary: SummaryResult;
   warnings: string[];
 }
@@ -96,6 +99,8 @@ export interface FlowRecord {
   deliveredBytes: number;
   /** False when the flow never started (its start lay beyond the end of the run). */
   started: boolean;
+  /** Rate changes of the flow, for flows the runtime kept as trace candidates. */
+  rateLog?: FlowRateLog;
 }
 
 export interface ResultsInput {
@@ -193,6 +198,10 @@ export function buildResults(inp: ResultsInput): Results {
       rxBytes: h.rxBytes,
     })),
     series: inp.series,
+    trace: buildTrace(
+      flows.map((f, i) => ({ ...f, rateLog: inp.flows[i].rateLog })),
+      inp.durationNs,
+    ),
     summary: {
       flowsTotal: flows.length,
       flowsCompleted: flows.filter((f) => f.endNs !== null).length,
@@ -251,6 +260,7 @@ export function serializeResults(r: Results): string {
     `  "ports": ${list(r.ports.map(rec), '  ')}`,
     `  "hosts": ${list(r.hosts.map(rec), '  ')}`,
     `  "series": {\n    "queue": ${seriesMap(r.series.queue)},\n    "rate": ${seriesMap(r.series.rate)}\n  }`,
+    `  "trace": ${list(r.trace.map(rec), '  ')}`,
     `  "summary": ${rec(r.summary)}`,
     `  "warnings": ${list(
       r.warnings.map((w) => JSON.stringify(w)),

@@ -152,6 +152,7 @@ describe('results.json', () => {
       'ports',
       'hosts',
       'series',
+      'trace',
       'summary',
       'warnings',
     ]);

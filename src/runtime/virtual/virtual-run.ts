@@ -4,7 +4,7 @@
  * opens QPs and posts messages for the workload's flows, samples queue and rate series, and
  * collects the counters into results.json.
  */
-import type { Nic, NicConfig, NicPortConfig } from '../../../nic/api.js';
+import type { Nic, NicConfig, NicPortConfig, RateChange } from '../../../nic/api.js';
 import type { Switch, SwitchConfig, SwitchPortConfig } from '../../../switch/api.js';
 import type { FirmwareEnv, Logger } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
@@ -17,6 +17,7 @@ import {
   type Results,
   type SeriesPoints,
 } from '../../stats/results.js';
+import { type FlowRateLog, slowerFirst, slownessKey, TRACE_CHANGES, TRACE_FLOWS } from '../../stats/trace.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import { type HostPath, hostPath } from '../../topology/path.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
@@ -85,6 +86,18 @@ interface QpState {
   rxInHead: number;
   /** Next PSN the receiver accepts (go-back-N). */
   expectedPsn: number;
+  /** Flow whose messages the sender QP carries now (-1: none), for the rate-change trace. */
+  txFlow: number;
+  /** Last rate and window the sender QP reported (NaN before the first; window ∞ = none). */
+  lastRateBps: number;
+  lastWindowBytes: number;
+}
+
+/** Rate changes of one active flow: a ring of the last TRACE_CHANGES and the causes of drops. */
+interface RateRing {
+  ring: (RateChange | undefined)[];
+  count: number;
+  drops: Map<string, number>;
 }
 
 export interface FlowState {
@@ -105,6 +118,8 @@ export interface FlowState {
   deliveredBytes: number;
   senderCompletions: number;
   receiverCompletions: number;
+  /** Set while the flow may still be among the trace's slowest (src/stats/trace.ts). */
+  rateRing: RateRing | null;
 }
 
 /** Message size of long-lived flows without an explicit messageSize. */
@@ -127,6 +142,10 @@ export class VirtualRun {
   readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
   private readonly hostRx: Map<number, QpState>[];
+  private readonly hostTx: Map<number, QpState>[];
+  /** Completed flows that are the slowest so far, slowest first (at most TRACE_FLOWS). */
+  private readonly slowest: { key: number; id: number }[] = [];
+  private readonly freeRings: RateRing[] = [];
   private readonly staticStarts: FlowSpec[];
   private nextStatic = 0;
   private readonly groupLeft: number[];
@@ -151,6 +170,7 @@ export class VirtualRun {
     this.sampleIntervalNs = Math.max(1, Math.round(inp.sampleIntervalNs ?? inp.durationNs / 2000));
     const rng = createRng(inp.seed);
     this.hostRx = this.topo.hosts.map(() => new Map());
+    this.hostTx = this.topo.hosts.map(() => new Map());
     this.fabric = createFabric(this.sched, this.topo, {
       rng,
       loss: inp.loss,
@@ -197,6 +217,7 @@ export class VirtualRun {
             if (c.role === 'sender') this.onSenderComplete(c.id, c.completeNs);
             else this.onReceiverComplete(c.id);
           },
+          onRateChange: (c) => this.onRateChange(h.index, c),
         },
       });
       this.nics.set(h.name, nic);
@@ -250,6 +271,9 @@ export class VirtualRun {
           rxHead: 0,
           rxInHead: 0,
           expectedPsn: INITIAL_PSN,
+          txFlow: -1,
+          lastRateBps: Number.NaN,
+          lastWindowBytes: Number.NaN,
         };
         qps.set(f.qpKey, qp);
       }
@@ -270,6 +294,7 @@ export class VirtualRun {
         deliveredBytes: 0,
         senderCompletions: 0,
         receiverCompletions: 0,
+        rateRing: null,
       };
     });
     if (reads > 0)
@@ -293,6 +318,10 @@ export class VirtualRun {
     const qp = st.qp;
     st.started = true;
     st.startNs = this.sched.now();
+    // Before createQp, so the QP's initial rate is part of the flow's trace.
+    qp.txFlow = f.id;
+    st.rateRing = this.freeRings.pop() ?? { ring: new Array(TRACE_CHANGES), count: 0, drops: new Map() };
+    this.hostTx[qp.src.index].set(qp.srcQpn, qp);
     if (!qp.created) {
       qp.created = true;
       const info = {
@@ -379,6 +408,8 @@ export class VirtualRun {
     st.endNs = completeNs;
     this.active.delete(flowId);
     this.completed++;
+    if (st.qp.txFlow === flowId) st.qp.txFlow = -1;
+    this.rankCompleted(st);
     for (const g of st.spec.groups) {
       if (--this.groupLeft[g] === 0) {
         for (const f of this.waiters.get(g) ?? []) {
@@ -389,6 +420,50 @@ export class VirtualRun {
       }
     }
     if (this.completed === this.flows.length) this.sched.stop();
+  }
+
+  /** Attribute a sender QP's rate or window change to the flow it carries. */
+  private onRateChange(host: number, c: RateChange): void {
+    const qp = this.hostTx[host].get(c.qpn);
+    if (qp === undefined) return;
+    const w = c.windowBytes ?? Number.POSITIVE_INFINITY;
+    const dropped = c.rateBps < qp.lastRateBps || w < qp.lastWindowBytes;
+    qp.lastRateBps = c.rateBps;
+    qp.lastWindowBytes = w;
+    if (qp.txFlow < 0) return;
+    const r = this.flows[qp.txFlow].rateRing;
+    if (r === null) return;
+    r.ring[r.count++ % TRACE_CHANGES] = c;
+    if (dropped) r.drops.set(c.why, (r.drops.get(c.why) ?? 0) + 1);
+  }
+
+  /**
+   * Keep a completed flow's rate ring only while it is among the TRACE_FLOWS slowest completed
+   * flows, so memory stays bounded by the active flows however long the run.
+   */
+  private rankCompleted(st: FlowState): void {
+    if (st.rateRing === null || st.endNs === null) return;
+    const ideal = this.idealFct(st, this.reportedSize(st));
+    const entry = { key: slownessKey(st.startNs, st.endNs, st.endNs, ideal), id: st.spec.id };
+    const list = this.slowest;
+    let i = list.length;
+    while (i > 0 && slowerFirst(entry, list[i - 1]) < 0) i--;
+    if (i >= TRACE_FLOWS) {
+      this.releaseRing(st);
+      return;
+    }
+    list.splice(i, 0, entry);
+    if (list.length > TRACE_FLOWS) this.releaseRing(this.flows[list.pop()!.id]);
+  }
+
+  private releaseRing(st: FlowState): void {
+    const r = st.rateRing;
+    if (r === null) return;
+    st.rateRing = null;
+    r.ring.fill(undefined);
+    r.count = 0;
+    r.drops.clear();
+    this.freeRings.push(r);
   }
 
   private onReceiverComplete(msgId: number): void {
@@ -479,6 +554,22 @@ export class VirtualRun {
     return this.results();
   }
 
+  /** A long-lived flow reports what it moved: everything posted once it drained, else what arrived. */
+  private reportedSize(st: FlowState): number {
+    if (Number.isFinite(st.spec.sizeBytes)) return st.spec.sizeBytes;
+    return st.endNs !== null ? st.postedBytes : st.deliveredBytes;
+  }
+
+  private idealFct(st: FlowState, sizeBytes: number): number {
+    return idealFctNs({
+      sizeBytes: Math.max(1, sizeBytes),
+      mtuBytes: st.mtuBytes,
+      verb: st.verb,
+      hpccBaseRttNs: st.qp.path.hpccBaseRttNs,
+      bottleneckRateBps: st.qp.path.bottleneckRateBps,
+    });
+  }
+
   results(): Results {
     const endNs = this.sched.now();
     const warnings = [...this.warnings];
@@ -566,12 +657,8 @@ export class VirtualRun {
     const ccByHost: Record<string, string> = {};
     for (const h of this.topo.hosts) ccByHost[h.name] = this.nicCfg.get(h.name)!.cc.name;
     const flows: FlowRecord[] = this.flows.map((st) => {
-      // A long-lived flow reports what it moved: everything posted once it drained, else what arrived.
-      const sizeBytes = Number.isFinite(st.spec.sizeBytes)
-        ? st.spec.sizeBytes
-        : st.endNs !== null
-          ? st.postedBytes
-          : st.deliveredBytes;
+      const sizeBytes = this.reportedSize(st);
+      const rateLog = rateLogOf(st.rateRing);
       return {
         id: st.spec.id,
         src: st.spec.src,
@@ -580,15 +667,10 @@ export class VirtualRun {
         sizeBytes,
         startNs: st.startNs,
         endNs: st.endNs,
-        idealFctNs: idealFctNs({
-          sizeBytes: Math.max(1, sizeBytes),
-          mtuBytes: st.mtuBytes,
-          verb: st.verb,
-          hpccBaseRttNs: st.qp.path.hpccBaseRttNs,
-          bottleneckRateBps: st.qp.path.bottleneckRateBps,
-        }),
+        idealFctNs: this.idealFct(st, sizeBytes),
         deliveredBytes: st.deliveredBytes,
         started: st.started,
+        ...(rateLog !== undefined ? { rateLog } : {}),
       };
     });
     return buildResults({
@@ -606,6 +688,17 @@ export class VirtualRun {
       isSwitchPort: (p) => switchPorts.has(`${p.node}:${p.port}`),
     });
   }
+}
+
+function rateLogOf(r: RateRing | null): FlowRateLog | undefined {
+  if (r === null) return undefined;
+  const n = Math.min(r.count, TRACE_CHANGES);
+  const changes: FlowRateLog['changes'] = [];
+  for (let k = r.count - n; k < r.count; k++) {
+    const c = r.ring[k % TRACE_CHANGES]!;
+    changes.push([c.timeNs, c.rateBps, c.windowBytes, c.why]);
+  }
+  return { changeCount: r.count, drops: Object.fromEntries(r.drops), changes };
 }
 
 function pairs(flat: number[]): SeriesPoints {
