@@ -2,12 +2,14 @@
  * `npm run bench`: runs every registered benchmark in order. Add a suite by appending it to
  * BENCHES (name + async function that prints its own results).
  */
+import { benchRealtime } from './realtime.js';
 import { benchVirtual } from './virtual.js';
 import { benchWire } from './wire.js';
 
 export const BENCHES: { name: string; run: () => Promise<void> }[] = [
   { name: 'wire', run: benchWire },
   { name: 'virtual', run: benchVirtual },
+  { name: 'realtime', run: benchRealtime },
 ];
 
 async function main(): Promise<void> {

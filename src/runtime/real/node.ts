@@ -88,7 +88,8 @@ export interface NodeConfig {
   reportFile: string | null;
   incarnation: number;
   timerSpinMs: number;
-  verifyIcrc: boolean;
+  /** Check the ICRC of received frames; null: hosts do, switches do not (as in hardware). */
+  verifyIcrc: boolean | null;
   warmUp: boolean;
 }
 
@@ -205,7 +206,8 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     reportFile: env.REPORT_FILE !== undefined && env.REPORT_FILE !== '' ? env.REPORT_FILE : null,
     incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
     timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
-    verifyIcrc: env.VERIFY_ICRC !== '0',
+    // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
+    verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
     warmUp: env.WARMUP !== '0',
   };
 }
@@ -348,7 +350,7 @@ export class RealNode {
       rng,
       log,
       preciseNow: this.preciseNow,
-      verifyIcrc: cfg.verifyIcrc,
+      verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
     });
     this.env = env;
     this.createFirmware(env);

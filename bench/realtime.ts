@@ -1,0 +1,209 @@
+/**
+ * Real-time switch forwarding rate: 1 KB frames per second through one switch process (`rocelab
+ * node`, the full receive → decapsulate (ICRC check) → switch firmware → encapsulate → send path),
+ * as a ratio to a bare Node dgram forwarder (receive → send, nothing else) measured in the same
+ * run on the same machine. Target ≥ 0.8.
+ *
+ * Closed loop: this process sends from the left neighbour's address and counts what arrives at
+ * the right neighbour's address, keeping at most WINDOW frames in flight, so the number measured
+ * is the forwarder's capacity and not the kernel's drop rate. Links are 100 Gbit/s at timeScale 1,
+ * so the switch's own egress pacing is far from being the limit.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadScenario } from '../src/config/load.js';
+import { nodeEntry } from '../src/runtime/local/launcher.js';
+import { localAddressMap, parseEndpoint } from '../src/runtime/real/addresses.js';
+import { hostMonotonicNs, type NodeMessage } from '../src/runtime/real/protocol.js';
+import { scenarioToJson } from '../src/runtime/real/scenario-json.js';
+import { setupRun } from '../src/runtime/scenario-setup.js';
+import { encapsulate } from '../src/wire/encap.js';
+import { Opcode } from '../src/wire/opcodes.js';
+import { Ecn, FrameKind } from '../src/wire/packet.js';
+import { createPacket } from '../src/wire/packet-factory.js';
+
+const WINDOW = 64;
+const MEASURE_MS = 2500;
+const WARMUP_MS = 500;
+const FRAME_PAYLOAD_BYTES = 1000;
+
+const ECHO_SRC = `
+const dgram = require('node:dgram');
+const [host, port, toHost, toPort] = process.argv.slice(1);
+const s = dgram.createSocket('udp4');
+s.on('message', (m) => s.send(m, Number(toPort), toHost));
+s.bind(Number(port), host, () => process.send('ready'));
+process.on('disconnect', () => process.exit(0));
+`;
+
+function bind(host: string, port = 0): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = createSocket({ type: 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
+    s.once('error', reject);
+    s.bind(port, host, () => resolve(s));
+  });
+}
+
+/** Frames per second that come out at `sink` when `frame` is sent from `src` to `to`, closed loop. */
+async function measure(
+  src: Socket,
+  sink: Socket,
+  frame: Buffer,
+  to: { host: string; port: number },
+): Promise<number> {
+  let sent = 0;
+  let received = 0;
+  let counting = false;
+  let countedFrom = 0;
+  let counted = 0;
+  const pump = () => {
+    while (sent - received < WINDOW) {
+      sent++;
+      src.send(frame, to.port, to.host);
+    }
+  };
+  sink.on('message', () => {
+    received++;
+    if (counting) counted++;
+    if (sent - received < WINDOW / 2) pump();
+  });
+  // A lost frame must not stall the loop: top the window up now and then.
+  const refill = setInterval(() => {
+    received = Math.max(received, sent - WINDOW / 2);
+    pump();
+  }, 20);
+  pump();
+  await new Promise((r) => setTimeout(r, WARMUP_MS));
+  counting = true;
+  countedFrom = performance.now();
+  await new Promise((r) => setTimeout(r, MEASURE_MS));
+  const rate = (counted * 1000) / (performance.now() - countedFrom);
+  counting = false;
+  clearInterval(refill);
+  sink.removeAllListeners('message');
+  await new Promise((r) => setTimeout(r, 100));
+  return rate;
+}
+
+function waitFor<T>(child: ChildProcess, pred: (m: unknown) => T | undefined, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: timeout`)), 30_000);
+    child.on('message', (m) => {
+      const v = pred(m);
+      if (v !== undefined) {
+        clearTimeout(timer);
+        resolve(v);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${what}: exited with ${code}`)));
+  });
+}
+
+export async function benchRealtime(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'rocelab-bench-'));
+  const children: ChildProcess[] = [];
+  const sockets: Socket[] = [];
+  try {
+    const s = loadScenario({
+      text: `name: bench-forward
+duration: 10s
+timeScale: 1
+defaults:
+  link: { rate: 100Gbps, delay: 1ns }
+  nic: { cc: none, mtu: 1000 }
+  switch: { buffer: 64MB, pfc: false }
+topology: { kind: star, hosts: 2 }
+`,
+    });
+    const setup = setupRun(s);
+    const block = 40_000 + Math.floor(Math.random() * 10_000);
+    const map = localAddressMap(
+      setup.topo.nodes.map((n) => n.name),
+      block,
+      6081,
+    );
+    const h1 = parseEndpoint(map.h1, 'h1');
+    const h2 = parseEndpoint(map.h2, 'h2');
+    const s1 = parseEndpoint(map.s1, 's1');
+    const left = await bind(h1.host, h1.port);
+    const right = await bind(h2.host, h2.port);
+    sockets.push(left, right);
+
+    // The frame h1 would put on the wire towards h2: RC SEND Only, 1000 B payload, ECT(0).
+    const host1 = setup.topo.byName.get('h1')!;
+    const host2 = setup.topo.byName.get('h2')!;
+    const p = createPacket();
+    p.kind = FrameKind.Data;
+    p.opcode = Opcode.SendOnly;
+    p.srcIp = host1.ip;
+    p.dstIp = host2.ip;
+    p.srcMac = host1.ports[0].mac;
+    p.dstMac = setup.topo.byName.get('s1')!.ports[0].mac;
+    p.srcPort = 0xc001;
+    p.destQp = 0x101;
+    p.dscp = 26;
+    p.ecn = Ecn.Ect0;
+    p.prio = 3;
+    p.payloadLen = FRAME_PAYLOAD_BYTES;
+    const frame = encapsulate(p, { vni: 0 });
+
+    // 1. bare forwarder on s1's address
+    const echo = spawn(
+      process.execPath,
+      ['-e', ECHO_SRC, s1.host, String(s1.port), h2.host, String(h2.port)],
+      {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    );
+    children.push(echo);
+    await waitFor(echo, (m) => (m === 'ready' ? true : undefined), 'echo forwarder');
+    const echoRate = await measure(left, right, frame, s1);
+    echo.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+
+    // 2. the switch node
+    const scenarioPath = join(dir, 'scenario.json');
+    writeFileSync(scenarioPath, scenarioToJson(s));
+    const sw = spawn(process.execPath, [nodeEntry()], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE: 's1',
+        SCENARIO_JSON: scenarioPath,
+        ADDRESS_MAP: JSON.stringify(map),
+        TIME_SCALE: '1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    children.push(sw);
+    await waitFor(sw, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), 'switch node');
+    sw.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
+    await new Promise((r) => setTimeout(r, 100));
+    const swRate = await measure(left, right, frame, s1);
+    sw.send({ t: 'finish', endNs: 0 });
+    const report = await waitFor(
+      sw,
+      (m) =>
+        (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
+      'switch report',
+    ).catch(() => null);
+
+    const ratio = swRate / echoRate;
+    console.log(`bare dgram forwarder   ${Math.round(echoRate).toLocaleString('en')} frames/s (1 KB)`);
+    console.log(`switch node (s1)       ${Math.round(swRate).toLocaleString('en')} frames/s (1 KB)`);
+    console.log(`ratio                  ${ratio.toFixed(2)}  (target ≥ 0.8)`);
+    if (report !== null) {
+      const drops = report.ports.reduce((a, x) => a + x.drops, 0);
+      console.log(
+        `switch: ${report.io.rxDatagrams} datagrams in, ${report.io.txDatagrams} out, ${drops} drops, garbage ${report.io.garbageTotal}`,
+      );
+    }
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const s of sockets) s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
