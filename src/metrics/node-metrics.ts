@@ -46,6 +46,9 @@ export class FrameTallies {
   readonly ceTx: Float64Array;
   readonly pfcTx: Float64Array;
   readonly pfcRx: Float64Array;
+  /** Sent PFC frames that moved a priority from XON to XOFF (refreshes and XONs excluded). */
+  readonly xoffTx: Float64Array;
+  private readonly pausedTx: Uint8Array;
   /** qpn → [cnpRx, cnmRx, nackRx, cnpTx, nackTx]. */
   readonly perQp = new Map<number, Float64Array>();
   /** Latest RTT sample per QP (emulated ns), from ACKs that echo a timestamp. */
@@ -57,6 +60,8 @@ export class FrameTallies {
     this.ceTx = new Float64Array(nPorts * PRIOS);
     this.pfcTx = new Float64Array(nPorts * PRIOS);
     this.pfcRx = new Float64Array(nPorts * PRIOS);
+    this.xoffTx = new Float64Array(nPorts * PRIOS);
+    this.pausedTx = new Uint8Array(nPorts * PRIOS);
   }
 
   private qp(qpn: number): Float64Array {
@@ -76,6 +81,7 @@ export class FrameTallies {
       if (pkt.ecn === Ecn.Ce) this.ceTx[i]++;
     } else if (pkt.kind === FrameKind.Pfc) {
       this.countPfc(this.pfcTx, port, pkt);
+      this.countXoff(port, pkt);
     } else if (pkt.kind === FrameKind.Cnp) {
       // sent by the receiver NIC on its QP towards the sender: count on the local QP it answers for
       this.qp(pkt.destQp)[3]++;
@@ -102,6 +108,22 @@ export class FrameTallies {
         const echo = pkt.ext?.tsEchoNs;
         if (echo !== null && echo !== undefined) this.rttNs.set(pkt.destQp, nowNs - echo);
         break;
+      }
+    }
+  }
+
+  /** XOFF transitions as dcqcn-plus.md §6.1 counts them: pause frames that are not refreshes. */
+  private countXoff(port: number, pkt: Packet): void {
+    const pfc = pkt.pfc;
+    if (pfc === null) return;
+    for (let p = 0; p < PRIOS; p++) {
+      if ((pfc.classEnable & (1 << p)) === 0) continue;
+      const i = port * PRIOS + p;
+      if ((pfc.quanta[p] ?? 0) > 0) {
+        if (this.pausedTx[i] === 0) this.xoffTx[i]++;
+        this.pausedTx[i] = 1;
+      } else {
+        this.pausedTx[i] = 0;
       }
     }
   }
@@ -290,6 +312,15 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
           set({ port: p, prio: q, dir: 'rx' }, tallies.pfcRx[p * PRIOS + q]);
         }
       }
+    },
+  );
+  counterFrom(
+    'rocelab_pfc_xoff_transitions_total',
+    'PFC frames sent that moved a priority from XON to XOFF (not refreshes)',
+    ['port', 'prio'],
+    (set) => {
+      for (const p of portsOf())
+        for (let q = 0; q < PRIOS; q++) set({ port: p, prio: q }, tallies.xoffTx[p * PRIOS + q]);
     },
   );
   if (src.kind === 'switch') {
