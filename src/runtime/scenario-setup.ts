@@ -7,6 +7,7 @@
 import type { CcSpec, NicConfig } from '../../nic/api.js';
 import type { SwitchConfig, EcnConfig as SwitchEcn } from '../../switch/api.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
+import { getCpBuilder } from '../cc/cp-registry.js';
 import { CcConfigError, getAlgorithm, resolveCc } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
 import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js';
@@ -40,7 +41,8 @@ export interface SetupOptions {
   seed?: number;
   /**
    * Switch-side plug-ins by the name algorithms give in `CcAlgorithm.cp` (e.g. srcc). Every
-   * switch runs those of the algorithms some host uses.
+   * switch runs those of the algorithms some host uses; names not given here are built by the
+   * CP registry (src/cc/cp-registry.ts).
    */
   cpFactories?: Record<string, SwitchCpFactory>;
 }
@@ -146,7 +148,14 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       const cpName = getAlgorithm(name).cp;
       if (cpName === undefined || cpNames.has(cpName)) continue;
       cpNames.add(cpName);
-      const f = opts.cpFactories?.[cpName];
+      const f =
+        opts.cpFactories?.[cpName] ??
+        getCpBuilder(cpName)?.({
+          params: [...ccByHost.values()].find((c) => c.name === name)!.params,
+          topo,
+          routes,
+          mtuBytes: Math.max(...topo.hosts.map((h) => nicFor(s, h.name).mtuBytes)),
+        });
       if (f !== undefined) cp.push(f);
       else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
     }

@@ -10,7 +10,7 @@ import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
 import { alphaDecay, alphaOnCnp, cutRate, hpccSimIncrease, paperIncrease } from './machine.js';
 import type { DcqcnParams } from './params.js';
 
-const RATE_TIMER = 0;
+export const RATE_TIMER = 0;
 const DECREASE_TIMER = 1;
 
 interface Common {
