@@ -1,0 +1,9 @@
+/**
+ * DCQCN+ paper checks of the paper tier (dcqcn-plus.md §6.2): A3 (2000 flows), A4 (queue ratio
+ * up to 2000 flows), A5 (DCQCN failure onset sweep) in virtual time and A7 in real time (local
+ * runtime, 2 × ~35 s). Runs are shared between checks.
+ */
+import '../../src/cc/dcqcn-plus/reproduce.js';
+import { describeReproSuite } from '../support/repro.js';
+
+describeReproSuite('dcqcn-plus', 'paper');
