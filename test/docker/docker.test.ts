@@ -94,6 +94,16 @@ function scrapeTargets(): { node: string; target: string }[] {
   return out;
 }
 
+/** The last log lines of the traffic job and of every node, for failure messages. */
+function diagnostics(traffic: string): string {
+  const parts = [`traffic:\n${sh('docker', ['logs', '--tail', '8', traffic]).stdout}`];
+  for (const svc of NODE_SERVICES) {
+    const r = sh('docker', ['logs', '--tail', '4', containerId(svc)]);
+    parts.push(`${svc}:\n${(r.stdout + r.stderr).slice(-1500)}`);
+  }
+  return parts.join('\n');
+}
+
 async function query(base: string, q: string): Promise<PromVector['data']['result']> {
   const r = await getJson<PromVector>(`${base}/api/v1/query?query=${encodeURIComponent(q)}`);
   if (r.status !== 'success') throw new Error(`query ${q}: ${JSON.stringify(r).slice(0, 200)}`);
@@ -177,15 +187,21 @@ describe('docker testbed (docker compose + Prometheus)', () => {
 
     // The traffic job starts the run and exits 0 once every flow completed.
     const traffic = containerId('traffic');
-    const code = await until('the traffic job to finish', 240_000, async () => {
-      const s = must('docker', ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', traffic])
-        .trim()
-        .split(' ');
-      return s[0] === 'exited' ? Number(s[1]) : undefined;
-    });
+    // (The job gives up by itself after the scenario's duration × timeScale + 60 s = 300 s.)
+    let code: number;
+    try {
+      code = await until('the traffic job to finish', 330_000, async () => {
+        const s = must('docker', ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', traffic])
+          .trim()
+          .split(' ');
+        return s[0] === 'exited' ? Number(s[1]) : undefined;
+      });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${diagnostics(traffic)}`);
+    }
     const jobLog = sh('docker', ['logs', traffic]).stdout.trim().split('\n');
     log(`traffic job: ${jobLog.slice(-2).join(' | ')}`);
-    expect(code, jobLog.join('\n')).toBe(0);
+    expect(code, `${jobLog.join('\n')}\n${diagnostics(traffic)}`).toBe(0);
 
     // Queue-depth series of every switch port and non-zero flow completions, from Prometheus.
     const queues = await until('queue-depth series of both switches', 60_000, async () => {
@@ -213,6 +229,14 @@ describe('docker testbed (docker compose + Prometheus)', () => {
     expect(byNode.h1 + byNode.h2 + byNode.h3).toBe(3);
     const cnps = await query(base, 'sum(rocelab_host_events_total{event="cnpRx"})');
     log(`CNPs received by senders: ${cnps[0]?.value[1]}`);
+
+    // No node crashed or reported a fatal error.
+    for (const svc of NODE_SERVICES) {
+      const nodeLog = sh('docker', ['logs', containerId(svc)]);
+      const text = nodeLog.stdout + nodeLog.stderr;
+      expect(text, `${svc} log`).not.toMatch(/internal error|"msg":"fatal"/);
+      expect(text, `${svc} log`).toMatch(/"msg":"started"/);
+    }
 
     // tc shapes the links inside the containers (NET_ADMIN): htb per peer on switches, tbf on hosts.
     const s1tc = must('docker', ['exec', containerId('s1'), 'tc', 'qdisc', 'show', 'dev', 'eth0']);
