@@ -62,6 +62,10 @@ export interface QpPathInfo {
   bottleneckRateBps: number;
   /** Number of switches on the path. */
   hops: number;
+  /** Line rate of each link on the path in order ([0] = this host's port), bit/s (optional). */
+  linkRatesBps?: readonly number[];
+  /** One-way propagation delay of the path, ns (optional). */
+  propDelayNs?: number;
 }
 
 export interface QpSetup {

@@ -166,6 +166,8 @@ class NicImpl implements Nic {
       bottleneckRateBps: setup.path.bottleneckRateBps,
       hops: setup.path.hops,
     };
+    if (setup.path.linkRatesBps !== undefined) flow.linkRatesBps = setup.path.linkRatesBps;
+    if (setup.path.propDelayNs !== undefined) flow.propDelayNs = setup.path.propDelayNs;
     this.qps.set(qpn, qp);
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
     qp.rpIo = this.makeRpIo(qp);

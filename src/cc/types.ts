@@ -25,6 +25,13 @@ export interface FlowInfo {
   bottleneckRateBps: number;
   /** Switches on the path. */
   hops: number;
+  /**
+   * Line rate of every link the data crosses, in path order: [0] the sender NIC's port, [h + 1]
+   * the egress of switch h (MPCC's per-hop R_link). Absent when the runtime does not know it.
+   */
+  linkRatesBps?: readonly number[];
+  /** One-way propagation delay of the path, ns (absent when unknown). */
+  propDelayNs?: number;
 }
 
 /** Outputs and services available to RP hooks. */
@@ -166,4 +173,10 @@ export interface CcAlgorithm<P = Record<string, unknown>> {
   np?: NpAlgorithm<P, any, any>;
   /** Switch-side logic this algorithm turns on when any host uses it (e.g. "srcc"). */
   cp?: string;
+  /**
+   * The switches' active-flow window (SwitchConfig.activeFlowWindowNs) this algorithm wants when
+   * a host runs it, given the largest unloaded base RTT of the run's flows (HPCC convention, ns).
+   * The runtime uses the largest request (MPCC's T_flow).
+   */
+  switchFlowWindowNs?(params: P, maxBaseRttNs: number): number;
 }

@@ -307,5 +307,7 @@ function pathInfo(qp: PlannedQp) {
     baseRttNs: Math.round(qp.path.baseRttNs),
     bottleneckRateBps: qp.path.bottleneckRateBps,
     hops: qp.path.hops,
+    linkRatesBps: qp.path.links.map((l) => l.rateBps),
+    propDelayNs: qp.path.propDelayNs,
   };
 }

@@ -328,6 +328,8 @@ export class VirtualRun {
         baseRttNs: Math.round(qp.path.baseRttNs),
         bottleneckRateBps: qp.path.bottleneckRateBps,
         hops: qp.path.hops,
+        linkRatesBps: qp.path.links.map((l) => l.rateBps),
+        propDelayNs: qp.path.propDelayNs,
       };
       const srcPort = rocev2SrcPort(qp.srcQpn, qp.dstQpn);
       // Receiver first, so its QP exists before the first data frame can arrive.

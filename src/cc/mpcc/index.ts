@@ -1,0 +1,30 @@
+/**
+ * MPCC — Model Predictive Congestion Control for RoCEv2 (Zheng, MSc thesis, U. Alberta 2024;
+ * "MPCC (Zheng 2024)", not the other schemes of that name). Switches stamp per-hop queue length
+ * and active-flow count (32-byte INT block), the receiver echoes it in every ACK, and the sender
+ * solves a constrained finite-horizon MPC on a delay-compensated integrator model of the most
+ * congested queue per ACK, applying a window and a pacing rate. Spec: shared/papers/mpcc.md;
+ * docs/algorithms/mpcc.md.
+ */
+import { ecnCnpNp } from '../np-ecn.js';
+import type { CcAlgorithm } from '../types.js';
+import { type MpccParams, mpccAliases, mpccParams, mpccProfiles } from './params.js';
+import { mpccRp } from './rp.js';
+
+export const mpcc: CcAlgorithm<MpccParams> = {
+  name: 'mpcc',
+  summary:
+    'MPCC (Zheng 2024): INT queue + active flows per hop → per-ACK constrained MPC on a delay-compensated ' +
+    'queue model → window (and pacing W/P). Profiles: default (fairShare, pacing), thesis (hold, window only).',
+  params: mpccParams,
+  profiles: mpccProfiles,
+  defaultProfile: 'default',
+  aliases: mpccAliases,
+  rp: mpccRp,
+  // No ECN reaction, no CNPs (mpcc.md §2.1 "Not used by MPCC").
+  np: ecnCnpNp<MpccParams>(() => ({ intervalNs: 0, mode: 'immediate', enabled: false })),
+  switchFlowWindowNs: (p, maxBaseRttNs) =>
+    p.flowTimeoutNs > 0 ? p.flowTimeoutNs : Math.round(p.flowTimeoutRtts * maxBaseRttNs),
+};
+
+export type { MpccParams } from './params.js';

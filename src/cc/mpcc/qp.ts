@@ -1,0 +1,190 @@
+/**
+ * A small dense strictly convex QP solver, the fallback of MPCC's controller (mpcc.md §3.9):
+ *
+ *   minimise ½·xᵀHx + gᵀx   subject to   C_i·x ≥ b_i  (i = 0..m−1),   H symmetric positive definite.
+ *
+ * Dual active-set method of Goldfarb and Idnani (Math. Programming 27, 1983): start at the
+ * unconstrained minimum, repeatedly add the most violated constraint and move along the primal
+ * direction that keeps the active set tight while the multipliers stay ≥ 0, dropping an active
+ * constraint whose multiplier would turn negative. It ends at the exact optimum in finitely many
+ * steps or proves the constraints inconsistent (a violated constraint that no dual step can
+ * satisfy), which is what MPCC needs to fall back to the box-only problem.
+ *
+ * Instead of the Cholesky/QR updates of the original we solve the small Schur system
+ * (C_A·H⁻¹·C_Aᵀ) r = C_A·H⁻¹·c_p afresh per step: the problems have at most a few dozen
+ * variables and are rare (the closed-form fast path handles most steps), so clarity wins.
+ * Pure arithmetic, no allocation beyond the returned arrays and per-call scratch.
+ */
+
+export interface DenseQp {
+  /** Variables. */
+  n: number;
+  /** n×n row-major, symmetric positive definite. */
+  H: Float64Array;
+  g: Float64Array;
+  /** Constraints. */
+  m: number;
+  /** m×n row-major: row i is C_i. */
+  C: Float64Array;
+  b: Float64Array;
+}
+
+export type QpStatus = 'optimal' | 'infeasible' | 'iterations';
+
+export interface QpResult {
+  status: QpStatus;
+  x: Float64Array;
+  /** Lagrange multipliers (≥ 0), zero for inactive constraints. */
+  lambda: Float64Array;
+  /** Constraints added or dropped. */
+  iterations: number;
+}
+
+/** In-place Cholesky L·Lᵀ of the k×k leading block of `a` (row-major, stride `s`); false if not PD. */
+function cholesky(a: Float64Array, k: number, s: number): boolean {
+  for (let i = 0; i < k; i++) {
+    for (let j = 0; j <= i; j++) {
+      let sum = a[i * s + j];
+      for (let p = 0; p < j; p++) sum -= a[i * s + p] * a[j * s + p];
+      if (i === j) {
+        if (!(sum > 0)) return false;
+        a[i * s + i] = Math.sqrt(sum);
+      } else a[i * s + j] = sum / a[j * s + j];
+    }
+  }
+  return true;
+}
+
+/** Solve L·Lᵀ·y = v in place (v ← y) with the factor from `cholesky`. */
+function cholSolve(l: Float64Array, k: number, s: number, v: Float64Array): void {
+  for (let i = 0; i < k; i++) {
+    let sum = v[i];
+    for (let p = 0; p < i; p++) sum -= l[i * s + p] * v[p];
+    v[i] = sum / l[i * s + i];
+  }
+  for (let i = k - 1; i >= 0; i--) {
+    let sum = v[i];
+    for (let p = i + 1; p < k; p++) sum -= l[p * s + i] * v[p];
+    v[i] = sum / l[i * s + i];
+  }
+}
+
+function dotRow(C: Float64Array, i: number, n: number, x: Float64Array): number {
+  let s = 0;
+  const o = i * n;
+  for (let j = 0; j < n; j++) s += C[o + j] * x[j];
+  return s;
+}
+
+export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
+  const { n, m, C, b } = qp;
+  const limit = maxIterations > 0 ? maxIterations : 10 * (m + n) + 10;
+  // H⁻¹ column by column from one Cholesky factor.
+  const L = Float64Array.from(qp.H);
+  if (!cholesky(L, n, n)) throw new RangeError('QP: H is not positive definite');
+  const col = new Float64Array(n);
+  // V[:, i] = H⁻¹·C_iᵀ, stored m×n row-major (row i is H⁻¹C_iᵀ).
+  const V = new Float64Array(m * n);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) col[j] = C[i * n + j];
+    cholSolve(L, n, n, col);
+    V.set(col, i * n);
+  }
+  const x = new Float64Array(n);
+  for (let j = 0; j < n; j++) x[j] = -qp.g[j];
+  cholSolve(L, n, n, x);
+
+  // Scale of the problem for the stopping test: constraint violations are measured in x units
+  // (s_i/‖C_i‖), tolerant to 1e-10 of the largest magnitude around.
+  const rowNorm = new Float64Array(m);
+  let scale = 1;
+  for (let i = 0; i < m; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += C[i * n + j] * C[i * n + j];
+    rowNorm[i] = Math.sqrt(s);
+    if (rowNorm[i] > 0) scale = Math.max(scale, Math.abs(b[i]) / rowNorm[i]);
+  }
+  for (let j = 0; j < n; j++) scale = Math.max(scale, Math.abs(x[j]));
+  const tol = 1e-10 * scale;
+
+  const active: number[] = [];
+  const lam: number[] = [];
+  const isActive = new Uint8Array(m);
+  const M = new Float64Array(n * n);
+  const r = new Float64Array(n);
+  const z = new Float64Array(n);
+  let iterations = 0;
+
+  for (;;) {
+    // The most violated inactive constraint (in x units).
+    let p = -1;
+    let worst = -tol;
+    for (let i = 0; i < m; i++) {
+      if (isActive[i] || rowNorm[i] === 0) continue;
+      const v = (dotRow(C, i, n, x) - b[i]) / rowNorm[i];
+      if (v < worst) {
+        worst = v;
+        p = i;
+      }
+    }
+    if (p < 0) return finish('optimal');
+    let lamP = 0;
+    for (;;) {
+      if (++iterations > limit) return finish('iterations');
+      const k = active.length;
+      // r = (C_A H⁻¹ C_Aᵀ)⁻¹ C_A H⁻¹ c_p ;  z = H⁻¹c_p − H⁻¹C_Aᵀ r
+      for (let a = 0; a < k; a++) {
+        const ia = active[a];
+        for (let c = 0; c <= a; c++) {
+          const v = dotRow(C, ia, n, V.subarray(active[c] * n, active[c] * n + n));
+          M[a * n + c] = v;
+          M[c * n + a] = v;
+        }
+        r[a] = dotRow(C, ia, n, V.subarray(p * n, p * n + n));
+      }
+      if (k > 0 && !cholesky(M, k, n)) return finish('iterations');
+      if (k > 0) cholSolve(M, k, n, r);
+      for (let j = 0; j < n; j++) {
+        let v = V[p * n + j];
+        for (let a = 0; a < k; a++) v -= V[active[a] * n + j] * r[a];
+        z[j] = v;
+      }
+      const d = dotRow(C, p, n, z);
+      const dRef = dotRow(C, p, n, V.subarray(p * n, p * n + n));
+      // c_p in the span of the active rows: no primal move exists, only a dual step.
+      const primalStep = d > 1e-12 * dRef;
+      let t1 = Number.POSITIVE_INFINITY;
+      let drop = -1;
+      for (let a = 0; a < k; a++) {
+        if (r[a] > 0) {
+          const t = lam[a] / r[a];
+          if (t < t1) {
+            t1 = t;
+            drop = a;
+          }
+        }
+      }
+      const t2 = primalStep ? -(dotRow(C, p, n, x) - b[p]) / d : Number.POSITIVE_INFINITY;
+      const t = Math.min(t1, t2);
+      if (t === Number.POSITIVE_INFINITY) return finish('infeasible');
+      if (primalStep) for (let j = 0; j < n; j++) x[j] += t * z[j];
+      for (let a = 0; a < k; a++) lam[a] -= t * r[a];
+      lamP += t;
+      if (primalStep && t2 <= t1) {
+        active.push(p);
+        lam.push(lamP);
+        isActive[p] = 1;
+        break;
+      }
+      isActive[active[drop]] = 0;
+      active.splice(drop, 1);
+      lam.splice(drop, 1);
+    }
+  }
+
+  function finish(status: QpStatus): QpResult {
+    const lambda = new Float64Array(m);
+    for (let a = 0; a < active.length; a++) lambda[active[a]] = Math.max(0, lam[a]);
+    return { status, x, lambda, iterations };
+  }
+}
