@@ -112,6 +112,8 @@ export async function ensureDockerd(logDir: string, log: (s: string) => void): P
           const t = Date.now() + 20_000;
           while (Date.now() < t && sh('kill', ['-0', String(proc.pid)]).status === 0) sh('sleep', ['0.2']);
           if (sh('kill', ['-0', String(proc.pid)]).status === 0) process.kill(proc.pid, 'SIGKILL');
+          // dockerd leaves its default bridge behind; it was ours, so it goes too.
+          sh('ip', ['link', 'del', 'docker0']);
         },
       };
     }
