@@ -2,4 +2,4 @@
  * Every algorithm's reproduction suite, imported for its registration side effect. Each
  * algorithm issue adds one line here: `import '../cc/<name>/reproduce.js';`
  */
-export {};
+import '../cc/srcc/reproduce.js';

@@ -15,7 +15,8 @@ import { flowId16, ROCE_UDP_PORT } from './flow-id.js';
 import type { SrccParams } from './params.js';
 import { alphaOnlyCnp, cnmStep, restartIncrease } from './reaction.js';
 
-const RING_SIZE = 4096;
+/** Send times kept per QP: a CNM echoes a PSN sent less than one RTT earlier (≤ ~400 frames at 100 Gb/s). */
+const RING_SIZE = 512;
 const PSN_MASK = 0xffffff;
 
 export interface SrccQp {
@@ -33,8 +34,9 @@ export interface SrccQp {
   srcPort: number;
   flowId: number;
   keyKnown: boolean;
-  sentPsn: Int32Array;
-  sentAtNs: Float64Array;
+  /** Allocated at the first transmission (most QPs of a big workload never see a CNM, but all send). */
+  sentPsn: Int32Array | null;
+  sentAtNs: Float64Array | null;
   latencyFirstNs: number;
   latencyMinNs: number;
   latencyMaxNs: number;
@@ -58,8 +60,8 @@ function initSrcc(flow: FlowInfo, p: SrccParams): SrccQp {
     srcPort: 0,
     flowId: -1,
     keyKnown: false,
-    sentPsn: new Int32Array(RING_SIZE).fill(-1),
-    sentAtNs: new Float64Array(RING_SIZE),
+    sentPsn: null,
+    sentAtNs: null,
     latencyFirstNs: Number.NaN,
     latencyMinNs: Number.NaN,
     latencyMaxNs: Number.NaN,
@@ -74,10 +76,12 @@ function onTx(q: SrccQp, pkt: Packet, nowNs: number): void {
     q.dstIp = pkt.dstIp >>> 0;
     q.srcPort = pkt.srcPort;
     q.flowId = flowId16(pkt.srcIp, pkt.dstIp, pkt.srcPort);
+    q.sentPsn = new Int32Array(RING_SIZE).fill(-1);
+    q.sentAtNs = new Float64Array(RING_SIZE);
   }
   const i = pkt.psn & (RING_SIZE - 1);
-  q.sentPsn[i] = pkt.psn & PSN_MASK;
-  q.sentAtNs[i] = nowNs;
+  q.sentPsn![i] = pkt.psn & PSN_MASK;
+  q.sentAtNs![i] = nowNs;
 }
 
 /** Is this CNM about this QP? The NIC matched destination IP and QPN; check the rest of the key. */
@@ -106,8 +110,8 @@ function onCnm(s: SrccState, p: SrccParams, io: RpIo, pkt: Packet): void {
   q.cnmRx++;
   io.count('srccCnmRx');
   const i = c.triggerPsn & (RING_SIZE - 1);
-  if (q.sentPsn[i] === (c.triggerPsn & PSN_MASK)) {
-    const lat = now - q.sentAtNs[i];
+  if (q.sentPsn !== null && q.sentPsn[i] === (c.triggerPsn & PSN_MASK)) {
+    const lat = now - q.sentAtNs![i];
     if (q.latencyCount === 0) {
       q.latencyFirstNs = lat;
       q.latencyMinNs = lat;

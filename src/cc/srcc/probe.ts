@@ -1,0 +1,225 @@
+/**
+ * A virtual-time run of a scenario with SRCC's measurement points attached, for the
+ * reproduction checks (reproduce.ts): NIC data departures and deliveries, CNM arrivals at NICs
+ * (with a snapshot of the QP's state right after), rate changes, and the switch side's CNM
+ * events and (optionally) threshold decisions. Nothing here changes what the firmware does: the
+ * same wrappers are put around both arms of a comparison.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Nic, RateChange } from '../../../nic/api.js';
+import { createNic } from '../../../nic/api.js';
+import type { Switch } from '../../../switch/api.js';
+import { createSwitch } from '../../../switch/api.js';
+import type { SwitchCp, SwitchCpFactory } from '../../../switch/cp.js';
+import { loadScenario } from '../../config/load.js';
+import { nicFor, type Scenario } from '../../config/scenario.js';
+import type { FirmwareEnv } from '../../env/env.js';
+import { type RunOutput, runScenario } from '../../runtime/run.js';
+import { setupRun } from '../../runtime/scenario-setup.js';
+import { FIRST_QPN } from '../../runtime/virtual/qp.js';
+import type { Topology } from '../../topology/model.js';
+import { type CnmBody, FrameKind, type Packet } from '../../wire/packet.js';
+import { buildSrccCp } from './config.js';
+import type { SrccCnmEvent, SrccCp, SrccDecision } from './cp.js';
+
+export interface Departure {
+  node: string;
+  dstIp: number;
+  destQp: number;
+  psn: number;
+  /** Start of serialisation at the NIC, ns (may be fractional). */
+  startNs: number;
+  sizeBytes: number;
+}
+
+export interface Delivery {
+  node: string;
+  srcIp: number;
+  destQp: number;
+  /** Arrival of the last bit at the NIC, ns. */
+  timeNs: number;
+  sizeBytes: number;
+}
+
+export interface CnmArrival {
+  node: string;
+  timeNs: number;
+  body: CnmBody;
+  /** `qpInspect` of the QP that took the CNM, right after it reacted (null: no QP took it). */
+  qp: Record<string, number> | null;
+}
+
+export interface ProbeOptions {
+  seed?: number;
+  outDir: string;
+  /** Every SRCC threshold decision (slow: the plug-in's fast path is off while observed). */
+  onDecision?: (d: SrccDecision) => void;
+  /** Wrap a switch's SRCC plug-in (fault injection). */
+  wrapCp?: (switchName: string, cp: SrccCp) => SwitchCp;
+  /** Keep departures and deliveries (default true). */
+  frames?: boolean;
+  /** Extra plug-ins on every switch, whatever the hosts run (measurement only). */
+  extraCp?: SwitchCpFactory[];
+  /** Every frame a NIC receives, before the NIC sees it. */
+  onNicRx?: (node: string, pkt: Packet, timeNs: number) => void;
+}
+
+export interface Probe {
+  out: RunOutput;
+  topo: Topology;
+  hostIp: Map<string, number>;
+  departures: Departure[];
+  deliveries: Delivery[];
+  cnmRx: CnmArrival[];
+  cnmEvents: SrccCnmEvent[];
+  rateChanges: (RateChange & { node: string })[];
+  nics: Map<string, Nic>;
+  switches: Map<string, Switch>;
+}
+
+export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
+  const setup = setupRun(scenario, { seed: o.seed });
+  const keepFrames = o.frames !== false;
+  const departures: Departure[] = [];
+  const deliveries: Delivery[] = [];
+  const cnmRx: CnmArrival[] = [];
+  const cnmEvents: SrccCnmEvent[] = [];
+  const rateChanges: (RateChange & { node: string })[] = [];
+  const nics = new Map<string, Nic>();
+  const switches = new Map<string, Switch>();
+  const hostIp = new Map(setup.topo.hosts.map((h) => [h.name, h.ip]));
+
+  const cpFactories: Record<string, SwitchCpFactory> = {};
+  const srccSpec = [...setup.ccByHost.values()].find((c) => c.name === 'srcc');
+  if (srccSpec !== undefined) {
+    const inner = buildSrccCp(
+      {
+        params: srccSpec.params,
+        topo: setup.topo,
+        routes: setup.routes,
+        mtuBytes: Math.max(...setup.topo.hosts.map((h) => nicFor(scenario, h.name).mtuBytes)),
+      },
+      { onDecision: o.onDecision, onCnm: (e) => cnmEvents.push(e) },
+    );
+    cpFactories.srcc = (io) => {
+      const cp = inner(io) as SrccCp;
+      return o.wrapCp?.(io.switchName, cp) ?? cp;
+    };
+  }
+
+  const out = runScenario({
+    scenario,
+    seed: o.seed,
+    outDir: o.outDir,
+    print: null,
+    cpFactories,
+    createSwitch: (env, cfg) => {
+      const sw = createSwitch(
+        env,
+        o.extraCp === undefined ? cfg : { ...cfg, cp: [...(cfg.cp ?? []), ...o.extraCp] },
+      );
+      switches.set(cfg.name, sw);
+      return sw;
+    },
+    createNic: (env, cfg) => {
+      const node = cfg.name;
+      const nsPerByte = 8e9 / cfg.port.rateBps;
+      const wrapped: FirmwareEnv = {
+        now: () => env.now(),
+        setTimer: (at, fn) => env.setTimer(at, fn),
+        cancelTimer: (id) => env.cancelTimer(id),
+        rng: env.rng,
+        log: env.log,
+        nextPacketId: () => env.nextPacketId(),
+        send: (port, pkt) => {
+          if (keepFrames && pkt.kind === FrameKind.Data) {
+            departures.push({
+              node,
+              dstIp: pkt.dstIp,
+              destQp: pkt.destQp,
+              psn: pkt.psn,
+              startNs: env.now() - pkt.sizeBytes * nsPerByte,
+              sizeBytes: pkt.sizeBytes,
+            });
+          }
+          env.send(port, pkt);
+        },
+      };
+      const nic = createNic(wrapped, {
+        ...cfg,
+        observer: {
+          onMessageComplete: (c) => cfg.observer.onMessageComplete(c),
+          onRateChange: (c) => {
+            rateChanges.push({ ...c, node });
+            cfg.observer.onRateChange?.(c);
+          },
+        },
+      });
+      const receive = nic.receive.bind(nic);
+      nic.receive = (port: number, pkt: Packet) => {
+        const t = env.now();
+        o.onNicRx?.(node, pkt, t);
+        if (keepFrames && pkt.kind === FrameKind.Data) {
+          deliveries.push({
+            node,
+            srcIp: pkt.srcIp,
+            destQp: pkt.destQp,
+            timeNs: t,
+            sizeBytes: pkt.sizeBytes,
+          });
+        }
+        const body = pkt.kind === FrameKind.Cnm && pkt.cnm !== null ? { ...pkt.cnm } : null;
+        receive(port, pkt);
+        if (body !== null) cnmRx.push({ node, timeNs: t, body, qp: qpThatTookCnm(nic, t) });
+      };
+      nics.set(node, nic);
+      return nic;
+    },
+  });
+  return {
+    out,
+    topo: setup.topo,
+    hostIp,
+    departures,
+    deliveries,
+    cnmRx,
+    cnmEvents,
+    rateChanges,
+    nics,
+    switches,
+  };
+}
+
+let rootCache: string | undefined;
+
+/** rocelab's package directory (from src/ under vitest and from dist/). */
+export function packageRoot(): string {
+  if (rootCache !== undefined) return rootCache;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
+      rootCache = dir;
+      return dir;
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find rocelab package.json');
+    dir = up;
+  }
+}
+
+/** A scenario of scenarios/papers/srcc with --set-style overrides. */
+export function srccScenario(file: string, overrides: string[] = []): Scenario {
+  return loadScenario(join(packageRoot(), 'scenarios', 'papers', 'srcc', file), overrides);
+}
+
+/** The runtime numbers QPs densely from FIRST_QPN on every host; find the one that just took a CNM. */
+function qpThatTookCnm(nic: Nic, t: number): Record<string, number> | null {
+  for (let q = FIRST_QPN; ; q++) {
+    const s = nic.qpInspect(q);
+    if (Object.keys(s).length === 0) return null;
+    if (s.lastCnmRxNs === t) return { ...s, qpn: q };
+  }
+}
