@@ -3,3 +3,4 @@
  * algorithm issue adds one line here: `import '../cc/<name>/reproduce.js';`
  */
 import '../cc/srcc/reproduce.js';
+import '../cc/dcqcn-plus/reproduce.js';
