@@ -161,7 +161,10 @@ export interface Nic extends NodeFirmware {
   qpRateBps(qpn: number): number;
   /** Current window of a QP in bytes, null when unlimited or unknown. */
   qpWindowBytes(qpn: number): number | null;
-  /** A QP's rate, window, in-flight bytes and the algorithm's `inspect()` variables (alpha, …). */
+  /**
+   * A QP's rate, window, in-flight bytes and the algorithm's `inspect()` variables (alpha, …),
+   * the sender-side (RP) ones and then the receiver-side (NP) ones.
+   */
   qpInspect(qpn: number): Record<string, number>;
   /** The most recent rate changes of all QPs, oldest first (bounded by `rateTraceCapacity`). */
   rateTrace(): RateChange[];

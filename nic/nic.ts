@@ -230,8 +230,11 @@ class NicImpl implements Nic {
     if (qp === undefined) return {};
     const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: qp.nxtByte - qp.unaByte };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
-    const extra = qp.cc.rp.inspect?.(qp.rpState, qp.cc.params, this.env.now());
-    return extra === undefined ? out : { ...out, ...extra };
+    const now = this.env.now();
+    const extra = qp.cc.rp.inspect?.(qp.rpState, qp.cc.params, now);
+    const b = qp.cc.npNic;
+    const np = b.np.inspect?.(qp.npState, b.state, b.params, now);
+    return extra === undefined && np === undefined ? out : { ...out, ...extra, ...np };
   }
 
   rateTrace(): RateChange[] {

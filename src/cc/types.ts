@@ -150,6 +150,11 @@ export interface NpAlgorithm<P, NicState, QpState> {
   onTimer?(qp: QpState, nic: NicState, slot: number, params: P, io: NpIo): void;
   /** NIC-wide timers armed through NpNicIo.setTimer. */
   onNicTimer?(nic: NicState, slot: number, params: P, io: NpNicIo): void;
+  /**
+   * Receiver-side state variables of the QP for metrics and traces (e.g. RCC's mode and PID
+   * entry time), as of `nowNs`; merged into `Nic.qpInspect` after the RP's. Non-DOCA.
+   */
+  inspect?(qp: QpState, nic: NicState, params: P, nowNs: number): Record<string, number>;
 }
 
 /**
