@@ -18,6 +18,9 @@ import { type ConfigError, isConfigError, suggest } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
 import type { Scenario } from '../config/scenario.js';
 import { formatDuration, formatRate, formatSize } from '../config/units.js';
+import type { Results } from '../stats/results.js';
+import { resultsSchema } from '../stats/results-schema.js';
+import { type ProgressLine, progressLine } from './progress.js';
 import { RUNTIMES, type RunOptions, type RuntimeName } from './run-options.js';
 
 // --------------------------------------------------------------------------------------------
@@ -82,6 +85,10 @@ export interface CliIo {
   /** Directory relative paths are taken from. */
   cwd: string;
   loaders?: Loaders;
+  /** stderr is a terminal (progress bars are drawn only then, and never with --json). */
+  stderrIsTTY?: boolean;
+  /** Terminal width, for the progress line. */
+  columns?: number;
 }
 
 /** Bad input: exit 2 with this one line. */
@@ -120,15 +127,18 @@ const RUN_OPTIONS_HELP = `  --runtime R       virtual (default; deterministic di
 const COMMAND_HELP: Record<string, string> = {
   run: `Usage: rocelab run <scenario.yaml> [options]
 
-Validate the scenario, run it and write DIR/results.json; prints a summary table.
+Validate the scenario, run it and write DIR/results.json and DIR/report.html (charts: FCT
+slowdown by flow size, queues, rates, PFC/CNP counts, why rates dropped); prints a summary
+table. A progress line (emulated time, events/s, ETA) is drawn on stderr when it is a terminal.
 
 ${RUN_OPTIONS_HELP}
   --pcap            also write the emulated frames of every port as pcap files (DIR/pcap/)
 `,
   compare: `Usage: rocelab compare <scenario.yaml> --cc a,b[,c…] [options]
 
-Run the same scenario once per algorithm (every host running it) into DIR/<algorithm>/ and
-print their summaries side by side.
+Run the same scenario and seed once per algorithm (every host running it) into
+DIR/<algorithm>/, write DIR/compare.json and DIR/report.html (one offline page of charts and
+tables comparing them) and print the summaries and the slowdown per flow size side by side.
 
 ${RUN_OPTIONS_HELP.replace(/ {2}--cc NAME[^\n]*\n/, '  --cc a,b,…        the algorithms to compare (at least two)\n')}
 `,
@@ -139,7 +149,8 @@ table: check, paper value, expected, measured, pass/fail. Exit status 0 when eve
 (a recorded finding counts as passed), 3 when any check failed.
 
   --quick           only the checks that npm test runs (skip the costly paper-scale ones)
-  --out DIR         scratch and output directory (default results/reproduce); writes reproduce.json
+  --out DIR         scratch and output directory (default results/reproduce); writes
+                    reproduce.json and reproduce.html
   --json            print the rows as JSON instead of the table
 `,
   list: `Usage: rocelab list [--json]
@@ -436,51 +447,121 @@ async function runCommand(
   }
 
   if (command === 'run') {
-    await runner.runScenario({
-      scenario,
-      runtime,
-      cc: ccList[0],
-      seed,
-      outDir,
-      pcap: values.pcap === true,
-      json,
-      print: (t) => io.stdout(t),
-    });
+    const progress = progressFor(io, json, '');
+    let r: unknown;
+    try {
+      r = await runner.runScenario({
+        scenario,
+        runtime,
+        cc: ccList[0],
+        seed,
+        outDir,
+        pcap: values.pcap === true,
+        json,
+        print: (t) => {
+          progress?.clear();
+          io.stdout(t);
+        },
+        ...(progress !== null ? { onProgress: (p) => progress.update(p) } : {}),
+      });
+    } finally {
+      progress?.clear();
+    }
+    const results = fullResults(r);
+    // A runner that hands back no results (a stub in tests) gets no report.
+    if (results !== null) {
+      const { writeRunReport } = await import('../report/report.js');
+      const name = [...new Set(Object.values(results.ccByHost))].join('+') || 'run';
+      const rep = await writeRunReport({ name, results }, outDir);
+      if (!json) io.stdout(`report: ${rep.htmlPath}\n`);
+    }
     return 0;
   }
 
   const runs: Array<{ cc: string; outDir: string; summary: Record<string, unknown> | null }> = [];
-  for (const cc of ccList) {
+  const full: Results[] = [];
+  for (const [i, cc] of ccList.entries()) {
     const dir = join(outDir, cc);
     if (!json) io.stderr(`rocelab: running ${scenario.name} with ${cc} → ${relative(io.cwd, dir) || '.'}\n`);
-    const r = (await runner.runScenario({
-      scenario,
-      runtime,
+    const progress = progressFor(io, json, `${cc} (${i + 1}/${ccList.length})`);
+    let r: unknown;
+    try {
+      r = await runner.runScenario({
+        scenario,
+        runtime,
+        cc,
+        seed,
+        outDir: dir,
+        pcap: false,
+        json,
+        print: null,
+        ...(progress !== null ? { onProgress: (p) => progress.update(p) } : {}),
+      });
+    } finally {
+      progress?.clear();
+    }
+    const results = fullResults(r) ?? readResults(dir);
+    if (results !== null) full.push(results);
+    const summary = (r as { results?: { summary?: Record<string, unknown> } } | null)?.results?.summary;
+    runs.push({
       cc,
-      seed,
       outDir: dir,
-      pcap: false,
-      json,
-      print: null,
-    })) as {
-      results?: { summary?: Record<string, unknown> };
-    } | null;
-    runs.push({ cc, outDir: dir, summary: r?.results?.summary ?? readSummary(dir) });
+      summary: summary ?? (results?.summary as Record<string, unknown> | undefined) ?? null,
+    });
   }
-  if (json)
-    io.stdout(
-      `${JSON.stringify({ scenario: scenario.name, runtime, seed: scenario.seed, runs }, null, 2)}\n`,
+  const { formatSummaryColumns, formatBucketColumns } = await import('../report/terminal.js');
+  let report: {
+    htmlPath: string;
+    comparePath?: string;
+    data: import('../report/data.js').CompareData;
+  } | null = null;
+  if (full.length === ccList.length) {
+    const { writeCompareReport } = await import('../report/report.js');
+    report = await writeCompareReport(
+      full.map((results, i) => ({ name: ccList[i], results, resultsFile: join(ccList[i], 'results.json') })),
+      outDir,
     );
-  else io.stdout(formatComparison(scenario, runs));
+  } else if (!json) io.stderr('rocelab: some runs left no results.json; no compare.json or report written\n');
+  if (json) {
+    io.stdout(
+      `${JSON.stringify({ scenario: scenario.name, runtime, seed: scenario.seed, runs, compare: report?.comparePath ?? null, report: report?.htmlPath ?? null }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  let text = `${scenario.name} (seed ${scenario.seed})\n${formatSummaryColumns(runs)}\n`;
+  if (report !== null) {
+    const d = report.data;
+    text += `\nFCT slowdown by flow size\n${formatBucketColumns(d.algorithms.map((a) => ({ cc: a, buckets: d.byAlgorithm[a].buckets })))}\n`;
+  }
+  text += `results: ${runs.map((r) => r.outDir).join(', ')}\n`;
+  if (report !== null) text += `compare: ${report.comparePath}\nreport: ${report.htmlPath}\n`;
+  io.stdout(text);
   return 0;
 }
 
-function readSummary(dir: string): Record<string, unknown> | null {
+/** A progress line on stderr, or null (not a terminal, or --json). */
+function progressFor(io: CliIo, json: boolean, label: string): ProgressLine | null {
+  if (json || io.stderrIsTTY !== true) return null;
+  return progressLine(
+    (t) => io.stderr(t),
+    label,
+    io.columns !== undefined && io.columns > 0 ? io.columns : 100,
+  );
+}
+
+/** The runner's results when it handed back a complete results object. */
+function fullResults(r: unknown): Results | null {
+  const x = (r as { results?: Partial<Results> } | null | undefined)?.results;
+  if (x === undefined || x === null) return null;
+  return Array.isArray(x.flows) && Array.isArray(x.ports) && Array.isArray(x.trace) && x.series !== undefined
+    ? (x as Results)
+    : null;
+}
+
+function readResults(dir: string): Results | null {
   try {
-    const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
-      summary?: Record<string, unknown>;
-    };
-    return r.summary ?? null;
+    const parsed = resultsSchema.safeParse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
+    return parsed.success ? (parsed.data as Results) : null;
   } catch {
     return null;
   }
@@ -489,55 +570,6 @@ function readSummary(dir: string): Record<string, unknown> | null {
 function describeScenario(s: Scenario): string {
   const kinds = s.workload.map((w) => w.kind).join(', ') || 'no workload';
   return `${s.name}: ${s.topology.kind} topology with ${s.hostNames.length} hosts, ${formatDuration(s.durationNs)}, ${kinds}, seed ${s.seed}`;
-}
-
-/** Three significant digits with a decimal unit: 2048600 → `2.05 MB`. */
-function short(v: number, unit: string, scales: Array<[string, number]>): string {
-  for (const [prefix, scale] of scales) {
-    if (Math.abs(v) >= scale) return `${Number((v / scale).toPrecision(3))} ${prefix}${unit}`;
-  }
-  return `${Number(v.toPrecision(3))} ${unit}`;
-}
-
-const DECIMAL: Array<[string, number]> = [
-  ['T', 1e12],
-  ['G', 1e9],
-  ['M', 1e6],
-  ['k', 1e3],
-];
-
-const SUMMARY_ROWS: Array<[string, string, (v: number) => string]> = [
-  ['flowsCompleted', 'flows completed', (v) => String(v)],
-  ['slowdownP50', 'slowdown p50', (v) => v.toFixed(2)],
-  ['slowdownP99', 'slowdown p99', (v) => v.toFixed(2)],
-  ['maxQueueBytes', 'max queue', (v) => short(v, 'B', DECIMAL.slice(1))],
-  ['pfcPauseTx', 'PFC pauses sent', (v) => String(v)],
-  ['drops', 'drops', (v) => String(v)],
-  ['goodputBps', 'goodput', (v) => short(v, 'bit/s', DECIMAL)],
-  ['jain', 'Jain fairness', (v) => v.toFixed(3)],
-];
-
-function formatComparison(
-  s: Scenario,
-  runs: Array<{ cc: string; outDir: string; summary: Record<string, unknown> | null }>,
-): string {
-  const header = ['', ...runs.map((r) => r.cc)];
-  const rows: string[][] = [header];
-  for (const [key, label, fmt] of SUMMARY_ROWS) {
-    rows.push([
-      label,
-      ...runs.map((r) => {
-        const v = r.summary?.[key];
-        if (key === 'flowsCompleted' && typeof v === 'number') return `${v}/${r.summary?.flowsTotal ?? '?'}`;
-        return typeof v === 'number' ? fmt(v) : '—';
-      }),
-    ]);
-  }
-  const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  const lines = rows.map((r) =>
-    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '),
-  );
-  return `${s.name} (seed ${s.seed})\n${lines.join('\n')}\nresults: ${runs.map((r) => r.outDir).join(', ')}\n`;
 }
 
 // --------------------------------------------------------------------------------------------
@@ -700,6 +732,8 @@ async function reproduceCommand(
   const { mkdirSync, writeFileSync } = await import('node:fs');
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'reproduce.json'), `${JSON.stringify({ version: 1, rows }, null, 2)}\n`);
+  const { reproduceHtml } = await import('../report/reproduce-html.js');
+  writeFileSync(join(outDir, 'reproduce.html'), reproduceHtml(rows));
   io.stdout(json ? `${JSON.stringify(rows, null, 2)}\n` : `${formatReproTable(rows)}\n`);
   return rows.some((r) => r.pass === false) ? 3 : 0;
 }

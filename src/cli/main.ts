@@ -28,4 +28,6 @@ process.exitCode = await main(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
+  stderrIsTTY: process.stderr.isTTY === true,
+  columns: process.stderr.columns,
 });

@@ -3,6 +3,7 @@
  * the CLI and the runtime agree on one shape; the runtime's own RunOptions accepts it.
  */
 import type { Scenario } from '../config/scenario.js';
+import type { ProgressSnapshot } from './progress.js';
 
 export const RUNTIMES = ['virtual', 'local', 'netns'] as const;
 export type RuntimeName = (typeof RUNTIMES)[number];
@@ -23,6 +24,8 @@ export interface RunOptions {
   json: boolean;
   /** Terminal output; null = silent (compare runs). */
   print?: ((text: string) => void) | null;
+  /** Progress of a virtual run, about every 100 ms of wall time (the CLI's progress line). */
+  onProgress?: (p: ProgressSnapshot) => void;
 }
 
 /** The runner module's entry point. May be synchronous. */

@@ -41,7 +41,26 @@ export interface RunOptions {
   drop?: DropFilter;
   /** Switch-side plug-ins by name (see SetupOptions.cpFactories). */
   cpFactories?: Record<string, SwitchCpFactory>;
+  /**
+   * Virtual runtime: called about every PROGRESS_INTERVAL_MS of wall time while the engine runs
+   * (first at the start), and once at the end. Does not affect the run.
+   */
+  onProgress?: (p: RunProgress) => void;
 }
+
+export interface RunProgress {
+  /** Emulated time reached and the scenario's duration (the run may end earlier). */
+  emulatedNs: number;
+  totalNs: number;
+  /** Scheduler events and packet-hops so far. */
+  events: number;
+  packetHops: number;
+  /** Wall time since the engine started, ms. */
+  wallMs: number;
+  done: boolean;
+}
+
+export const PROGRESS_INTERVAL_MS = 100;
 
 export interface RunOutput {
   results: Results;
@@ -89,11 +108,32 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
     warnings: setup.warnings,
   });
   const t0 = performance.now();
+  const onProgress = opts.onProgress;
+  const progress = (done: boolean) =>
+    onProgress?.({
+      emulatedNs: run.sched.now(),
+      totalNs: s.durationNs,
+      events: run.sched.eventsProcessed,
+      packetHops: run.packetHops(),
+      wallMs: performance.now() - t0,
+      done,
+    });
+  if (onProgress !== undefined) {
+    let last = Number.NEGATIVE_INFINITY;
+    run.sched.onTick = () => {
+      const now = performance.now();
+      if (now - last < PROGRESS_INTERVAL_MS) return;
+      last = now;
+      progress(false);
+    };
+  }
   let results: Results;
   let pcapFiles: string[] = [];
   try {
     results = run.run();
+    progress(true);
   } finally {
+    run.sched.onTick = null;
     if (pcap !== null) pcapFiles = pcap.close();
   }
   const wallMs = performance.now() - t0;

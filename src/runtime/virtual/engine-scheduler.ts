@@ -71,6 +71,11 @@ export class EngineScheduler implements TimerService {
   private processed = 0;
   private running = false;
   private stopRequested = false;
+  /**
+   * Called from the loop every 65 536 events (a mask test per event, no clock read), for
+   * progress reporting; it must not schedule or run events.
+   */
+  onTick: (() => void) | null = null;
 
   now(): number {
     return this.nowNs;
@@ -134,6 +139,7 @@ export class EngineScheduler implements TimerService {
     const before = this.processed;
     try {
       while (!this.stopRequested) {
+        if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
         let classT = Number.POSITIVE_INFINITY;
         let next: DelayClass | null = null;
         for (let i = 0; i < classes.length; i++) {
