@@ -20,6 +20,7 @@ import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
 import { FIRST_QPN } from '../../runtime/virtual/qp.js';
 import type { Topology } from '../../topology/model.js';
+import type { Routes } from '../../topology/routing.js';
 import { type CnmBody, FrameKind, type Packet } from '../../wire/packet.js';
 import { buildSrccCp } from './config.js';
 import type { SrccCnmEvent, SrccCp, SrccDecision } from './cp.js';
@@ -69,6 +70,9 @@ export interface ProbeOptions {
 export interface Probe {
   out: RunOutput;
   topo: Topology;
+  routes: Routes;
+  /** Largest data payload per packet of the run's hosts. */
+  mtuBytes: number;
   hostIp: Map<string, number>;
   departures: Departure[];
   deliveries: Delivery[];
@@ -90,6 +94,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   const nics = new Map<string, Nic>();
   const switches = new Map<string, Switch>();
   const hostIp = new Map(setup.topo.hosts.map((h) => [h.name, h.ip]));
+  const mtuBytes = Math.max(...setup.topo.hosts.map((h) => nicFor(scenario, h.name).mtuBytes));
 
   const cpFactories: Record<string, SwitchCpFactory> = {};
   const srccSpec = [...setup.ccByHost.values()].find((c) => c.name === 'srcc');
@@ -99,7 +104,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
         params: srccSpec.params,
         topo: setup.topo,
         routes: setup.routes,
-        mtuBytes: Math.max(...setup.topo.hosts.map((h) => nicFor(scenario, h.name).mtuBytes)),
+        mtuBytes,
       },
       { onDecision: o.onDecision, onCnm: (e) => cnmEvents.push(e) },
     );
@@ -181,6 +186,8 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   return {
     out,
     topo: setup.topo,
+    routes: setup.routes,
+    mtuBytes,
     hostIp,
     departures,
     deliveries,

@@ -10,6 +10,7 @@ import { registerReproSuite } from '../../reproduce/registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../../reproduce/types.js';
 import { scenarioTopology } from '../../runtime/scenario-setup.js';
 import type { Topology } from '../../topology/model.js';
+import { hostPath } from '../../topology/path.js';
 import { CnmFlag } from '../../wire/cnm.js';
 import { FrameKind } from '../../wire/packet.js';
 import { createPacket } from '../../wire/packet-factory.js';
@@ -43,51 +44,40 @@ function linkOf(topo: Topology, host: string): { rateBps: number; delayNs: numbe
   return { rateBps: p.rateBps, delayNs: p.delayNs };
 }
 
-/** Runs shared by several checks (rocelab reproduce and the test file each run them once). */
-const cache = new Map<string, Probe>();
-function cached(key: string, make: () => Probe): Probe {
-  let p = cache.get(key);
-  if (p === undefined) {
-    p = make();
-    cache.set(key, p);
-  }
-  return p;
-}
-
 interface CongestedSpan {
   firstNs: number;
   lastNs: number;
 }
 
-/** S-1, SRCC or BASE arm, with the congested span of every (switch, egress) recorded. */
-function s1Run(
-  arm: 'srcc' | 'dcqcn',
-  outDir: string,
-  seed?: number,
-  extra: string[] = [],
-): {
+interface S1Run {
   probe: Probe;
+  /** First and last congested decision per `switch:egress`. */
   congested: Map<string, CongestedSpan>;
-} {
+}
+
+/** S-1 runs shared by several checks (rocelab reproduce and the test file each run them once). */
+const s1Runs = new Map<string, S1Run>();
+
+/** S-1, SRCC or BASE arm, with the congested span of every (switch, egress) recorded. */
+function s1Run(arm: 'srcc' | 'dcqcn', outDir: string, seed?: number, extra: string[] = []): S1Run {
+  const key = `${arm}|${seed ?? ''}|${extra.join(';')}`;
+  let run = s1Runs.get(key);
+  if (run !== undefined) return run;
   const congested = new Map<string, CongestedSpan>();
-  const key = `s1|${arm}|${seed ?? ''}|${extra.join(';')}`;
-  const probe = cached(key, () =>
-    probedRun(srccScenario(S1, [`defaults.nic.cc=${arm}`, ...extra]), {
-      outDir: join(outDir, `s1-${arm}`),
-      seed,
-      onDecision: (d) => {
-        if (!d.congested) return;
-        const k = `${d.switchName}:${d.outPort}`;
-        const s = congested.get(k);
-        if (s === undefined) congested.set(k, { firstNs: d.nowNs, lastNs: d.nowNs });
-        else s.lastNs = d.nowNs;
-      },
-    }),
-  );
-  const spans = cache.get(`${key}|spans`) as unknown as Map<string, CongestedSpan> | undefined;
-  if (spans !== undefined) return { probe, congested: spans };
-  cache.set(`${key}|spans`, congested as unknown as Probe);
-  return { probe, congested };
+  const probe = probedRun(srccScenario(S1, [`defaults.nic.cc=${arm}`, ...extra]), {
+    outDir: join(outDir, `s1-${arm}`),
+    seed,
+    onDecision: (d) => {
+      if (!d.congested) return;
+      const k = `${d.switchName}:${d.outPort}`;
+      const s = congested.get(k);
+      if (s === undefined) congested.set(k, { firstNs: d.nowNs, lastNs: d.nowNs });
+      else s.lastNs = d.nowNs;
+    },
+  });
+  run = { probe, congested };
+  s1Runs.set(key, run);
+  return run;
 }
 
 function pfcTx(p: Probe, sw: string, port: number): number {
@@ -126,10 +116,13 @@ function sendTimeOf(p: Probe, node: string, c: SrccCnmEvent['body'], beforeNs: n
   return t;
 }
 
-function baseRttNs(topo: Topology, src: string): number {
-  // One switch: 2 links each way, an MTU data frame and an ACK serialised on each.
-  const h = topo.byName.get(src)!.ports[0];
-  return 4 * h.delayNs + (2 * (1062 + 66) * 8e9) / h.rateBps;
+/** Unloaded RTT of an MTU data frame and its ACK from `src` to `dst` (src/topology/path.ts). */
+function pathOf(p: Probe, src: string, dst: string) {
+  return hostPath(p.topo, p.routes, src, dst, p.mtuBytes);
+}
+
+function baseRttNs(p: Probe, src = 'h1', dst = 'h9'): number {
+  return pathOf(p, src, dst).baseRttNs;
 }
 
 /** The resolved srcc parameters of a scenario (its cc.srcc section). */
@@ -156,7 +149,7 @@ const ac1: ReproCheck = {
     const { rateBps, delayNs } = linkOf(probe.topo, 'h1');
     const frame = probe.departures.find((d) => d.node === 'h1')!.sizeBytes;
     const expectedNs = 2 * delayNs + ((frame + CNM_BYTES) * 8e9) / rateBps;
-    const rtt = baseRttNs(probe.topo, 'h1');
+    const rtt = baseRttNs(probe);
     const rpNs = first.qp?.cnmLatencyFirstNs ?? Number.NaN;
     const toleranceNs = (1000 * 8e9) / rateBps;
     return {
@@ -182,7 +175,7 @@ const ac2: ReproCheck = {
     const base = s1Run('dcqcn', ctx.outDir, ctx.seed).probe;
     const { sw, port } = portToward(srcc.topo, 'h1');
     const { rateBps } = linkOf(srcc.topo, 'h10');
-    const win = baseRttNs(srcc.topo, 'h1') / 4;
+    const win = baseRttNs(srcc) / 4;
     const share = (p: Probe) => windowedShare(p, 'h1', 'h10', 100_000, 300_000, win, rateBps);
     const sS = share(srcc);
     const sB = share(base);
@@ -269,7 +262,7 @@ const ac3: ReproCheck = {
     const la = run('literal-a', [literal]);
     const lb = run('literal-b', [fcOnly, literal]);
     const [na, nb, nc, nd, nla, nlb] = [a, b, c, d, la, lb].map(countCnms);
-    const T = 3 * baseRttNs(a.topo, 'h1');
+    const T = 3 * baseRttNs(a);
     const fvC = tB - fvLastAtSwitchNs(c);
     const fvD = tB - fvLastAtSwitchNs(d);
     const premise = fvC > T && fvD > 0 && fvD < T;
@@ -321,11 +314,13 @@ const ac4: ReproCheck = {
     const qcth = new Set<number>();
     let violations = 0;
     let decisions = 0;
-    const probe = probedRun(srccScenario('s1-threshold.yaml'), {
+    const scenario = srccScenario('s1-threshold.yaml');
+    const toR1 = portToward(scenarioTopology(scenario), 'h2').port;
+    const probe = probedRun(scenario, {
       outDir: ctx.outDir,
       seed: ctx.seed,
       onDecision: (d: SrccDecision) => {
-        if (d.outPort !== 1) return; // egress toward R1 (h2)
+        if (d.outPort !== toR1) return;
         if (d.flows === 2 && d.egressPorts === 2 && d.hops === 1) qcth.add(d.qCthBytes);
         decisions++;
         if (d.cnm === 'sent' && !(d.queueBytes > d.qCthBytes)) violations++;
@@ -503,18 +498,12 @@ const ac6: ReproCheck = {
       latencyNs = first.timeNs - (sendTimeOf(main, FA_SRC, first.body, first.timeNs) ?? Number.NaN);
       // Forward: H_a→L1→Sp→L2 (data frame); back: L2→Sp→L1→H_a (CNM), at each link's rate.
       const frame = main.departures.find((d) => d.node === FA_SRC)!.sizeBytes;
-      const links = [
-        main.topo.byName.get(FA_SRC)!.ports[0],
-        main.topo.byName.get('s1')!.ports[2],
-        main.topo.byName.get('s2')!.ports[1],
-      ];
-      expectedNs = links.reduce((a, l) => a + 2 * l.delayNs + ((frame + CNM_BYTES) * 8e9) / l.rateBps, 0);
-      const hp = main.topo.byName.get(FA_SRC)!.ports[0];
-      const fabric = main.topo.byName.get('s1')!.ports[2];
-      rtt =
-        2 * (hp.delayNs + 3 * fabric.delayNs) +
-        ((1062 + 66) * 8e9) / hp.rateBps +
-        (3 * (1062 + 66) * 8e9) / fabric.rateBps;
+      // The CP is L2, the third switch-side link of H_a's path: 3 links forward, 3 back.
+      const path = pathOf(main, FA_SRC, FA_DST);
+      expectedNs = path.links
+        .slice(0, 3)
+        .reduce((a, l) => a + 2 * l.delayNs + ((frame + CNM_BYTES) * 8e9) / l.rateBps, 0);
+      rtt = path.baseRttNs;
     }
     // Fault injection: delete f_a's entry at the spine when its first CNM arrives there.
     const fault = (fallback: boolean) => {
