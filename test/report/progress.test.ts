@@ -25,7 +25,7 @@ workload:
 /** Run the CLI with a PTY as stdin/stdout/stderr; returns everything the terminal received. */
 function onPty(args: string[], cwd: string): { code: number; out: string } {
   const cmd = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const r = spawnSync('script', ['-qfec', cmd, '/dev/null'], { cwd, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync('script', ['-qfec', cmd, '/dev/null'], { cwd, encoding: 'utf8', timeout: 240_000 });
   if (r.error !== undefined) throw r.error;
   return { code: r.status ?? -1, out: r.stdout };
 }
@@ -63,7 +63,7 @@ describe('progress line', () => {
   });
 });
 
-describe('rocelab run: progress on a terminal only', () => {
+describe('rocelab run: progress on a terminal only', { timeout: 300_000 }, () => {
   it('script(1) is available (util-linux); CI runs this test', () => {
     expect(() => execFileSync('script', ['--version'], { encoding: 'utf8' })).not.toThrow();
     expect(existsSync(BIN)).toBe(true);
@@ -99,7 +99,7 @@ describe('rocelab run: progress on a terminal only', () => {
     const r = spawnSync('node', [BIN, 'run', 'tiny.yaml', '--out', 'out'], {
       cwd: dir,
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 240_000,
     });
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');

@@ -79,7 +79,8 @@ describe('rocelab compare → compare.json + report.html', () => {
     expect(code).toBe(0);
     compare = JSON.parse(readFileSync(join(dir, 'compare.json'), 'utf8')) as CompareData;
     browser = await launchBrowser();
-  });
+    // Two runs, the report and a browser start on a loaded 2-core CI machine.
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
