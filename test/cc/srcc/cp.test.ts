@@ -237,6 +237,22 @@ describe('SRCC congested-flow and victim detection', () => {
     expect(paused.counters().srccCnmEgressPaused).toBe(1);
   });
 
+  it('eq5-measured lowers Q_cth by the measured excess arrival rate', () => {
+    const r = rig({ thresholdMode: 'eq5-measured' }, 400_000);
+    r.at(0, H1, data(H1, R2, 0));
+    // One frame every 200 ns into R1 (≈ 42 Gb/s < C): no excess, Q_cth = Q_PFC/M.
+    for (let k = 0; k < 20; k++) r.at(1000 + 200 * k, B, data(B, R1, k));
+    // Then 100 frames at once: each adds 1062·8 bit / 4045 ns = 2.1 Gb/s to the EWMA, so it ends
+    // above 210 Gb/s: an excess over C of > 110 Gb/s for d = 4 µs is > 55 000 B.
+    for (let k = 0; k < 100; k++) r.at(20_000, H1, data(H1, R1, k));
+    r.w.sched.run(30_000);
+    const toR1 = r.decisions.filter((d) => d.outPort === R1);
+    const sparse = toR1.filter((d) => d.nowNs < 20_000);
+    expect(sparse.at(-1)!.qCthBytes).toBe(400_000 / sparse.at(-1)!.egressPorts);
+    const last = toR1.at(-1)!;
+    expect(last.qCthRawBytes).toBeLessThan(400_000 / last.egressPorts - 55_000);
+  });
+
   it('lagged queue sampling sees the value of the previous arrival on that egress (P17)', () => {
     const r = rig({ queueSampling: 'lagged' });
     burst(r);
