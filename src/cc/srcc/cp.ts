@@ -187,7 +187,7 @@ class SrccSwitch implements SrccCp {
       cfg.thresholdMode === 'fixed'
         ? cfg.fixedFraction * qPfcBytes
         : Math.min(cfg.qFloorBytes, qPfcBytes / this.n);
-    if (queueBytes <= lowerBound && this.observer === null) {
+    if (queueBytes <= lowerBound && this.observer?.onDecision === undefined) {
       this.markUncongested(inPort, outPort, now);
       return;
     }

@@ -18,7 +18,6 @@ import { nicFor, type Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
-import { FIRST_QPN } from '../../runtime/virtual/qp.js';
 import type { Topology } from '../../topology/model.js';
 import type { Routes } from '../../topology/routing.js';
 import { type CnmBody, FrameKind, type Packet } from '../../wire/packet.js';
@@ -61,6 +60,8 @@ export interface ProbeOptions {
   wrapCp?: (switchName: string, cp: SrccCp) => SwitchCp;
   /** Keep departures and deliveries (default true). */
   frames?: boolean;
+  /** Keep rate changes and CNM arrivals (default true; off for big workloads). */
+  trace?: boolean;
   /** Extra plug-ins on every switch, whatever the hosts run (measurement only). */
   extraCp?: SwitchCpFactory[];
   /** Every frame a NIC receives, before the NIC sees it. */
@@ -86,6 +87,7 @@ export interface Probe {
 export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   const setup = setupRun(scenario, { seed: o.seed });
   const keepFrames = o.frames !== false;
+  const keepTrace = o.trace !== false;
   const departures: Departure[] = [];
   const deliveries: Delivery[] = [];
   const cnmRx: CnmArrival[] = [];
@@ -106,7 +108,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
         routes: setup.routes,
         mtuBytes,
       },
-      { onDecision: o.onDecision, onCnm: (e) => cnmEvents.push(e) },
+      { onDecision: o.onDecision, onCnm: keepTrace ? (e) => cnmEvents.push(e) : undefined },
     );
     cpFactories.srcc = (io) => {
       const cp = inner(io) as SrccCp;
@@ -157,11 +159,18 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
         observer: {
           onMessageComplete: (c) => cfg.observer.onMessageComplete(c),
           onRateChange: (c) => {
-            rateChanges.push({ ...c, node });
+            if (keepTrace) rateChanges.push({ ...c, node });
             cfg.observer.onRateChange?.(c);
           },
         },
       });
+      // Local QPN by (remote IP, remote QPN), the key a CNM names its QP by.
+      const localQp = new Map<string, number>();
+      const createQp = nic.createQp.bind(nic);
+      nic.createQp = (setup) => {
+        localQp.set(`${setup.remoteIp >>> 0}:${setup.remoteQpn}`, setup.qpn);
+        createQp(setup);
+      };
       const receive = nic.receive.bind(nic);
       nic.receive = (port: number, pkt: Packet) => {
         const t = env.now();
@@ -175,9 +184,13 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
             sizeBytes: pkt.sizeBytes,
           });
         }
-        const body = pkt.kind === FrameKind.Cnm && pkt.cnm !== null ? { ...pkt.cnm } : null;
+        const body = keepTrace && pkt.kind === FrameKind.Cnm && pkt.cnm !== null ? { ...pkt.cnm } : null;
         receive(port, pkt);
-        if (body !== null) cnmRx.push({ node, timeNs: t, body, qp: qpThatTookCnm(nic, t) });
+        if (body !== null) {
+          const qpn = localQp.get(`${body.flowDstIp >>> 0}:${body.destQpn}`);
+          const s = qpn === undefined ? {} : nic.qpInspect(qpn);
+          cnmRx.push({ node, timeNs: t, body, qp: s.lastCnmRxNs === t ? { ...s, qpn: qpn! } : null });
+        }
       };
       nics.set(node, nic);
       return nic;
@@ -220,13 +233,4 @@ export function packageRoot(): string {
 /** A scenario of scenarios/papers/srcc with --set-style overrides. */
 export function srccScenario(file: string, overrides: string[] = []): Scenario {
   return loadScenario(join(packageRoot(), 'scenarios', 'papers', 'srcc', file), overrides);
-}
-
-/** The runtime numbers QPs densely from FIRST_QPN on every host; find the one that just took a CNM. */
-function qpThatTookCnm(nic: Nic, t: number): Record<string, number> | null {
-  for (let q = FIRST_QPN; ; q++) {
-    const s = nic.qpInspect(q);
-    if (Object.keys(s).length === 0) return null;
-    if (s.lastCnmRxNs === t) return { ...s, qpn: q };
-  }
 }

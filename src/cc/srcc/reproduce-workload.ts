@@ -50,6 +50,7 @@ function runArm(
     outDir: join(outDir, cc),
     seed,
     frames: false,
+    trace: false,
     extraCp: [probeCp],
     onNicRx: (node, pkt, t) => {
       if (pkt.kind !== FrameKind.Pfc || pkt.pfc === null) return;
