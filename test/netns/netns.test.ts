@@ -106,61 +106,72 @@ describe('netns runtime (needs root)', () => {
   it('4-to-1 DCQCN incast: all flows complete, goodput ±10 % and max queue ±25 % of virtual time; tbf on every link; nothing left', async () => {
     const scenario = parseScenarioText(INCAST, { file: 'netns-incast.yaml', dir: tmp });
     const virtual = runScenario({ scenario, outDir: join(tmp, 'virtual'), print: null }).results;
-
-    const vethsBefore = rootVeths();
-    const run = NetnsRun.create({ scenario, outDir: join(tmp, 'netns'), print: null });
-    const ends = run.plan.links.flatMap((l) => [l.a, l.b]);
-    expect(ends).toHaveLength(10);
-    // Every link is shaped to 100 Gbps ÷ timeScale ≤ 100 Mbit/s.
-    for (const l of run.plan.links) expect(l.rateBps / TIME_SCALE).toBeLessThanOrEqual(100e6);
-
-    // While the run goes on: which (namespace, interface) showed a tbf root qdisc, which pids ran.
-    const seen = new Set<string>();
-    const pids = new Set<number>();
-    let polls = 0;
-    let stop = false;
-    const watcher = (async () => {
-      while (!stop) {
-        for (const e of ends) {
-          const q = rootQdiscs(qdiscShow(e.ns));
-          if (q.get(e.dev) === 'tbf') seen.add(`${e.ns}/${e.dev}`);
-        }
-        for (const p of run.coordinator.pids()) pids.add(p);
-        polls++;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    })();
-    let out: Awaited<ReturnType<NetnsRun['run']>>;
-    try {
-      out = await run.run();
-    } finally {
-      stop = true;
-      await watcher;
-    }
-    const netns = out.results;
-    console.log(
-      `netns acceptance (timeScale ${TIME_SCALE}, links ${100e9 / TIME_SCALE / 1e6} Mbit/s real):\n${sideBySide(virtual, netns)}`,
-    );
-    console.log(
-      `  qdiscs: tbf seen on ${seen.size}/${ends.length} link ends over ${polls} polls; ${pids.size} node processes`,
-    );
-    if (netns.warnings.length > 0) console.log(`  warnings: ${netns.warnings.join('; ')}`);
-
-    expect(netns.runtime).toBe('netns');
-    expect(netns.summary.flowsCompleted).toBe(4);
-    expect(netns.summary.flowsTotal).toBe(4);
     expect(virtual.summary.flowsCompleted).toBe(4);
+    const vethsBefore = rootVeths();
+
+    /** One netns run, watched: qdiscs seen on link ends, node pids; then the cleanup checks. */
+    const attempt = async (n: number) => {
+      const run = NetnsRun.create({ scenario, outDir: join(tmp, `netns-${n}`), print: null });
+      const ends = run.plan.links.flatMap((l) => [l.a, l.b]);
+      expect(ends).toHaveLength(10);
+      // Every link is shaped to 100 Gbps ÷ timeScale ≤ 100 Mbit/s.
+      for (const l of run.plan.links) expect(l.rateBps / TIME_SCALE).toBeLessThanOrEqual(100e6);
+      const seen = new Set<string>();
+      const pids = new Set<number>();
+      let polls = 0;
+      let stop = false;
+      const watcher = (async () => {
+        while (!stop) {
+          for (const e of ends) {
+            const q = rootQdiscs(qdiscShow(e.ns));
+            if (q.get(e.dev) === 'tbf') seen.add(`${e.ns}/${e.dev}`);
+          }
+          for (const p of run.coordinator.pids()) pids.add(p);
+          polls++;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      })();
+      let out: Awaited<ReturnType<NetnsRun['run']>>;
+      try {
+        out = await run.run();
+      } finally {
+        stop = true;
+        await watcher;
+      }
+      const netns = out.results;
+      console.log(
+        `netns acceptance (timeScale ${TIME_SCALE}, links ${100e9 / TIME_SCALE / 1e6} Mbit/s real), run ${n}:\n${sideBySide(virtual, netns)}`,
+      );
+      console.log(
+        `  qdiscs: tbf seen on ${seen.size}/${ends.length} link ends over ${polls} polls; ${pids.size} node processes`,
+      );
+      if (netns.warnings.length > 0) console.log(`  warnings: ${netns.warnings.join('; ')}`);
+
+      expect(netns.runtime).toBe('netns');
+      expect(JSON.parse(readFileSync(out.resultsPath, 'utf8')).runtime).toBe('netns');
+      expect(netns.summary.flowsTotal).toBe(4);
+      expect(netns.summary.flowsCompleted).toBe(4);
+      expect([...seen].sort()).toEqual(ends.map((e) => `${e.ns}/${e.dev}`).sort());
+      expect(pids.size).toBe(6);
+      // Nothing left: namespaces (and with them veths and qdiscs), processes, root-namespace veths.
+      expect(ours(run.plan.runPrefix)).toEqual([]);
+      for (const p of pids) expect(running(p), `node process ${p}`).toBe(false);
+      expect(rootVeths()).toEqual(vethsBefore);
+      return netns;
+    };
+
+    const within = (r: Results) =>
+      rel(r.summary.goodputBps, virtual.summary.goodputBps) <= 0.1 &&
+      rel(r.summary.maxQueueBytes, virtual.summary.maxQueueBytes) <= 0.25;
+    let netns = await attempt(1);
+    // A run whose own nodes reported that they could not keep up with the dilated clock (an
+    // overloaded machine) measured the machine, not the emulation: measure once more.
+    if (!within(netns) && netns.warnings.some((w) => w.includes('could not keep up'))) {
+      console.log('  run 1 reported overload (see warnings); running once more');
+      netns = await attempt(2);
+    }
     expect(rel(netns.summary.goodputBps, virtual.summary.goodputBps)).toBeLessThanOrEqual(0.1);
     expect(rel(netns.summary.maxQueueBytes, virtual.summary.maxQueueBytes)).toBeLessThanOrEqual(0.25);
-    expect(JSON.parse(readFileSync(out.resultsPath, 'utf8')).runtime).toBe('netns');
-
-    expect([...seen].sort()).toEqual(ends.map((e) => `${e.ns}/${e.dev}`).sort());
-    expect(pids.size).toBe(6);
-
-    // Nothing left: namespaces (and with them veths and qdiscs), processes, root-namespace veths.
-    expect(ours(run.plan.runPrefix)).toEqual([]);
-    for (const p of pids) expect(running(p), `node process ${p}`).toBe(false);
-    expect(rootVeths()).toEqual(vethsBefore);
   });
 
   it('a node that dies fails the run and still leaves nothing behind', async () => {
