@@ -1,0 +1,115 @@
+/**
+ * Drives an RP's hooks by hand (Dolce-RC, Dolce-RC+): a clock, timers fired in (time, arming
+ * order) like the engine's scheduler, the rate log and the algorithm counters. The rng throws,
+ * proving the hooks never draw randomness (the bandit is deterministic, spec §3.2).
+ */
+import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../../../src/cc/types.js';
+import type { Rng } from '../../../src/env/rng.js';
+import type { Packet } from '../../../src/wire/packet.js';
+import { createPacket } from '../../../src/wire/packet-factory.js';
+
+export const G = 1e9;
+export const M = 1e6;
+export const US = 1000;
+
+export function flowInfo(lineRateBps: number, baseRttNs = 4000): FlowInfo {
+  return {
+    qpn: 1,
+    remoteQpn: 2,
+    lineRateBps,
+    mtuBytes: 1000,
+    baseRttNs,
+    bottleneckRateBps: lineRateBps,
+    hops: 1,
+  };
+}
+
+export const noRng: Rng = {
+  next: () => {
+    throw new Error('the RP drew randomness');
+  },
+  nextU32: () => {
+    throw new Error('the RP drew randomness');
+  },
+  int: () => {
+    throw new Error('the RP drew randomness');
+  },
+  fork: () => noRng,
+};
+
+export function rpRig<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
+  let now = 0;
+  let seq = 0;
+  let rate = 0;
+  let window: number | null = null;
+  const timers = new Map<number, { at: number; seq: number }>();
+  const log: { t: number; rateBps: number; why: string }[] = [];
+  const counts = new Map<string, number>();
+  const io: RpIo = {
+    now: () => now,
+    rng: noRng,
+    setRate: (r, why) => {
+      rate = Math.min(r, flow.lineRateBps);
+      log.push({ t: now, rateBps: rate, why });
+    },
+    setWindow: (w) => {
+      window = w;
+    },
+    setTimer: (slot, at) => void timers.set(slot, { at, seq: seq++ }),
+    cancelTimer: (slot) => void timers.delete(slot),
+    rateBps: () => rate,
+    windowBytes: () => window,
+    inflightBytes: () => 0,
+    paused: () => false,
+    count: (name, d = 1) => void counts.set(name, (counts.get(name) ?? 0) + d),
+  };
+  const s = rp.init(flow, p, io);
+  const ev = (e: RpEvent) => rp.onEvent(s, e, p, io);
+  const next = () => {
+    let best: [number, { at: number; seq: number }] | null = null;
+    for (const e of timers)
+      if (best === null || e[1].at < best[1].at || (e[1].at === best[1].at && e[1].seq < best[1].seq))
+        best = e;
+    return best;
+  };
+  return {
+    s,
+    io,
+    timers,
+    log,
+    counts,
+    rate: () => rate,
+    window: () => window,
+    now: () => now,
+    ev,
+    /** Fire every timer due up to `t` in order, then move the clock to `t`. */
+    at(t: number) {
+      for (let n = next(); n !== null && n[1].at <= t; n = next()) {
+        timers.delete(n[0]);
+        now = n[1].at;
+        ev({ type: 'timer', slot: n[0] });
+      }
+      now = t;
+    },
+    /** Fire the next timer; returns its time. */
+    fire(): number {
+      const n = next();
+      if (n === null) throw new Error('no timer armed');
+      timers.delete(n[0]);
+      now = n[1].at;
+      ev({ type: 'timer', slot: n[0] });
+      return now;
+    },
+    cnp(fill?: (pkt: Packet) => void) {
+      const pkt = createPacket();
+      fill?.(pkt);
+      ev({ type: 'cnp', pkt });
+    },
+    tx(sizeBytes = 1062, fill?: (pkt: Packet) => void) {
+      const pkt = createPacket();
+      pkt.sizeBytes = sizeBytes;
+      fill?.(pkt);
+      ev({ type: 'tx', pkt, bytes: sizeBytes, retransmit: false });
+    },
+  };
+}
