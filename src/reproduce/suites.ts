@@ -1,6 +1,6 @@
 /**
  * Every algorithm's reproduction suite, imported for its registration side effect. Each
- * algorithm issue adds one line here: `import '../cc/<name>/reproduce.js';`
+ * algorithm issue adds one line here: `import './<name>/suite.js';`
  */
 import '../cc/srcc/reproduce.js';
-import '../cc/dcqcn-plus/reproduce.js';
+import './dcqcn-plus/suite.js';

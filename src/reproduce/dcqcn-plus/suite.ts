@@ -8,8 +8,8 @@
  * with each other and with A1/A2 when a suite runs as a whole.
  */
 import { join } from 'node:path';
-import { registerReproSuite } from '../../reproduce/registry.js';
-import type { ReproCheck, ReproContext, ReproOutcome } from '../../reproduce/types.js';
+import { registerReproSuite } from '../registry.js';
+import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import {
   fmtKB,
   paperScenario,
@@ -18,7 +18,7 @@ import {
   type Window,
   type WindowMeasure,
 } from './measure.js';
-import { realTimeCheck } from './reproduce-rt.js';
+import { realTimeCheck } from './realtime.js';
 
 const MS = 1e6;
 type Alg = 'dcqcn' | 'dcqcn-plus';

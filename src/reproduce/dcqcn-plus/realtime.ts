@@ -8,9 +8,9 @@
  * queue from the switch's queue series in results.json (one sample per 100 µs emulated).
  */
 import { join } from 'node:path';
-import type { ReproCheck, ReproContext } from '../../reproduce/types.js';
 import { LocalRun } from '../../runtime/local/launcher.js';
 import type { NodeMessage } from '../../runtime/real/protocol.js';
+import type { ReproCheck, ReproContext } from '../types.js';
 import { fmtKB, paperScenario } from './measure.js';
 
 const MS = 1e6;
