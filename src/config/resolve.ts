@@ -464,7 +464,14 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
       }
       case 'poisson': {
         const hs = expand(w.hosts, at('hosts'));
-        if (hs.length < 2) fail(at('hosts'), `poisson traffic needs at least 2 hosts, got ${hs.length}`);
+        const receivers = w.receivers === undefined ? null : expand(w.receivers, at('receivers'));
+        if (receivers === null && hs.length < 2)
+          fail(at('hosts'), `poisson traffic needs at least 2 hosts, got ${hs.length}`);
+        if (receivers !== null) {
+          if (hs.length === 0) fail(at('hosts'), 'no senders');
+          for (const h of hs)
+            if (receivers.every((r) => r === h)) fail(at('receivers'), `no receiver other than ${h} itself`);
+        }
         checkStart(w.start, at('start'));
         const stopNs = w.stop ?? durationNs;
         if (stopNs <= w.start) fail(at('stop'), `must be after start (${formatDuration(w.start)})`);
@@ -487,6 +494,8 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           cdfFile,
           load: w.load,
           hosts: hs,
+          receivers,
+          sharedQp: w.sharedQp,
           startNs: w.start,
           stopNs,
           maxFlows: w.flows ?? null,

@@ -203,6 +203,10 @@ export interface PoissonWorkload {
   /** Offered load per host, relative to its link rate, (0, 1]. */
   load: number;
   hosts: string[];
+  /** Destinations; null = the other `hosts` (then every host is a source and a destination). */
+  receivers: string[] | null;
+  /** Flows of this entry between the same two hosts reuse one QP (its CC state carries over). */
+  sharedQp: boolean;
   startNs: number;
   stopNs: number;
   /** Stop after this many flows (null = until stopNs). */
@@ -576,6 +580,8 @@ const workloadSchema = z.discriminatedUnion('kind', [
     cdf: text(),
     load: fraction({ above: 0 }),
     hosts: hostSelector().default('all'),
+    receivers: hostSelector().optional(),
+    sharedQp: bool().default(false),
     start: duration().default(0),
     stop: duration().optional(),
     flows: count().optional(),

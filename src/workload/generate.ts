@@ -239,9 +239,11 @@ function permutation(gen: Gen, e: PermutationWorkload, entry: number, what: stri
 
 /**
  * Per-host Poisson arrivals (traffic_gen.py): mean inter-arrival = mean flow size × 8 / (load ×
- * host link rate), exponential gaps −ln(1−U)·mean, destination uniform over the other hosts,
- * arrivals in [startNs, stopNs). Each source draws from its own stream, so adding a host does
- * not change the others' flows. `maxFlows` keeps the earliest arrivals.
+ * host link rate), exponential gaps −ln(1−U)·mean, destination uniform over the other hosts (or
+ * over `receivers` other than the source, when given), arrivals in [startNs, stopNs). With
+ * `sharedQp` the flows of one source-destination pair reuse one QP. Each source draws from its
+ * own stream, so adding a host does not change the others' flows. `maxFlows` keeps the earliest
+ * arrivals.
  */
 function poisson(
   gen: Gen,
@@ -253,7 +255,10 @@ function poisson(
   cdf: Cdf,
 ): void {
   const hosts = gen.hosts(e.hosts, what);
-  if (hosts.length < 2) throw new WorkloadError(`${what}: needs at least 2 hosts`);
+  const receivers = e.receivers == null ? null : gen.hosts(e.receivers, what);
+  if (receivers === null && hosts.length < 2) throw new WorkloadError(`${what}: needs at least 2 hosts`);
+  if (receivers !== null && hosts.some((h) => receivers.every((r) => r === h)))
+    throw new WorkloadError(`${what}: a sender has no receiver other than itself`);
   if (!(e.load > 0 && Number.isFinite(e.load))) throw new WorkloadError(`${what}: load must be > 0`);
   if (!(e.stopNs > e.startNs)) throw new WorkloadError(`${what}: stop must be after start`);
   const meanBytes = cdfMeanBytes(cdf);
@@ -267,12 +272,19 @@ function poisson(
     for (;;) {
       t += -Math.log(1 - r.next()) * meanGapNs;
       if (t >= e.stopNs) break;
-      let d = r.int(hosts.length - 1);
-      if (d >= si) d++;
+      let dst: string;
+      if (receivers === null) {
+        let d = r.int(hosts.length - 1);
+        if (d >= si) d++;
+        dst = hosts[d];
+      } else {
+        const others = receivers.filter((h) => h !== src);
+        dst = others.length === 1 ? others[0] : others[r.int(others.length)];
+      }
       pending.push({
         startNs: Math.floor(t),
         src: si,
-        dst: hosts[d],
+        dst,
         sizeBytes: sampleFlowSize(cdf, r),
         seq: seq++,
       });
@@ -291,6 +303,7 @@ function poisson(
       messageBytes: e.messageBytes,
       entry,
       tag: e.tag,
+      ...(e.sharedQp === true ? { qpKey: `p${entry}:${hosts[p.src]}>${p.dst}` } : {}),
     });
   }
 }

@@ -383,6 +383,10 @@ describe('bad input: one exact line each', () => {
       'workload[0].receiver: unknown host "h10" (topology has h1..h9; did you mean h1?)',
     ],
     [
+      STAR + 'workload: [{ kind: poisson, cdf: websearch, load: 0.1, hosts: [h1], receivers: [h1] }]',
+      'workload[0].receivers: no receiver other than h1 itself',
+    ],
+    [
       STAR + 'workload: [{ kind: incast, senders: [h1, h9], receiver: h9, size: 1MB }]',
       'workload[0].senders: the receiver h9 is also a sender',
     ],

@@ -150,6 +150,22 @@ describe('workload generators', () => {
     expect(capped.flows).toEqual(a.flows.slice(0, 100));
   });
 
+  it('poisson with receivers: sources send only to them; sharedQp: one QP per pair', () => {
+    const base = { cdf: 'websearch', load: 0.5, hosts: ['h1', 'h2'], stopNs: 10e6 };
+    const w = generateWorkload(leafspine, [poissonSpec({ ...base, receivers: ['h9'], sharedQp: true })], {
+      rng,
+    });
+    expect(w.flows.length).toBeGreaterThan(40);
+    expect(w.flows.every((f) => (f.src === 'h1' || f.src === 'h2') && f.dst === 'h9')).toBe(true);
+    expect(new Set(w.flows.map((f) => f.qpKey))).toEqual(new Set(['p0:h1>h9', 'p0:h2>h9']));
+    const own = generateWorkload(leafspine, [poissonSpec({ ...base, receivers: ['h9', 'h10'] })], { rng });
+    expect(new Set(own.flows.map((f) => f.dst))).toEqual(new Set(['h9', 'h10']));
+    expect(new Set(own.flows.map((f) => f.qpKey)).size).toBe(own.flows.length);
+    expect(() =>
+      generateWorkload(leafspine, [poissonSpec({ ...base, receivers: ['h1'], hosts: ['h1'] })], { rng }),
+    ).toThrow(WorkloadError);
+  });
+
   it('poisson: offered load within a few % of the target over many flows', () => {
     for (const [cdf, load, durationNs] of [
       ['fb_hadoop', 0.3, 200e6],

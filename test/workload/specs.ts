@@ -67,6 +67,8 @@ export function poissonSpec(
   return {
     kind: 'poisson',
     cdfFile: null,
+    receivers: null,
+    sharedQp: false,
     startNs: 0,
     maxFlows: null,
     verb: 'write',
