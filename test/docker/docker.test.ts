@@ -230,6 +230,25 @@ describe('docker testbed (docker compose + Prometheus)', () => {
     const cnps = await query(base, 'sum(rocelab_host_events_total{event="cnpRx"})');
     log(`CNPs received by senders: ${cnps[0]?.value[1]}`);
 
+    // Every metric the Grafana dashboard plots is exported by the nodes (no drift from
+    // docs/metrics.md). Prometheus's metadata API knows every metric a scrape declared, including
+    // counters that have no sample yet (PFC pauses in a run without pauses).
+    const dashboard = readFileSync(join(ROOT, 'deploy', 'grafana', 'rocelab-dashboard.json'), 'utf8');
+    const names = [...new Set(dashboard.match(/rocelab_[a-z_]+/g) ?? [])].sort();
+    const meta = await getJson<{ data: Record<string, unknown> }>(`${base}/api/v1/metadata`);
+    const declared = new Set(Object.keys(meta.data));
+    const missing = names.filter(
+      (n) => !declared.has(n.replace(/_(bucket|sum|count)$/, '')) && !declared.has(n),
+    );
+    log(`dashboard metrics: ${names.length - missing.length}/${names.length} exported`);
+    expect(missing).toEqual([]);
+
+    // The shipped configs parse.
+    if (sh('sh', ['-c', 'command -v promtool']).status === 0)
+      must('promtool', ['check', 'config', join(ROOT, 'deploy', 'prometheus.yml')]);
+    const [ccmd, cargs] = composeArgs('config', '-q');
+    must(ccmd, cargs, { cwd: ROOT });
+
     // No node crashed or reported a fatal error.
     for (const svc of NODE_SERVICES) {
       const nodeLog = sh('docker', ['logs', containerId(svc)]);
