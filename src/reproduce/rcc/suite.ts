@@ -15,6 +15,7 @@ import { hostPath } from '../../topology/path.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
+import { phaseMargin } from './loop.js';
 import {
   aggregateBps,
   className,
@@ -866,6 +867,37 @@ const check9: ReproCheck = {
   },
 };
 
+// ------------------------------------------------------------------------------------ eq. (18)
+
+const R_REF_S = 13.2e-6;
+
+const checkEq18: ReproCheck = {
+  id: 'E18',
+  title: 'Eq. (18) as printed vs as derived (spec §3.3 typo)',
+  paper:
+    'PM > 30° for Kp ∈ [1, 10⁴], Kd ∈ [10³, 10⁵]; (1, 1000) converges in ≈ 1 ms; unstable when Kp ≫ Kd (§IV-C, IV-D)',
+  expected:
+    'derived K(1 + s/z)/(s²(s + 1/R0)): PM ≈ 40° (±5°) at (10⁴, 10⁵), crossover ≈ 1000 rad/s (±10 %) at (1, 1000), PM < 0 at (10⁴, 10³); the printed (1 + z/s) form does not reproduce them',
+  tier: 'default',
+  run(): ReproOutcome {
+    const d1 = phaseMargin(1e4, 1e5, R_REF_S, 'derived');
+    const d2 = phaseMargin(1, 1000, R_REF_S, 'derived');
+    const d3 = phaseMargin(1e4, 1e3, R_REF_S, 'derived');
+    const p1 = phaseMargin(1e4, 1e5, R_REF_S, 'printed');
+    const p2 = phaseMargin(1, 1000, R_REF_S, 'printed');
+    const derivedOk =
+      Math.abs(d1.marginDeg - 40) <= 5 && Math.abs(d2.crossoverRadPerS - 1000) <= 100 && d3.marginDeg < 0;
+    const printedOk = Math.abs(p1.marginDeg - 40) <= 5 && p2.marginDeg > 30;
+    const f = (x: { crossoverRadPerS: number; marginDeg: number }) =>
+      `PM ${x.marginDeg.toFixed(1)}° at ${x.crossoverRadPerS.toFixed(0)} rad/s`;
+    return {
+      measured: `derived: (10⁴, 10⁵) ${f(d1)}; (1, 1000) ${f(d2)}; (10⁴, 10³) ${f(d3)} | printed: (10⁴, 10⁵) ${f(p1)}; (1, 1000) ${f(p2)}`,
+      pass: derivedOk && !printedOk,
+      values: { derivedPm: d1.marginDeg, derivedCrossover: d2.crossoverRadPerS, printedPm: p1.marginDeg },
+    };
+  },
+};
+
 export const rccSuite: ReproSuite = {
   algorithm: 'rcc',
   spec: 'rcc.md',
@@ -875,6 +907,7 @@ export const rccSuite: ReproSuite = {
     check3,
     check3Negative,
     check6,
+    checkEq18,
     check5,
     check2Paper,
     check3Large,
