@@ -4,3 +4,4 @@
  */
 import '../cc/srcc/reproduce.js';
 import './dcqcn-plus/suite.js';
+import './mpcc/suite.js';

@@ -14,6 +14,7 @@ import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js'
 import { createRng } from '../env/rng.js';
 import { buildTopology, overrideLink, TopologyError, type TopologyParams } from '../topology/build.js';
 import type { Topology, TopologyNode } from '../topology/model.js';
+import { hostPath } from '../topology/path.js';
 import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
@@ -116,6 +117,35 @@ function pfcAlpha(shift: number, portRateBps: number, nicRateBps: number): numbe
   return 2 ** -Math.max(0, shift - doublings);
 }
 
+/**
+ * The active-flow window the hosts' algorithms ask the switches for (the largest request, e.g.
+ * MPCC's T_flow = 8 × the largest base RTT), or undefined when none asks. Base RTTs are the HPCC
+ * convention of the workload's source-destination pairs.
+ */
+function requestedFlowWindowNs(
+  s: Scenario,
+  topo: Topology,
+  routes: Routes,
+  workload: Workload,
+  ccByHost: Map<string, CcSpec>,
+): number | undefined {
+  const asking = [...new Set(ccByHost.values())].filter((c) => getAlgorithm(c.name).switchFlowWindowNs);
+  if (asking.length === 0) return undefined;
+  let maxBaseRttNs = 0;
+  const seen = new Set<string>();
+  for (const f of workload.flows) {
+    const key = `${f.src}>${f.dst}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const mtu = nicFor(s, f.src).mtuBytes;
+    maxBaseRttNs = Math.max(maxBaseRttNs, hostPath(topo, routes, f.src, f.dst, mtu).hpccBaseRttNs);
+  }
+  let windowNs = 0;
+  for (const c of asking)
+    windowNs = Math.max(windowNs, getAlgorithm(c.name).switchFlowWindowNs!(c.params, maxBaseRttNs));
+  return windowNs > 0 ? windowNs : undefined;
+}
+
 export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
   return asConfigError(() => {
     const s = scenario;
@@ -159,6 +189,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       if (f !== undefined) cp.push(f);
       else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
     }
+
+    const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
 
     const sw = s.defaults.switch;
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
@@ -219,6 +251,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           // salt everywhere would polarise a fat-tree (an agg picks the core its ToR's hash picked).
           ecmpSeed: node.index + 1,
           int: sw.int,
+          ...(flowWindowNs !== undefined ? { activeFlowWindowNs: flowWindowNs } : {}),
           ...(cp.length > 0 ? { cp } : {}),
         };
       },
