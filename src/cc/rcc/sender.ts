@@ -148,7 +148,7 @@ export const rccSenderRp: RpAlgorithm<RccParams, RccSenderState> = {
       rccCwndBytes: c.cwndBytes,
       rccU: c.u,
       rccBaseRttNs: Number.isFinite(c.baseNs) ? c.baseNs : -1,
-      rccN: s.lastN,
+      rccAckN: s.lastN,
     };
   },
 };
