@@ -9,7 +9,14 @@
  *   generation, so `cancel` is O(1): it frees the slot and leaves a tombstone in the heap, which
  *   is recognised (slot no longer holds that seq) and skipped when it reaches the top;
  * - when tombstones outnumber live entries the heap is rebuilt without them, so a firmware that
- *   re-arms a far-future timer on every ACK cannot grow the heap without bound.
+ *   re-arms a far-future timer on every ACK cannot grow the heap without bound;
+ * - timers at whole-ns times less than WHEEL_SIZE ns ahead of the last popped time skip the heap
+ *   and go to a timing wheel: one FIFO bucket per ns, plus a two-level bitmap of non-empty
+ *   buckets. Nearly every event of a packet simulation is such a timer (the end of a frame's
+ *   serialisation is < 100 ns away at 100 Gbit/s), and the heap also holds hundreds of far-off
+ *   timers (RTOs, CC timers), so a push/pop that is O(1) instead of O(log n) is most of the
+ *   scheduler's cost. Order is unchanged: a bucket holds one time, its entries arrive in seq
+ *   order (seq only grows), and `pop` takes the smaller (time, seq) of the wheel and heap heads.
  */
 
 /** Slots per generation: at most this many timers can be pending at once (16.7 M). */
@@ -19,6 +26,15 @@ const MAX_GENERATION = Math.floor(Number.MAX_SAFE_INTEGER / SLOT_SPACE) - 1;
 const INITIAL_CAPACITY = 64;
 /** Compaction threshold: rebuild only when it saves real work. */
 const MIN_TOMBSTONES_FOR_COMPACTION = 1024;
+/** Wheel span in ns (a power of two, 32 · 32 at most: the bitmap has two levels of 32 bits). */
+const WHEEL_SIZE = 1024;
+const WHEEL_MASK = WHEEL_SIZE - 1;
+const NIL = -1;
+
+/** Index of the lowest set bit of a non-zero 32-bit value. */
+function lowestBit(x: number): number {
+  return 31 - Math.clz32(x & -x);
+}
 
 export class TimerQueue {
   // Heap arrays; entries [0, heapSize) may include tombstones.
@@ -36,6 +52,23 @@ export class TimerQueue {
   private slotCount = 0;
   private freeSlots = new Int32Array(INITIAL_CAPACITY);
   private freeCount = 0;
+
+  // Timing wheel. Bucket b holds the timers due at the one time ≡ b (mod WHEEL_SIZE) in
+  // [wheelBaseNs, wheelBaseNs + WHEEL_SIZE), as a FIFO linked through their slots (slotNext).
+  private readonly bucketHead = new Int32Array(WHEEL_SIZE).fill(NIL);
+  private readonly bucketTail = new Int32Array(WHEEL_SIZE).fill(NIL);
+  /** Bit b of word w: bucket 32w + b is non-empty. */
+  private readonly bucketBits = new Int32Array(WHEEL_SIZE >>> 5);
+  /** Bit w: bucketBits[w] is non-zero. */
+  private wordBits = 0;
+  /** Lower bound of every wheel entry's time: the time last popped (never decreases). */
+  private wheelBaseNs = 0;
+  /** Live wheel timers; entries of cancelled ones stay linked until they reach a bucket head. */
+  private wheelLive = 0;
+  private wheelEntries = 0;
+  private slotNext = new Int32Array(INITIAL_CAPACITY);
+  /** 1 while the slot is linked into a wheel bucket (it is not reused until unlinked). */
+  private slotInWheel = new Uint8Array(INITIAL_CAPACITY);
 
   private nextSeq = 0;
   private liveCount = 0;
@@ -58,8 +91,13 @@ export class TimerQueue {
     this.slotFn[slot] = fn;
     this.slotSeq[slot] = seq;
     this.liveCount++;
-    if (this.heapSize === this.heapTime.length) this.growHeap();
-    this.siftUp(this.heapSize++, timeNs, seq, slot);
+    const ahead = timeNs - this.wheelBaseNs;
+    if (ahead >= 0 && ahead < WHEEL_SIZE && Math.floor(timeNs) === timeNs) {
+      this.wheelPush(timeNs & WHEEL_MASK, slot);
+    } else {
+      if (this.heapSize === this.heapTime.length) this.growHeap();
+      this.siftUp(this.heapSize++, timeNs, seq, slot);
+    }
     return this.slotGen[slot] * SLOT_SPACE + slot;
   }
 
@@ -69,17 +107,29 @@ export class TimerQueue {
     const slot = id % SLOT_SPACE;
     const gen = (id - slot) / SLOT_SPACE;
     if (slot >= this.slotCount || this.slotGen[slot] !== gen || this.slotSeq[slot] < 0) return false;
-    this.releaseSlot(slot);
     this.liveCount--;
-    const tombstones = this.heapSize - this.liveCount;
-    if (tombstones > MIN_TOMBSTONES_FOR_COMPACTION && tombstones > this.liveCount) this.compact();
+    if (this.slotInWheel[slot] === 1) {
+      // Still linked into its bucket: mark it dead, free it when it reaches the bucket head.
+      this.slotFn[slot] = undefined;
+      this.slotSeq[slot] = -1;
+      this.wheelLive--;
+      return true;
+    }
+    this.releaseSlot(slot);
+    const heapLive = this.liveCount - this.wheelLive;
+    const tombstones = this.heapSize - heapLive;
+    if (tombstones > MIN_TOMBSTONES_FOR_COMPACTION && tombstones > heapLive) this.compact();
     return true;
   }
 
   /** Time of the earliest live timer, or Infinity when none is pending. */
   peekTime(): number {
     this.dropDeadTop();
-    return this.heapSize === 0 ? Number.POSITIVE_INFINITY : this.heapTime[0];
+    const b = this.wheelFirst();
+    const ht = this.heapSize === 0 ? Number.POSITIVE_INFINITY : this.heapTime[0];
+    if (b === NIL) return ht;
+    const wt = this.bucketTime(b);
+    return Math.min(wt, ht);
   }
 
   /**
@@ -87,15 +137,7 @@ export class TimerQueue {
    * or undefined when the queue is empty.
    */
   pop(): (() => void) | undefined {
-    this.dropDeadTop();
-    if (this.heapSize === 0) return undefined;
-    const slot = this.heapSlot[0];
-    this.poppedTimeNs = this.heapTime[0];
-    const fn = this.slotFn[slot];
-    this.releaseSlot(slot);
-    this.liveCount--;
-    this.removeTop();
-    return fn;
+    return this.popUntil(Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -104,11 +146,35 @@ export class TimerQueue {
    */
   popUntil(limitNs: number): (() => void) | undefined {
     this.dropDeadTop();
+    const b = this.wheelLive > 0 ? this.wheelFirst() : NIL;
+    if (b !== NIL) {
+      const wt = this.bucketTime(b);
+      const slot = this.bucketHead[b];
+      // The heap may hold a timer of the same or an earlier time (pushed while the wheel's
+      // window was further back): the smaller (time, seq) goes first.
+      if (
+        this.heapSize === 0 ||
+        wt < this.heapTime[0] ||
+        (wt === this.heapTime[0] && this.slotSeq[slot] < this.heapSeq[0])
+      ) {
+        if (wt > limitNs) return undefined;
+        this.poppedTimeNs = wt;
+        this.wheelBaseNs = wt;
+        const fn = this.slotFn[slot];
+        this.wheelShift(b);
+        this.releaseSlot(slot);
+        this.wheelLive--;
+        this.liveCount--;
+        return fn;
+      }
+    }
     if (this.heapSize === 0) return undefined;
     const t = this.heapTime[0];
     if (t > limitNs) return undefined;
     const slot = this.heapSlot[0];
     this.poppedTimeNs = t;
+    // Every wheel entry is due at or after t, so the window may move up to it.
+    if (t > this.wheelBaseNs) this.wheelBaseNs = Math.floor(t);
     const fn = this.slotFn[slot];
     this.releaseSlot(slot);
     this.liveCount--;
@@ -118,9 +184,87 @@ export class TimerQueue {
 
   /** Drop every pending timer (ids issued so far stay invalid). */
   clear(): void {
-    for (let s = 0; s < this.slotCount; s++) if (this.slotSeq[s] >= 0) this.releaseSlot(s);
+    // Slots of cancelled wheel entries were held back from the free list; hand them back first.
+    for (let b = 0; b < WHEEL_SIZE; b++) {
+      for (let s = this.bucketHead[b]; s !== NIL; s = this.slotNext[s]) {
+        if (this.slotSeq[s] < 0) this.releaseSlot(s);
+      }
+    }
+    for (let s = 0; s < this.slotCount; s++) {
+      this.slotInWheel[s] = 0;
+      if (this.slotSeq[s] >= 0) this.releaseSlot(s);
+    }
+    this.bucketHead.fill(NIL);
+    this.bucketTail.fill(NIL);
+    this.bucketBits.fill(0);
+    this.wordBits = 0;
+    this.wheelLive = 0;
+    this.wheelEntries = 0;
     this.heapSize = 0;
     this.liveCount = 0;
+  }
+
+  // ---------------------------------------------------------------- timing wheel
+
+  private bucketTime(b: number): number {
+    return this.wheelBaseNs + ((b - this.wheelBaseNs) & WHEEL_MASK);
+  }
+
+  private wheelPush(b: number, slot: number): void {
+    this.slotNext[slot] = NIL;
+    this.slotInWheel[slot] = 1;
+    const tail = this.bucketTail[b];
+    if (tail === NIL) {
+      this.bucketHead[b] = slot;
+      this.bucketBits[b >>> 5] |= 1 << (b & 31);
+      this.wordBits |= 1 << (b >>> 5);
+    } else {
+      this.slotNext[tail] = slot;
+    }
+    this.bucketTail[b] = slot;
+    this.wheelLive++;
+    this.wheelEntries++;
+  }
+
+  /** Unlink the head entry of bucket b (non-empty). */
+  private wheelShift(b: number): void {
+    const slot = this.bucketHead[b];
+    const next = this.slotNext[slot];
+    this.slotInWheel[slot] = 0;
+    this.wheelEntries--;
+    this.bucketHead[b] = next;
+    if (next === NIL) {
+      this.bucketTail[b] = NIL;
+      const w = b >>> 5;
+      const bits = this.bucketBits[w] & ~(1 << (b & 31));
+      this.bucketBits[w] = bits;
+      if (bits === 0) this.wordBits &= ~(1 << w);
+    }
+  }
+
+  /** Bucket of the earliest live wheel timer (dropping dead heads on the way), or NIL. */
+  private wheelFirst(): number {
+    while (this.wheelEntries > 0) {
+      const b = this.firstBucket();
+      const slot = this.bucketHead[b];
+      if (this.slotSeq[slot] >= 0) return b;
+      this.wheelShift(b);
+      this.releaseSlot(slot);
+    }
+    return NIL;
+  }
+
+  /** First non-empty bucket in time order from the window base (the wheel is non-empty). */
+  private firstBucket(): number {
+    const start = this.wheelBaseNs & WHEEL_MASK;
+    const w0 = start >>> 5;
+    const here = this.bucketBits[w0] & (-1 << (start & 31));
+    if (here !== 0) return (w0 << 5) | lowestBit(here);
+    // Words after w0, else wrap around to the lowest non-empty word (possibly w0's low bits).
+    let words = this.wordBits & ~((2 << w0) - 1);
+    if (words === 0) words = this.wordBits;
+    const w = lowestBit(words);
+    return (w << 5) | lowestBit(this.bucketBits[w]);
   }
 
   private dropDeadTop(): void {
@@ -242,8 +386,14 @@ export class TimerQueue {
     gen.set(this.slotGen);
     const free = new Int32Array(cap);
     free.set(this.freeSlots);
+    const next = new Int32Array(cap);
+    next.set(this.slotNext);
+    const inWheel = new Uint8Array(cap);
+    inWheel.set(this.slotInWheel);
     this.slotSeq = seq;
     this.slotGen = gen;
     this.freeSlots = free;
+    this.slotNext = next;
+    this.slotInWheel = inWheel;
   }
 }

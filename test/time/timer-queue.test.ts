@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TimerQueue } from '../../src/time/timer-queue.js';
+
+/** Reference model: a list sorted by (time, seq) on demand. */
+class Model {
+  items: { t: number; seq: number; tag: number }[] = [];
+  seq = 0;
+  push(t: number, tag: number): number {
+    const seq = this.seq++;
+    this.items.push({ t, seq, tag });
+    return seq;
+  }
+  cancel(seq: number): void {
+    this.items = this.items.filter((x) => x.seq !== seq);
+  }
+  pop(limit: number): { t: number; tag: number } | undefined {
+    if (this.items.length === 0) return undefined;
+    let best = 0;
+    for (let i = 1; i < this.items.length; i++) {
+      const a = this.items[i];
+      const b = this.items[best];
+      if (a.t < b.t || (a.t === b.t && a.seq < b.seq)) best = i;
+    }
+    if (this.items[best].t > limit) return undefined;
+    return this.items.splice(best, 1)[0];
+  }
+}
+
+type Op =
+  | { k: 'push'; dt: number; frac: boolean }
+  | { k: 'cancel'; pick: number }
+  | { k: 'pop'; dt: number }
+  | { k: 'clear' };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      k: fc.constant('push' as const),
+      // Mostly inside the wheel span, some far beyond it, some exactly at its edges.
+      dt: fc.oneof(
+        fc.integer({ min: 0, max: 120 }),
+        // A coarse grid, so timers pushed to the heap and later ones in the wheel tie in time.
+        fc.integer({ min: 0, max: 50 }).map((x) => x * 100),
+        fc.constantFrom(1023, 1024, 1025),
+      ),
+      frac: fc.integer({ min: 0, max: 7 }).map((x) => x === 0),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('cancel' as const), pick: fc.nat() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      k: fc.constant('pop' as const),
+      dt: fc.oneof(
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 0, max: 30 }).map((x) => x * 100),
+      ),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ k: 'clear' as const }) },
+);
+
+describe('TimerQueue (heap + timing wheel)', () => {
+  it('pops in (time, insertion) order like a sorted list, with cancels, limits and clears', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 20, maxLength: 300, size: 'max' }), (ops) => {
+        const q = new TimerQueue();
+        const m = new Model();
+        const ids: { id: number; seq: number }[] = [];
+        let now = 0;
+        let tag = 0;
+        for (const o of ops) {
+          if (o.k === 'push') {
+            // Like the schedulers: never before the last popped time.
+            const t = now + o.dt + (o.frac ? 0.25 : 0);
+            const myTag = tag++;
+            const id = q.push(t, () => myTag);
+            ids.push({ id, seq: m.push(t, myTag) });
+          } else if (o.k === 'cancel') {
+            if (ids.length === 0) continue;
+            const x = ids[o.pick % ids.length];
+            q.cancel(x.id);
+            m.cancel(x.seq);
+          } else if (o.k === 'pop') {
+            const limit = now + o.dt;
+            const want = m.pop(limit);
+            const fn = q.popUntil(limit);
+            expect(fn?.()).toBe(want?.tag);
+            if (want !== undefined) {
+              expect(q.poppedTimeNs).toBe(want.t);
+              now = Math.max(now, Math.floor(want.t));
+            }
+          } else {
+            q.clear();
+            m.items = [];
+          }
+          expect(q.size).toBe(m.items.length);
+        }
+        // Drain.
+        for (;;) {
+          const want = m.pop(Number.POSITIVE_INFINITY);
+          const t = q.peekTime();
+          const fn = q.pop();
+          expect(fn?.()).toBe(want?.tag);
+          if (want === undefined) break;
+          expect(t).toBe(want.t);
+        }
+        expect(q.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps order for equal times split between the wheel and the heap', () => {
+    const q = new TimerQueue();
+    const log: string[] = [];
+    q.push(2000, () => log.push('heap-first')); // beyond the wheel span: goes to the heap
+    q.push(1500, () => log.push('heap-1500'));
+    expect(q.pop()?.()).toBeDefined(); // window moves to 1500
+    q.push(2000, () => log.push('wheel-second')); // now inside the span
+    q.pop()?.();
+    q.pop()?.();
+    expect(log).toEqual(['heap-1500', 'heap-first', 'wheel-second']);
+  });
+
+  it('reuses no slot of a cancelled wheel timer before it leaves its bucket', () => {
+    const q = new TimerQueue();
+    const log: number[] = [];
+    const a = q.push(10, () => log.push(1));
+    q.cancel(a);
+    for (let i = 0; i < 5; i++) q.push(10 + i, () => log.push(10 + i));
+    while (q.size > 0) q.pop()?.();
+    expect(log).toEqual([10, 11, 12, 13, 14]);
+  });
+});
