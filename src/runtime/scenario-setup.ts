@@ -189,6 +189,15 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       if (f !== undefined) cp.push(f);
       else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
     }
+    // The switches' per-port active-flow counter costs a hash-table update per data packet; only
+    // MPCC's INT block (activeFlows per hop) and switch-side plug-ins (io.activeFlows) read it,
+    // so it is off when no host asks for MPCC INT and no CP plug-in runs (HPCC's INT ignores it).
+    const flowCounterNeeded =
+      cp.length > 0 ||
+      [...new Set(ccByHost.values())].some((c) => {
+        const f = getAlgorithm(c.name).rp.features;
+        return (typeof f === 'function' ? f(c.params) : f).int === 'mpcc';
+      });
 
     const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
 
@@ -252,6 +261,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ecmpSeed: node.index + 1,
           int: sw.int,
           ...(flowWindowNs !== undefined ? { activeFlowWindowNs: flowWindowNs } : {}),
+          ...(flowCounterNeeded ? {} : { activeFlowWindowNs: 0 }),
           ...(cp.length > 0 ? { cp } : {}),
         };
       },
