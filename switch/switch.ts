@@ -18,6 +18,7 @@ import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
 import { PacketRing } from './ring.js';
+import { RouteLookup } from './route-lookup.js';
 
 const PRIOS = PFC_PRIORITIES;
 const INT_MAX_HOPS = 5;
@@ -129,7 +130,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (!(p.rateBps > 0)) throw new RangeError(`switch ${config.name}: port rate must be > 0`);
   }
 
-  const routes = config.routes;
+  // Read once, into a table faster than the Map (route-lookup.ts); docs/switch.md says so.
+  const routes = new RouteLookup(config.routes);
   const ecmpSeed = config.ecmpSeed | 0;
   const bufferBytes = config.bufferBytes;
   const pfc = config.pfc;
