@@ -135,6 +135,9 @@ export function onCnp(s: DolceRcState, pkt: Packet, p: DolceRcParams, io: RpIo):
         s.mab.update(s.arm, x);
         s.lastReward = x;
         io.count('dolceRcUpdates');
+        // Totals over the closed windows: their ratio is the estimator's long-run ECN ratio.
+        io.count('dolceRcWindowMarks', s.winMarked);
+        io.count('dolceRcWindowDenom', s.ideal ? s.winSentPkts : s.winTxSlots);
       }
       // Alg. 2: the new arm is set (line 6) before the revised DCQCN runs on this CNP (line 7).
       selectArm(s, p, io);

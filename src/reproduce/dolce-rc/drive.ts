@@ -1,0 +1,101 @@
+/**
+ * Drives one RP by hand for the unit-level checks (AC3, AC4): a clock, timers fired in time
+ * order, the rate log and the algorithm counters. The rng throws, so a check also proves the
+ * hooks draw no randomness.
+ */
+import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../../cc/types.js';
+import type { Rng } from '../../env/rng.js';
+import type { Packet } from '../../wire/packet.js';
+import { createPacket } from '../../wire/packet-factory.js';
+
+const noRng: Rng = {
+  next: () => {
+    throw new Error('the RP drew randomness');
+  },
+  nextU32: () => {
+    throw new Error('the RP drew randomness');
+  },
+  int: () => {
+    throw new Error('the RP drew randomness');
+  },
+  fork: () => noRng,
+};
+
+export function flowInfo(lineRateBps: number, baseRttNs = 4000): FlowInfo {
+  return {
+    qpn: 1,
+    remoteQpn: 2,
+    lineRateBps,
+    mtuBytes: 1000,
+    baseRttNs,
+    bottleneckRateBps: lineRateBps,
+    hops: 1,
+  };
+}
+
+export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
+  let now = 0;
+  let seq = 0;
+  let rate = 0;
+  const timers = new Map<number, { at: number; seq: number }>();
+  const log: { t: number; rateBps: number; why: string }[] = [];
+  const counts = new Map<string, number>();
+  const io: RpIo = {
+    now: () => now,
+    rng: noRng,
+    setRate: (r, why) => {
+      rate = Math.min(r, flow.lineRateBps);
+      log.push({ t: now, rateBps: rate, why });
+    },
+    setWindow: () => {},
+    setTimer: (slot, at) => void timers.set(slot, { at, seq: seq++ }),
+    cancelTimer: (slot) => void timers.delete(slot),
+    rateBps: () => rate,
+    windowBytes: () => null,
+    inflightBytes: () => 0,
+    paused: () => false,
+    count: (name, d = 1) => void counts.set(name, (counts.get(name) ?? 0) + d),
+  };
+  const s = rp.init(flow, p, io);
+  const ev = (e: RpEvent) => rp.onEvent(s, e, p, io);
+  const next = () => {
+    let best: [number, { at: number; seq: number }] | null = null;
+    for (const e of timers)
+      if (best === null || e[1].at < best[1].at || (e[1].at === best[1].at && e[1].seq < best[1].seq))
+        best = e;
+    return best;
+  };
+  return {
+    s,
+    log,
+    counts,
+    rate: () => rate,
+    /** Fire every timer due up to `t` in order, then move the clock to `t`. */
+    at(t: number) {
+      for (let n = next(); n !== null && n[1].at <= t; n = next()) {
+        timers.delete(n[0]);
+        now = n[1].at;
+        ev({ type: 'timer', slot: n[0] });
+      }
+      now = t;
+    },
+    fire(): number {
+      const n = next();
+      if (n === null) throw new Error('no timer armed');
+      timers.delete(n[0]);
+      now = n[1].at;
+      ev({ type: 'timer', slot: n[0] });
+      return now;
+    },
+    cnp(fill?: (pkt: Packet) => void) {
+      const pkt = createPacket();
+      fill?.(pkt);
+      ev({ type: 'cnp', pkt });
+    },
+    tx(sizeBytes = 1062) {
+      const pkt = createPacket();
+      pkt.sizeBytes = sizeBytes;
+      ev({ type: 'tx', pkt, bytes: sizeBytes, retransmit: false });
+    },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * E2 incast checks (dolce-rc.md §7.2): AC7 (stability and non-regression against DCQCN at paper
+ * scale in virtual time) and AC10 (determinism: same seed ⇒ same run; the seed reaches the run
+ * only through RED's coin flips and the workload, never through the bandit).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReproCheck, ReproContext } from '../types.js';
+import { dolceScenario, runProbed } from './probe.js';
+
+const MS = 1e6;
+type Alg = 'dcqcn' | 'dolce-rc';
+
+export interface IncastMeasure {
+  alg: Alg;
+  n: number;
+  utilisation: number;
+  jain: number;
+  drops: number;
+  retransmits: number;
+  /** Arm selections over all senders (Dolce-RC), arm index → count. */
+  armCounts: number[];
+  /** Bandit updates over all senders (Dolce-RC). */
+  updates: number;
+  wallMs: number;
+}
+
+const incastRuns = new Map<string, IncastMeasure>();
+
+/** E2 with `n` senders (h1..hn → h9), measured over [10, 40] ms at the receiver's switch port. */
+export function incastRun(alg: Alg, n: number, ctx: ReproContext): IncastMeasure {
+  const key = `${alg}|${n}|${ctx.seed ?? ''}`;
+  const hit = incastRuns.get(key);
+  if (hit !== undefined) return hit;
+  const senders = Array.from({ length: n }, (_, i) => `h${i + 1}`);
+  const { out, windows, nics } = runProbed(
+    dolceScenario('e2-incast.yaml', [`defaults.nic.cc=${alg}`, `workload[0].senders=h1..h${n}`]),
+    { bottleneck: { switchName: 's1', port: 8 }, senders, windows: [{ fromNs: 10 * MS, toNs: 40 * MS }] },
+    { outDir: join(ctx.outDir, `${alg}-n${n}`), seed: ctx.seed },
+  );
+  const armCounts = [0, 0, 0, 0];
+  let updates = 0;
+  for (const h of senders) {
+    const c = nics.get(h)?.ccCounters() ?? {};
+    for (let a = 0; a < armCounts.length; a++) armCounts[a] += c[`dolceRcArm${a}`] ?? 0;
+    updates += c.dolceRcUpdates ?? 0;
+  }
+  const r = out.results;
+  const m: IncastMeasure = {
+    alg,
+    n,
+    utilisation: windows[0].utilisation,
+    jain: windows[0].jain,
+    drops: r.summary.drops,
+    retransmits: r.hosts.reduce((s, h) => s + h.retransmits, 0),
+    armCounts,
+    updates,
+    wallMs: out.wallMs,
+  };
+  incastRuns.set(key, m);
+  return m;
+}
+
+export const AC7: ReproCheck = {
+  id: 'AC7',
+  title: 'Incast stability and non-regression (E2, N = 4 and 8, virtual time)',
+  paper: "Dolce-RC needs no switch change and keeps DCQCN's stability (§IV); only baseline is DCQCN [22]",
+  expected:
+    'in [10, 40] ms for N = 4 and 8: Dolce-RC utilisation ≥ 0.85 and ≥ DCQCN − 0.05, Jain ≥ 0.95, no data-packet loss (spec toy ref: DCQCN 0.91/0.97, Dolce-RC 0.92/0.99)',
+  tier: 'paper',
+  run(ctx) {
+    const parts: string[] = [];
+    const values: Record<string, number | string> = {};
+    let pass = true;
+    for (const n of [4, 8]) {
+      const d = incastRun('dolce-rc', n, ctx);
+      const b = incastRun('dcqcn', n, ctx);
+      const ok =
+        d.utilisation >= 0.85 &&
+        d.utilisation >= b.utilisation - 0.05 &&
+        d.jain >= 0.95 &&
+        d.drops === 0 &&
+        d.retransmits === 0;
+      if (!ok) pass = false;
+      parts.push(
+        `N=${n}: utilisation Dolce-RC ${d.utilisation.toFixed(3)} vs DCQCN ${b.utilisation.toFixed(3)}, Jain ${d.jain.toFixed(4)} / ${b.jain.toFixed(4)}, drops ${d.drops}, retransmits ${d.retransmits}; arms chosen ${d.armCounts.join('/')} over ${d.updates} updates; wall ${((d.wallMs + b.wallMs) / 1000).toFixed(1)} s`,
+      );
+      Object.assign(values, {
+        [`dolceUtil_${n}`]: d.utilisation,
+        [`dcqcnUtil_${n}`]: b.utilisation,
+        [`dolceJain_${n}`]: d.jain,
+        [`dcqcnJain_${n}`]: b.jain,
+        [`dolceDrops_${n}`]: d.drops,
+        [`dolceArms_${n}`]: d.armCounts.join('/'),
+      });
+    }
+    return { measured: parts.join('; '), pass, values };
+  },
+};
+
+interface Fingerprint {
+  results: string;
+  events: string;
+  arms: string;
+  armDecisions: number;
+}
+
+function sha(h: ReturnType<typeof createHash>): string {
+  return h.digest('hex').slice(0, 16);
+}
+
+function fingerprint(label: string, seed: number, overrides: string[], ctx: ReproContext): Fingerprint {
+  const events = createHash('sha256');
+  const arms = createHash('sha256');
+  let armDecisions = 0;
+  const outDir = join(ctx.outDir, label);
+  runProbed(
+    dolceScenario('e2-incast.yaml', ['workload[0].senders=h1..h4', 'duration=3ms', ...overrides]),
+    {
+      onNicReceive: (host, pkt, now) => {
+        events.update(`${host} ${now} ${pkt.kind} ${pkt.destQp} ${pkt.psn} ${pkt.ecn} ${pkt.bthResv7}\n`);
+      },
+      onRateChange: (host, c) => {
+        events.update(`${host} ${c.qpn} ${c.timeNs} ${c.rateBps} ${c.why}\n`);
+        const m = /arm(\d+)$/.exec(c.why);
+        if (m !== null && c.why.startsWith('cnp')) {
+          arms.update(`${host} ${c.qpn} ${m[1]}\n`);
+          armDecisions++;
+        }
+      },
+    },
+    { outDir, seed },
+  );
+  // The seed itself is printed in results.json; compare everything else.
+  const results = JSON.parse(readFileSync(join(outDir, 'results.json'), 'utf8')) as Record<string, unknown>;
+  delete results.seed;
+  return {
+    results: sha(createHash('sha256').update(JSON.stringify(results))),
+    events: sha(events),
+    arms: sha(arms),
+    armDecisions,
+  };
+}
+
+/** Kmin = Kmax: marking is a threshold, so RED draws no coin that could change anything. */
+const NO_COINS = ['defaults.switch.ecn.kmin=100KB', 'defaults.switch.ecn.kmax=100KB'];
+
+export const AC10: ReproCheck = {
+  id: 'AC10',
+  title: 'Determinism (E2, N = 4, 3 ms, Dolce-RC)',
+  paper: "DR-UCB's exploration is a deterministic schedule (Alg. 1 line 3), no randomness",
+  expected:
+    'same seed twice: identical results, event trace and arm sequences; another seed changes the run only through RED coin flips (and workload draws): with RED made deterministic (Kmin = Kmax) seeds 1 and 2 give identical runs',
+  tier: 'default',
+  run(ctx) {
+    const a = fingerprint('seed1-a', 1, [], ctx);
+    const b = fingerprint('seed1-b', 1, [], ctx);
+    const c = fingerprint('seed2', 2, [], ctx);
+    const d = fingerprint('nocoins-seed1', 1, NO_COINS, ctx);
+    const e = fingerprint('nocoins-seed2', 2, NO_COINS, ctx);
+    const same = (x: Fingerprint, y: Fingerprint) =>
+      x.results === y.results && x.events === y.events && x.arms === y.arms;
+    const seedMatters = !same(a, c);
+    return {
+      measured: `seed 1 twice: results ${a.results} / ${b.results}, events ${a.events} / ${b.events}, arms ${a.arms} / ${b.arms} (${a.armDecisions} cut decisions); seed 2 ${seedMatters ? 'differs (RED coin flips)' : 'is identical'}; Kmin = Kmax, seeds 1 / 2: events ${d.events} / ${e.events}, arms ${d.arms} / ${e.arms}`,
+      pass: same(a, b) && same(d, e) && a.armDecisions > 0 && d.armDecisions > 0,
+      values: {
+        resultsSeed1: a.results,
+        eventsSeed1: a.events,
+        armsSeed1: a.arms,
+        seed2Differs: seedMatters,
+        noCoinsIdentical: same(d, e),
+      },
+    };
+  },
+};
