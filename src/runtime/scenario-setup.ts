@@ -189,17 +189,18 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       if (f !== undefined) cp.push(f);
       else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
     }
+    const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
     // The switches' per-port active-flow counter costs a hash-table update per data packet; only
     // MPCC's INT block (activeFlows per hop) and switch-side plug-ins (io.activeFlows) read it,
-    // so it is off when no host asks for MPCC INT and no CP plug-in runs (HPCC's INT ignores it).
+    // so it is off unless an algorithm asks for a window, for MPCC INT, or a CP plug-in runs
+    // (HPCC's INT ignores activeFlows).
     const flowCounterNeeded =
+      flowWindowNs !== undefined ||
       cp.length > 0 ||
       [...new Set(ccByHost.values())].some((c) => {
         const f = getAlgorithm(c.name).rp.features;
         return (typeof f === 'function' ? f(c.params) : f).int === 'mpcc';
       });
-
-    const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
 
     const sw = s.defaults.switch;
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
