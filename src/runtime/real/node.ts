@@ -836,7 +836,16 @@ function pairs(flat: number[]): SeriesPoints {
 export async function runNode(opts: { env: Env }): Promise<void> {
   const cfg = nodeConfigFromEnv(opts.env);
   const ipc = typeof process.send === 'function' && process.connected;
-  const send = ipc ? (m: NodeMessage) => process.send!(m) : null;
+  // The last message handed to the IPC channel: a large report (long queue series) takes a while
+  // to flush, and disconnecting (then exiting) before that would lose it.
+  let flushed: Promise<void> = Promise.resolve();
+  const send = ipc
+    ? (m: NodeMessage) => {
+        flushed = new Promise<void>((resolve) => {
+          process.send!(m, undefined, undefined, () => resolve());
+        });
+      }
+    : null;
   const node = new RealNode(cfg, send);
   const onSignal = () => {
     if (node.env !== null) void node.finish(node.env.now());
@@ -859,5 +868,6 @@ export async function runNode(opts: { env: Env }): Promise<void> {
   await node.done();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
+  await flushed;
   if (ipc) process.disconnect();
 }
