@@ -163,10 +163,22 @@ function ensureRx(nic: RccNicState, flow: FlowInfo, p: RccParams): void {
   nic.rx = new RxRateEstimator(Math.max(1, sampleNs), (p.eta * flow.lineRateBps) / 8e9, p.rxEstimator);
 }
 
+/**
+ * idle_timeout: `idleTimeoutRtts` round trips, where a round trip is T_fair plus the queueing
+ * delay the flow's latest packet met. A flow behind a deep last-hop queue (an incast's first
+ * windows) legitimately sends nothing for as long as the queue takes to drain; a fixed 10·T
+ * would drop it from N meanwhile and inflate everybody else's share.
+ */
+export function idleTimeoutNs(q: RccQpState, p: RccParams): number {
+  const c = q.ctl;
+  const queueingNs = Number.isFinite(c.baseNs) && c.lastDelayNs > c.baseNs ? c.lastDelayNs - c.baseNs : 0;
+  return p.idleTimeoutRtts * (q.tFairNs + queueingNs);
+}
+
 function armIdle(q: RccQpState, p: RccParams, io: NpIo): void {
   if (q.idleArmed || !(p.idleTimeoutRtts > 0)) return;
   q.idleArmed = true;
-  io.setTimer(IDLE_TIMER, q.lastRxNs + p.idleTimeoutRtts * q.tFairNs);
+  io.setTimer(IDLE_TIMER, q.lastRxNs + idleTimeoutNs(q, p));
 }
 
 function endMessage(q: RccQpState, nic: RccNicState, nowNs: number, io: NpIo): void {
@@ -284,8 +296,7 @@ export const rccNp: NpAlgorithm<RccParams, RccNicState, RccQpState> = {
     }
     q.idleArmed = false;
     if (!q.active) return;
-    const idleNs = p.idleTimeoutRtts * q.tFairNs;
-    if (now - q.lastRxNs >= idleNs) {
+    if (now - q.lastRxNs >= idleTimeoutNs(q, p)) {
       io.count('rccIdleTimeouts');
       endMessage(q, nic, now, io);
     } else {

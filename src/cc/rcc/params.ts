@@ -77,7 +77,7 @@ export const rccParams = z.object({
     10,
     0,
     1e6,
-    'A message silent for this many T_fair leaves N (covers a lost LAST packet); 0 = never',
+    'A message silent for this many round trips (T_fair + the queueing its last packet met) leaves N (covers a lost LAST packet); 0 = never',
   ),
   owdJitterNs: durationNs(
     0,

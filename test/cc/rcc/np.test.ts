@@ -163,4 +163,19 @@ describe('RCC receiver (NP)', () => {
     expect(nic.n).toBe(0);
     expect(io.counts.get('rccIdleTimeouts')).toBe(1);
   });
+
+  it('a flow behind a deep queue gets longer: the timeout counts the queueing its last packet met', () => {
+    const io = new FakeIo();
+    const nic = rccNp.initNic(params, io as never);
+    const q = rccNp.initQp(flow, params, nic);
+    // OWD 52 171.2 ns = base 2171.2 + 50 µs of queue: 10 × (4180 + 50 000) = 541 800 ns
+    io.t = 60_000;
+    rccNp.onData(q, nic, data(Opcode.SendFirst, io.t - 52_171.2), params, io);
+    // armed when the message began, before its first sample: 10 × T
+    expect(io.timers.get(IDLE_TIMER)).toBe(60_000 + 41_800);
+    io.t = 101_800;
+    rccNp.onTimer!(q, nic, IDLE_TIMER, params, io);
+    expect(nic.n).toBe(1);
+    expect(io.timers.get(IDLE_TIMER)).toBeCloseTo(60_000 + 541_800, 6);
+  });
 });

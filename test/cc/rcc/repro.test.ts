@@ -1,7 +1,8 @@
 /**
  * RCC paper checks of the default tier (checks 1, 2, 3 with N = 8/16 and its negative control,
- * 6 of rcc.md §7), exactly as `rocelab reproduce rcc --quick` runs them. The paper-scale,
- * multi-run and real-time checks: test/paper/rcc.test.ts (`npm run test:paper`).
+ * 5 with K = 32, 6 and the eq. (18) check of rcc.md §7), exactly as `rocelab reproduce rcc
+ * --quick` runs them. The paper-scale, multi-run and real-time checks: test/paper/rcc.test.ts
+ * (`npm run test:paper`).
  */
 import '../../../src/reproduce/rcc/suite.js';
 import { describeReproSuite } from '../../support/repro.js';
