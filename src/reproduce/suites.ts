@@ -6,3 +6,4 @@ import '../cc/srcc/reproduce.js';
 import './dcqcn-plus/suite.js';
 import './mpcc/suite.js';
 import './dolce-rc/suite.js';
+import './rcc/suite.js';
