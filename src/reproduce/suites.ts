@@ -2,7 +2,7 @@
  * Every algorithm's reproduction suite, imported for its registration side effect. Each
  * algorithm issue adds one line here: `import './<name>/suite.js';`
  */
-import '../cc/srcc/reproduce.js';
+import './srcc/suite.js';
 import './dcqcn-plus/suite.js';
 import './mpcc/suite.js';
 import './dolce-rc/suite.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getCpBuilder } from '../../../src/cc/cp-registry.js';
 import { getAlgorithm, resolveParams } from '../../../src/cc/registry.js';
-import { srccScenario } from '../../../src/cc/srcc/probe.js';
+import { srccScenario } from '../../../src/reproduce/srcc/probe.js';
 import { runScenario } from '../../../src/runtime/run.js';
 import { setupRun } from '../../../src/runtime/scenario-setup.js';
 

@@ -5,9 +5,10 @@
  * comparison; the gates are the spec's criteria with its tolerances.
  */
 import { join } from 'node:path';
+import { resolveParams } from '../../cc/registry.js';
+import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../cc/srcc/cp.js';
+import type { SrccParams } from '../../cc/srcc/params.js';
 import type { Scenario } from '../../config/scenario.js';
-import { registerReproSuite } from '../../reproduce/registry.js';
-import type { ReproCheck, ReproOutcome, ReproSuite } from '../../reproduce/types.js';
 import { scenarioTopology } from '../../runtime/scenario-setup.js';
 import type { Topology } from '../../topology/model.js';
 import { hostPath } from '../../topology/path.js';
@@ -15,13 +16,12 @@ import { CnmFlag } from '../../wire/cnm.js';
 import { FrameKind } from '../../wire/packet.js';
 import { createPacket } from '../../wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../wire/size.js';
-import { resolveParams } from '../registry.js';
-import type { SrccCnmEvent, SrccCp, SrccDecision } from './cp.js';
-import type { SrccParams } from './params.js';
+import { registerReproSuite } from '../registry.js';
+import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
 import { type Probe, probedRun, srccScenario } from './probe.js';
 import { BENCH_BASE_RTT_NS, BENCH_LINE_BPS, reactionBench } from './reaction-bench.js';
-import { realtimeChecks } from './reproduce-realtime.js';
-import { ac10Check } from './reproduce-workload.js';
+import { realtimeChecks } from './realtime.js';
+import { ac10Check } from './workload.js';
 
 const S1 = 's1-hol.yaml';
 const CNM_BYTES = (() => {

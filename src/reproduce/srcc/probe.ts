@@ -13,6 +13,8 @@ import { createNic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { createSwitch } from '../../../switch/api.js';
 import type { SwitchCp, SwitchCpFactory } from '../../../switch/cp.js';
+import { buildSrccCp } from '../../cc/srcc/config.js';
+import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../cc/srcc/cp.js';
 import { loadScenario } from '../../config/load.js';
 import { nicFor, type Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
@@ -21,8 +23,6 @@ import { setupRun } from '../../runtime/scenario-setup.js';
 import type { Topology } from '../../topology/model.js';
 import type { Routes } from '../../topology/routing.js';
 import { type CnmBody, FrameKind, type Packet } from '../../wire/packet.js';
-import { buildSrccCp } from './config.js';
-import type { SrccCnmEvent, SrccCp, SrccDecision } from './cp.js';
 
 export interface Departure {
   node: string;

@@ -10,10 +10,10 @@
  */
 import { join } from 'node:path';
 import type { SwitchCpFactory } from '../../../switch/cp.js';
-import type { ReproCheck, ReproOutcome } from '../../reproduce/types.js';
 import { FIRST_QPN } from '../../runtime/virtual/qp.js';
 import type { FlowResult } from '../../stats/results.js';
 import { FrameKind } from '../../wire/packet.js';
+import type { ReproCheck, ReproOutcome } from '../types.js';
 import { type Probe, probedRun, srccScenario } from './probe.js';
 
 const FILE = 'ac10-websearch-burst.yaml';

@@ -4,6 +4,8 @@
  * its rate for as long as it has data). Shared by the reproduction check and the unit tests.
  */
 import { createNic, type Nic, type RateChange } from '../../../nic/api.js';
+import { resolveCc } from '../../cc/registry.js';
+import { flowId16, ROCE_UDP_PORT } from '../../cc/srcc/flow-id.js';
 import { nullLogger } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
 import { VirtualScheduler } from '../../time/virtual-scheduler.js';
@@ -12,8 +14,6 @@ import { Opcode } from '../../wire/opcodes.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import { createPacket } from '../../wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../wire/size.js';
-import { resolveCc } from '../registry.js';
-import { flowId16, ROCE_UDP_PORT } from './flow-id.js';
 
 export const BENCH_LINE_BPS = 100e9;
 export const BENCH_BASE_RTT_NS = 16_180;

@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nicFor } from '../../config/scenario.js';
-import type { ReproCheck, ReproOutcome } from '../../reproduce/types.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
 import { hostPath } from '../../topology/path.js';
@@ -16,6 +15,7 @@ import { isDecodeError } from '../../wire/errors.js';
 import { decodeFrame } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import { parsePcap } from '../../wire/pcap.js';
+import type { ReproCheck, ReproOutcome } from '../types.js';
 import { srccScenario } from './probe.js';
 
 const S1 = 's1-hol.yaml';
