@@ -11,7 +11,16 @@ import { runCheck } from '../../src/reproduce/run.js';
 import { formatReproMarkdown } from '../../src/reproduce/table.js';
 import type { ReproTier } from '../../src/reproduce/types.js';
 
-export function describeReproSuite(algorithm: string, tier: ReproTier): void {
+export interface ReproTestOptions {
+  /**
+   * Checks that fail today, with the reason (documented in the algorithm's docs page): their test
+   * asserts that they still fail (`it.fails`), so the table keeps saying FAIL and a fix shows up
+   * as a test to update rather than passing silently.
+   */
+  knownShortfalls?: Record<string, string>;
+}
+
+export function describeReproSuite(algorithm: string, tier: ReproTier, opts: ReproTestOptions = {}): void {
   const suite = getReproSuite(algorithm);
   describe(`${algorithm} paper checks (${tier})`, () => {
     it('suite is registered', () => {
@@ -20,7 +29,10 @@ export function describeReproSuite(algorithm: string, tier: ReproTier): void {
     if (suite === undefined) return;
     const outDir = mkdtempSync(join(tmpdir(), `rocelab-repro-${algorithm}-`));
     for (const check of suite.checks.filter((c) => c.tier === tier)) {
-      it(`${check.id} ${check.title}`, async () => {
+      const shortfall = opts.knownShortfalls?.[check.id];
+      const test = shortfall === undefined ? it : it.fails;
+      const name = `${check.id} ${check.title}${shortfall === undefined ? '' : ` (known shortfall: ${shortfall})`}`;
+      test(name, async () => {
         const row = await runCheck(suite, check, { tiers: 'all', outDir });
         console.log(formatReproMarkdown([row]));
         expect(row.error, row.error).toBeUndefined();

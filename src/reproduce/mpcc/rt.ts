@@ -14,7 +14,7 @@ import type { RunOutput } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { baseRttOf, convergence, jain, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
-import { bytesText, dumbbell, fix, S_PAY, S_WIRE, us, windowBound } from './runs.js';
+import { bytesText, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } from './runs.js';
 
 const FILE = 'rt-dumbbell-10.yaml';
 const RUNS = 5;
@@ -269,11 +269,11 @@ const ac6RealTime: ReproCheck = {
     const hPeak = med(h, 'peak');
     const b = windowBound(8, m[0].bdpBytes);
     const ok = {
-      a: Math.abs(peak / hPeak - 1) <= 0.05 * WIDEN && peak >= b.lower && peak <= b.upper,
-      b: med(m, 'convNs') <= med(m, 'boundNs') * WIDEN,
-      c: med(m, 'avgQ') <= med(h, 'avgQ') * WIDEN,
-      d: med(m, 'lastNs') <= med(m, 'idealNs') * (1 + 0.15 * WIDEN),
-      e: m.every((x) => x.drops === 0),
+      peak: Math.abs(peak / hPeak - 1) <= 0.05 * WIDEN && peak >= b.lower && peak <= b.upper,
+      conv: med(m, 'convNs') <= med(m, 'boundNs') * WIDEN,
+      avgQ: med(m, 'avgQ') <= med(h, 'avgQ') * WIDEN,
+      completion: med(m, 'lastNs') <= med(m, 'idealNs') * (1 + 0.15 * WIDEN),
+      drops: m.every((x) => x.drops === 0),
     };
     const warn = [...m, ...h].reduce((a, x) => a + x.warnings, 0);
     return {
@@ -292,7 +292,7 @@ const ac6RealTime: ReproCheck = {
         lastOverIdeal: med(m, 'lastNs') / med(m, 'idealNs'),
         convRuns: m.map((x) => Math.round(x.convNs)).join(','),
         warnings: warn,
-        ...ok,
+        ...okValues(ok),
       },
     };
   },

@@ -141,6 +141,11 @@ export function windowRange(p: Probe): { min: number; max: number; changes: numb
   return { min, max, changes };
 }
 
+/** Sub-criterion verdicts as result values (`peak` → `peakOk`). */
+export function okValues(ok: Record<string, boolean>): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(ok).map(([k, v]) => [`${k}Ok`, v]));
+}
+
 // ------------------------------------------------------------------------------ formatting
 
 export const us = (ns: number, digits = 1) => `${(ns / 1000).toFixed(digits)} µs`;

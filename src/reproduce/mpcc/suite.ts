@@ -31,6 +31,7 @@ import {
   dumbbell,
   fix,
   ms,
+  okValues,
   S_PAY,
   S_WIRE,
   sharesOf,
@@ -299,6 +300,13 @@ function ac3Verdict(m: Exp1Measure, thesisProfile: boolean, widen = 1) {
   return { ok: Object.values(checks).every((x) => x), checks };
 }
 
+/** Names of the sub-criteria that failed, tagged. */
+function failedOf(checks: Record<string, boolean>, tag: string): string[] {
+  return Object.entries(checks)
+    .filter(([, v]) => !v)
+    .map(([k]) => `${tag}${k}`);
+}
+
 function ac3Text(m: Exp1Measure): string {
   const sh = m.shares.map((s) => s.toFixed(3)).join('/');
   return (
@@ -323,8 +331,13 @@ const ac3Thesis: ReproCheck = {
     const va = ac3Verdict(a, true);
     const vb = ac3Verdict(b, true);
     const t140 = a.convNs !== null && Math.abs(a.convNs / 140e3 - 1) <= 0.15;
+    const failed = [
+      ...failedOf(va.checks, 'N=4 '),
+      ...failedOf(vb.checks, 'N=8 '),
+      ...(t140 ? [] : ['N=4 140 µs']),
+    ];
     return {
-      measured: `${ac3Text(a)}; ${ac3Text(b)}`,
+      measured: `${ac3Text(a)}; ${ac3Text(b)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
       pass: va.ok && vb.ok && t140,
       values: {
         n4ConvNs: a.convNs,
@@ -356,8 +369,9 @@ const ac3D10: ReproCheck = {
     const b = exp1Measure(ctx, 8, EXP1_D10);
     const va = ac3Verdict(a, false);
     const vb = ac3Verdict(b, false);
+    const failed = [...failedOf(va.checks, 'N=4 '), ...failedOf(vb.checks, 'N=8')];
     return {
-      measured: `${ac3Text(a)}; ${ac3Text(b)}`,
+      measured: `${ac3Text(a)}; ${ac3Text(b)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
       pass: va.ok && vb.ok,
       values: {
         n4ConvNs: a.convNs,
@@ -367,10 +381,7 @@ const ac3D10: ReproCheck = {
         n8AvgQ: b.avgQ,
         n8Util: b.util,
         bdpBytes: a.r.bdpBytes,
-        failed: [...Object.entries(va.checks), ...Object.entries(vb.checks)]
-          .filter(([, v]) => !v)
-          .map(([k]) => k)
-          .join(','),
+        failed: failed.join(','),
       },
     };
   },
@@ -626,11 +637,11 @@ export function ac6Verdict(m: IncastMeasure, h: IncastMeasure, widen = 1) {
   const { lower, upper } = bound;
   const literal = m.peak >= bound.literalLower && m.peak <= bound.literalUpper;
   const ok = {
-    a: Math.abs(m.peak / h.peak - 1) <= 0.05 * widen && m.peak >= lower && m.peak <= upper,
-    b: m.convNs !== null && m.convNs <= convBoundNs(m.r, m.peak) * widen,
-    c: m.avgQ <= h.avgQ * widen,
-    d: m.lastNs <= m.idealNs * (1 + 0.15 * widen),
-    e: m.drops === 0,
+    peak: Math.abs(m.peak / h.peak - 1) <= 0.05 * widen && m.peak >= lower && m.peak <= upper,
+    conv: m.convNs !== null && m.convNs <= convBoundNs(m.r, m.peak) * widen,
+    avgQ: m.avgQ <= h.avgQ * widen,
+    completion: m.lastNs <= m.idealNs * (1 + 0.15 * widen),
+    drops: m.drops === 0,
   };
   return { ok, lower, upper, literal, all: Object.values(ok).every((x) => x) };
 }
@@ -656,8 +667,9 @@ const ac6: ReproCheck = {
     const m = incastMeasure(ctx, []);
     const h = incastMeasure(ctx, ['defaults.nic.cc=hpcc']);
     const v = ac6Verdict(m, h);
+    const failed = failedOf(v.ok, '');
     return {
-      measured: ac6Text(m, h),
+      measured: `${ac6Text(m, h)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
       pass: v.all,
       values: {
         peakBytes: m.peak,
@@ -668,7 +680,7 @@ const ac6: ReproCheck = {
         lastNs: m.lastNs,
         idealNs: m.idealNs,
         drops: m.drops,
-        ...v.ok,
+        ...okValues(v.ok),
       },
     };
   },
@@ -685,8 +697,9 @@ const ac6D10: ReproCheck = {
     const m = incastMeasure(ctx, [...D10, ...buf]);
     const h = incastMeasure(ctx, [...D10, ...buf, 'defaults.nic.cc=hpcc', 'cc.hpcc.baseRttNs=84us']);
     const v = ac6Verdict(m, h);
+    const failed = failedOf(v.ok, '');
     return {
-      measured: ac6Text(m, h),
+      measured: `${ac6Text(m, h)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
       pass: v.all,
       values: {
         peakBytes: m.peak,
@@ -694,7 +707,7 @@ const ac6D10: ReproCheck = {
         convNs: m.convNs,
         avgQ: m.avgQ,
         hpccAvgQ: h.avgQ,
-        ...v.ok,
+        ...okValues(v.ok),
       },
     };
   },

@@ -76,7 +76,7 @@ export interface ReplayTiming {
   medianNs: number;
   p99Ns: number;
   meanNs: number;
-  /** Mean from timing whole flows (no per-call clock reads), ns. */
+  /** Mean CPU time per step over repeated passes (no per-call clock reads), ns. */
   batchMeanNs: number;
   clockOverheadNs: number;
   fastFraction: number;
@@ -124,13 +124,6 @@ export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3):
     for (const v of per) all.push(v);
   }
   const sorted = Float64Array.from(all).sort();
-  const batch: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = process.hrtime.bigint();
-    replayOnce(flows, params, null);
-    batch.push(Number(process.hrtime.bigint() - t0) / Math.max(1, n));
-  }
-  batch.sort((a, b) => a - b);
   const o = new Float64Array(2000);
   for (let i = 0; i < o.length; i++) {
     const t0 = process.hrtime.bigint();
@@ -150,7 +143,7 @@ export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3):
     medianNs: quantile(sorted, 0.5),
     p99Ns: quantile(sorted, 0.99),
     meanNs: all.reduce((a, b) => a + b, 0) / Math.max(1, all.length),
-    batchMeanNs: batch[Math.floor(batch.length / 2)],
+    batchMeanNs: cpuMeanNs(flows, params, 20),
     clockOverheadNs: quantile(o, 0.5),
     fastFraction: fast / Math.max(1, n),
     denseFraction: dense / Math.max(1, n),
@@ -159,25 +152,35 @@ export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3):
   };
 }
 
-/** Mean wall time per step of one untimed-per-call pass over the recorded steps, ns. */
-export function batchMeanNs(flows: ReplayFlow[], params: MpccParams): number {
+/**
+ * Mean CPU time per step over repeated passes (at least `minCpuMs` of this process's CPU time),
+ * ns. CPU time, not wall time: on a shared machine the process is preempted for whole time
+ * slices, which wall-clock timing of sub-millisecond passes cannot tell from work.
+ */
+export function cpuMeanNs(flows: ReplayFlow[], params: MpccParams, minCpuMs = 40): number {
   const n = flows.reduce((a, f) => a + f.steps.length, 0);
-  const t0 = process.hrtime.bigint();
-  replayOnce(flows, params, null);
-  return Number(process.hrtime.bigint() - t0) / Math.max(1, n);
+  const t0 = process.cpuUsage();
+  let passes = 0;
+  let usedUs = 0;
+  do {
+    replayOnce(flows, params, null);
+    passes++;
+    const d = process.cpuUsage(t0);
+    usedUs = d.user + d.system;
+  } while (usedUs < minCpuMs * 1000);
+  return (usedUs * 1000) / Math.max(1, passes * n);
 }
 
 /**
- * Mean step time of each parameter set on the same steps, robust to a shared machine: `rounds`
- * interleaved passes (every set once per round, after a warm-up round), the fastest pass of each
- * set kept, since interference only ever adds time.
+ * Mean step time of each parameter set on the same steps: interleaved rounds (every set once per
+ * round, after a warm-up pass), the smallest CPU-time mean of each set kept.
  */
-export function compareMeanNs(flows: ReplayFlow[], sets: MpccParams[], rounds = 7): number[] {
-  for (const p of sets) batchMeanNs(flows, p);
+export function compareMeanNs(flows: ReplayFlow[], sets: MpccParams[], rounds = 5): number[] {
+  for (const p of sets) replayOnce(flows, p, null);
   const best = sets.map(() => Number.POSITIVE_INFINITY);
   for (let r = 0; r < rounds; r++)
     sets.forEach((p, i) => {
-      best[i] = Math.min(best[i], batchMeanNs(flows, p));
+      best[i] = Math.min(best[i], cpuMeanNs(flows, p));
     });
   return best;
 }
