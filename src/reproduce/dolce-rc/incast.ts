@@ -36,7 +36,11 @@ export function incastRun(alg: Alg, n: number, ctx: ReproContext): IncastMeasure
   const senders = Array.from({ length: n }, (_, i) => `h${i + 1}`);
   const { out, windows, nics } = runProbed(
     dolceScenario('e2-incast.yaml', [`defaults.nic.cc=${alg}`, `workload[0].senders=h1..h${n}`]),
-    { bottleneck: { switchName: 's1', port: 8 }, senders, windows: [{ fromNs: 10 * MS, toNs: 40 * MS }] },
+    {
+      bottleneck: { switchName: 's1', port: 8 },
+      senders,
+      windows: [{ fromNs: 10 * MS, toNs: 40 * MS }],
+    },
     { outDir: join(ctx.outDir, `${alg}-n${n}`), seed: ctx.seed },
   );
   const armCounts = [0, 0, 0, 0];
