@@ -79,8 +79,10 @@ export class RxRateEstimator {
     const first = (this.head + this.count - 1 - k) % cap;
     let bytes = 0;
     for (let j = 0; j < k; j++) bytes += this.sizes[(last - j + cap) % cap];
+    // Arrivals handled at one instant (a batch after the host stalled, in real time) came faster
+    // than any rate: the span is 0 and the test holds.
     const spanNs = this.times[last] - this.times[first];
-    return spanNs > 0 && bytes >= this.fullBytesPerNs * spanNs;
+    return bytes >= this.fullBytesPerNs * spanNs;
   }
 
   private evict(nowNs: number): void {

@@ -66,4 +66,18 @@ describe('RCC RX-rate estimator (B_R test)', () => {
     tb = feed(b, tb + 80, 80, 4);
     expect(b.lastHopFull(tb, 3)).toBe(false);
   });
+
+  it('recent: a batch handled at one instant (a real-time host that stalled) counts as full', () => {
+    const e = new RxRateEstimator(1000, FULL, 'recent');
+    const t = feed(e, 0, 160, 20);
+    // 500 ns after the last one (t = 3040, same busy period) 4 packets at one instant: the
+    // window (2540, 3540] holds 4 + 4 packets = 8000 B < 11 875, but the last 3 + 1 took 0 ns.
+    feed(e, t + 500, 0, 4);
+    expect(e.trailingBytes(t + 500)).toBe(8000);
+    expect(e.lastHopFull(t + 500, 3)).toBe(true);
+    const b = new RxRateEstimator(1000, FULL, 'busy');
+    feed(b, 0, 160, 20);
+    feed(b, t + 500, 0, 4);
+    expect(b.lastHopFull(t + 500, 3)).toBe(false);
+  });
 });
