@@ -2,6 +2,7 @@
  * `npm run bench`: runs every registered benchmark in order. Add a suite by appending it to
  * BENCHES (name + async function that prints its own results).
  */
+import { benchMpcc } from './mpcc.js';
 import { benchRealtime } from './realtime.js';
 import { benchVirtual } from './virtual.js';
 import { benchWire } from './wire.js';
@@ -10,6 +11,7 @@ export const BENCHES: { name: string; run: () => Promise<void> }[] = [
   { name: 'wire', run: benchWire },
   { name: 'virtual', run: benchVirtual },
   { name: 'realtime', run: benchRealtime },
+  { name: 'mpcc', run: benchMpcc },
 ];
 
 async function main(): Promise<void> {

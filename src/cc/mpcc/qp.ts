@@ -76,6 +76,15 @@ function dotRow(C: Float64Array, i: number, n: number, x: Float64Array): number 
   return s;
 }
 
+/** Row i of A (m×n) · row k of B (m×n), without views. */
+function dotRows(A: Float64Array, i: number, B: Float64Array, k: number, n: number): number {
+  let s = 0;
+  const oa = i * n;
+  const ob = k * n;
+  for (let j = 0; j < n; j++) s += A[oa + j] * B[ob + j];
+  return s;
+}
+
 export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
   const { n, m, C, b } = qp;
   const limit = maxIterations > 0 ? maxIterations : 10 * (m + n) + 10;
@@ -136,11 +145,11 @@ export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
       for (let a = 0; a < k; a++) {
         const ia = active[a];
         for (let c = 0; c <= a; c++) {
-          const v = dotRow(C, ia, n, V.subarray(active[c] * n, active[c] * n + n));
+          const v = dotRows(C, ia, V, active[c], n);
           M[a * n + c] = v;
           M[c * n + a] = v;
         }
-        r[a] = dotRow(C, ia, n, V.subarray(p * n, p * n + n));
+        r[a] = dotRows(C, ia, V, p, n);
       }
       if (k > 0 && !cholesky(M, k, n)) return finish('iterations');
       if (k > 0) cholSolve(M, k, n, r);
@@ -150,7 +159,7 @@ export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
         z[j] = v;
       }
       const d = dotRow(C, p, n, z);
-      const dRef = dotRow(C, p, n, V.subarray(p * n, p * n + n));
+      const dRef = dotRows(C, p, V, p, n);
       // c_p in the span of the active rows: no primal move exists, only a dual step.
       const primalStep = d > 1e-12 * dRef;
       let t1 = Number.POSITIVE_INFINITY;
