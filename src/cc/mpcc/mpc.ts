@@ -12,7 +12,7 @@
  * 3. if the state rows are inconsistent (e.g. N = 1 ⇒ Qmax = 0 with x > 0), the box-only QP
  *    [OURS; the thesis does not say what qpOASES' failure led to].
  */
-import { type DenseQp, type QpResult, solveDenseQp } from './qp.js';
+import { type DenseQp, type QpResult, QpWorkspace, solveDenseQp } from './qp.js';
 
 export interface MpcProblem {
   /** Input gain B of the model (dimensionless). */
@@ -39,15 +39,32 @@ export interface MpcSolution {
   iterations: number;
 }
 
-/** Reusable buffers for one horizon (the per-ACK fast path allocates nothing). */
+/** Reusable buffers for one horizon: a control step allocates nothing, dense or not. */
 export interface MpcScratch {
   horizon: number;
   S: Float64Array;
   u: Float64Array;
+  /** The condensed QP's arrays (up to 4·Hp rows) and the solver's workspace. */
+  qp: DenseQp;
+  ws: QpWorkspace;
 }
 
 export function mpcScratch(horizon: number): MpcScratch {
-  return { horizon, S: new Float64Array(horizon + 1), u: new Float64Array(horizon) };
+  const n = horizon;
+  return {
+    horizon,
+    S: new Float64Array(n + 1),
+    u: new Float64Array(n),
+    qp: {
+      n,
+      H: new Float64Array(n * n),
+      g: new Float64Array(n),
+      m: 4 * n,
+      C: new Float64Array(4 * n * n),
+      b: new Float64Array(4 * n),
+    },
+    ws: new QpWorkspace(n, 4 * n),
+  };
 }
 
 /**
@@ -85,19 +102,21 @@ export function firstMoveGain(B: number, horizon: number, weightQ: number, weigh
  * g_i = 2·W_Q·B·x·(Hp − i); rows u_i ≥ lb, −u_i ≥ −ub, B·Σ_{i≤j}u_i ≥ −x and (with `stateUpper`)
  * −B·Σ_{i≤j}u_i ≥ x − Qmax.
  */
-export function condensedQp(p: MpcProblem, stateRows: boolean): DenseQp {
+export function condensedQp(p: MpcProblem, stateRows: boolean, into?: DenseQp): DenseQp {
   const n = p.horizon;
   const { B, x, weightQ: wq, weightR: wr } = p;
-  const H = new Float64Array(n * n);
-  const g = new Float64Array(n);
+  const upper = stateRows && Number.isFinite(p.qMax);
+  const m = 2 * n + (stateRows ? n : 0) + (upper ? n : 0);
+  const reuse = into !== undefined && into.n === n && into.C.length >= m * n;
+  const H = reuse ? into.H : new Float64Array(n * n);
+  const g = reuse ? into.g : new Float64Array(n);
+  const C = reuse ? into.C : new Float64Array(m * n);
+  const b = reuse ? into.b : new Float64Array(m);
+  if (reuse) C.fill(0, 0, m * n);
   for (let i = 0; i < n; i++) {
     g[i] = 2 * wq * B * x * (n - i);
     for (let j = 0; j < n; j++) H[i * n + j] = 2 * (wq * B * B * (n - Math.max(i, j)) + (i === j ? wr : 0));
   }
-  const upper = stateRows && Number.isFinite(p.qMax);
-  const m = 2 * n + (stateRows ? n : 0) + (upper ? n : 0);
-  const C = new Float64Array(m * n);
-  const b = new Float64Array(m);
   let r = 0;
   for (let i = 0; i < n; i++, r++) {
     C[r * n + i] = 1;
@@ -119,14 +138,22 @@ export function condensedQp(p: MpcProblem, stateRows: boolean): DenseQp {
       }
     }
   }
+  if (reuse) {
+    into.m = m;
+    return into;
+  }
   return { n, H, g, m, C, b };
 }
 
 /** Solve the MPC (mpcc.md §3.9): fast path, else dense QP, else the box-only QP. */
 export function solveMpc(p: MpcProblem, s: MpcScratch = mpcScratch(p.horizon)): MpcSolution {
   if (unconstrainedMpc(p, s)) return { u: s.u, path: 'fast', iterations: 0 };
-  const full: QpResult = solveDenseQp(condensedQp(p, true));
+  const own = s.horizon === p.horizon;
+  const full: QpResult = own
+    ? solveDenseQp(condensedQp(p, true, s.qp), 0, s.ws)
+    : solveDenseQp(condensedQp(p, true));
   if (full.status === 'optimal') return { u: full.x, path: 'dense', iterations: full.iterations };
-  const box = solveDenseQp(condensedQp(p, false));
-  return { u: box.x, path: 'relaxed', iterations: full.iterations + box.iterations };
+  const iterations = full.iterations;
+  const box = own ? solveDenseQp(condensedQp(p, false, s.qp), 0, s.ws) : solveDenseQp(condensedQp(p, false));
+  return { u: box.x, path: 'relaxed', iterations: iterations + box.iterations };
 }

@@ -13,7 +13,7 @@
  * Instead of the Cholesky/QR updates of the original we solve the small Schur system
  * (C_A·H⁻¹·C_Aᵀ) r = C_A·H⁻¹·c_p afresh per step: the problems have at most a few dozen
  * variables and are rare (the closed-form fast path handles most steps), so clarity wins.
- * Pure arithmetic, no allocation beyond the returned arrays and per-call scratch.
+ * Pure arithmetic; with a QpWorkspace a solve allocates nothing.
  */
 
 export interface DenseQp {
@@ -85,44 +85,83 @@ function dotRows(A: Float64Array, i: number, B: Float64Array, k: number, n: numb
   return s;
 }
 
-export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
+/**
+ * Buffers for problems of up to `maxN` variables and `maxM` constraints, so that a solve
+ * allocates nothing (the controller keeps one per flow). Results returned with a workspace are
+ * its own arrays (`x`, `lambda`; longer than n and m) and valid until the next solve.
+ */
+export class QpWorkspace {
+  readonly L: Float64Array;
+  readonly col: Float64Array;
+  readonly V: Float64Array;
+  readonly x: Float64Array;
+  readonly rowNorm: Float64Array;
+  readonly M: Float64Array;
+  readonly r: Float64Array;
+  readonly z: Float64Array;
+  readonly active: Int32Array;
+  readonly lam: Float64Array;
+  readonly isActive: Uint8Array;
+  readonly lambda: Float64Array;
+
+  constructor(
+    readonly maxN: number,
+    readonly maxM: number,
+  ) {
+    this.L = new Float64Array(maxN * maxN);
+    this.col = new Float64Array(maxN);
+    this.V = new Float64Array(maxM * maxN);
+    this.x = new Float64Array(maxN);
+    this.rowNorm = new Float64Array(maxM);
+    this.M = new Float64Array(maxN * maxN);
+    this.r = new Float64Array(maxN);
+    this.z = new Float64Array(maxN);
+    this.active = new Int32Array(maxN);
+    this.lam = new Float64Array(maxN);
+    this.isActive = new Uint8Array(maxM);
+    this.lambda = new Float64Array(maxM);
+  }
+}
+
+export function solveDenseQp(qp: DenseQp, maxIterations = 0, workspace?: QpWorkspace): QpResult {
   const { n, m, C, b } = qp;
+  const ws =
+    workspace !== undefined && workspace.maxN >= n && workspace.maxM >= m ? workspace : new QpWorkspace(n, m);
+  const { L, col, V, x, rowNorm, M, r, z, active, lam, isActive } = ws;
   const limit = maxIterations > 0 ? maxIterations : 10 * (m + n) + 10;
   // H⁻¹ column by column from one Cholesky factor.
-  const L = Float64Array.from(qp.H);
+  for (let i = 0; i < n * n; i++) L[i] = qp.H[i];
   if (!cholesky(L, n, n)) throw new RangeError('QP: H is not positive definite');
-  const col = new Float64Array(n);
-  // V[:, i] = H⁻¹·C_iᵀ, stored m×n row-major (row i is H⁻¹C_iᵀ).
-  const V = new Float64Array(m * n);
+  // V row i = H⁻¹·C_iᵀ (m×n row-major).
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) col[j] = C[i * n + j];
     cholSolve(L, n, n, col);
-    V.set(col, i * n);
+    for (let j = 0; j < n; j++) V[i * n + j] = col[j];
   }
-  const x = new Float64Array(n);
   for (let j = 0; j < n; j++) x[j] = -qp.g[j];
   cholSolve(L, n, n, x);
 
   // Scale of the problem for the stopping test: constraint violations are measured in x units
   // (s_i/‖C_i‖), tolerant to 1e-10 of the largest magnitude around.
-  const rowNorm = new Float64Array(m);
   let scale = 1;
   for (let i = 0; i < m; i++) {
     let s = 0;
     for (let j = 0; j < n; j++) s += C[i * n + j] * C[i * n + j];
     rowNorm[i] = Math.sqrt(s);
     if (rowNorm[i] > 0) scale = Math.max(scale, Math.abs(b[i]) / rowNorm[i]);
+    isActive[i] = 0;
   }
   for (let j = 0; j < n; j++) scale = Math.max(scale, Math.abs(x[j]));
   const tol = 1e-10 * scale;
 
-  const active: number[] = [];
-  const lam: number[] = [];
-  const isActive = new Uint8Array(m);
-  const M = new Float64Array(n * n);
-  const r = new Float64Array(n);
-  const z = new Float64Array(n);
+  let k = 0;
   let iterations = 0;
+  const finish = (status: QpStatus): QpResult => {
+    const lambda = workspace === ws ? ws.lambda : new Float64Array(m);
+    lambda.fill(0, 0, m);
+    for (let a = 0; a < k; a++) lambda[active[a]] = Math.max(0, lam[a]);
+    return { status, x: workspace === ws ? x : x.slice(0, n), lambda, iterations };
+  };
 
   for (;;) {
     // The most violated inactive constraint (in x units).
@@ -140,7 +179,6 @@ export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
     let lamP = 0;
     for (;;) {
       if (++iterations > limit) return finish('iterations');
-      const k = active.length;
       // r = (C_A H⁻¹ C_Aᵀ)⁻¹ C_A H⁻¹ c_p ;  z = H⁻¹c_p − H⁻¹C_Aᵀ r
       for (let a = 0; a < k; a++) {
         const ia = active[a];
@@ -180,20 +218,18 @@ export function solveDenseQp(qp: DenseQp, maxIterations = 0): QpResult {
       for (let a = 0; a < k; a++) lam[a] -= t * r[a];
       lamP += t;
       if (primalStep && t2 <= t1) {
-        active.push(p);
-        lam.push(lamP);
+        active[k] = p;
+        lam[k] = lamP;
+        k++;
         isActive[p] = 1;
         break;
       }
       isActive[active[drop]] = 0;
-      active.splice(drop, 1);
-      lam.splice(drop, 1);
+      for (let a = drop; a < k - 1; a++) {
+        active[a] = active[a + 1];
+        lam[a] = lam[a + 1];
+      }
+      k--;
     }
-  }
-
-  function finish(status: QpStatus): QpResult {
-    const lambda = new Float64Array(m);
-    for (let a = 0; a < active.length; a++) lambda[active[a]] = Math.max(0, lam[a]);
-    return { status, x, lambda, iterations };
   }
 }

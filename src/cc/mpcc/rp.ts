@@ -7,7 +7,7 @@
 import type { IntStack } from '../../wire/packet.js';
 import { MPCC_INT_BYTES, padBytes, ROCE_FIXED_BYTES } from '../../wire/size.js';
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
-import { controlStep, initMpccState, type MpccPath, type MpccState } from './controller.js';
+import { controlStep, initMpccState, MPCC_INT_SLOTS, type MpccPath, type MpccState } from './controller.js';
 import type { MpccParams } from './params.js';
 
 /** Bytes on the wire of a full data packet of this flow carrying the MPCC INT block. */
@@ -52,14 +52,12 @@ export interface MpccRpState {
 
 function onInt(s: MpccRpState, int: IntStack | null, p: MpccParams, io: RpIo, why: string): void {
   if (int === null || int.layout !== 'mpcc' || p.controller === 'off') return;
-  const before = s.ctl;
-  const dense = before.denseSteps;
-  const relaxed = before.relaxedSteps;
   const rec = controlStep(s.ctl, s.path, int.hops, int.nhop, p);
   if (rec === null) return;
-  if (s.ctl.denseSteps !== dense) io.count('mpcc_dense');
-  if (s.ctl.relaxedSteps !== relaxed) io.count('mpcc_infeasible');
-  if (int.nhop > 5) io.count('int_overflow');
+  // NIC-wide counters of the rare paths (results/metrics); per-QP totals are in inspect().
+  if (rec.path === 'dense') io.count('mpcc_dense');
+  else if (rec.path === 'relaxed') io.count('mpcc_infeasible');
+  if (int.nhop > MPCC_INT_SLOTS) io.count('int_overflow');
   if (rec.path === 'hold') return;
   if (p.pacing === 'model') io.setRate(rec.rateBps, why);
   io.setWindow(rec.windowBytes, why);

@@ -76,8 +76,8 @@ export interface ReplayTiming {
   medianNs: number;
   p99Ns: number;
   meanNs: number;
-  /** Mean CPU time per step over repeated passes (no per-call clock reads), ns. */
-  batchMeanNs: number;
+  /** Mean over steps of each step's fastest timed pass, ns (see compareMeanNs). */
+  stepMeanNs: number;
   clockOverheadNs: number;
   fastFraction: number;
   denseFraction: number;
@@ -143,7 +143,7 @@ export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3):
     medianNs: quantile(sorted, 0.5),
     p99Ns: quantile(sorted, 0.99),
     meanNs: all.reduce((a, b) => a + b, 0) / Math.max(1, all.length),
-    batchMeanNs: cpuMeanNs(flows, params, 20),
+    stepMeanNs: compareMeanNs(flows, [params], rounds)[0],
     clockOverheadNs: quantile(o, 0.5),
     fastFraction: fast / Math.max(1, n),
     denseFraction: dense / Math.max(1, n),
@@ -153,34 +153,23 @@ export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3):
 }
 
 /**
- * Mean CPU time per step over repeated passes (at least `minCpuMs` of this process's CPU time),
- * ns. CPU time, not wall time: on a shared machine the process is preempted for whole time
- * slices, which wall-clock timing of sub-millisecond passes cannot tell from work.
+ * Mean step time of each parameter set on the same recorded steps, ns: every step is timed in
+ * `rounds` interleaved passes (the order of the sets rotates) and its fastest time kept, then
+ * averaged. The replay is deterministic, so a step does the same work in every pass; keeping its
+ * minimum drops what preemption, other processes and garbage collection add on a shared machine.
+ * Includes the clock read (`clockOverheadNs` of timeReplay), the same for every set.
  */
-export function cpuMeanNs(flows: ReplayFlow[], params: MpccParams, minCpuMs = 40): number {
+export function compareMeanNs(flows: ReplayFlow[], sets: MpccParams[], rounds = 12): number[] {
   const n = flows.reduce((a, f) => a + f.steps.length, 0);
-  const t0 = process.cpuUsage();
-  let passes = 0;
-  let usedUs = 0;
-  do {
-    replayOnce(flows, params, null);
-    passes++;
-    const d = process.cpuUsage(t0);
-    usedUs = d.user + d.system;
-  } while (usedUs < minCpuMs * 1000);
-  return (usedUs * 1000) / Math.max(1, passes * n);
-}
-
-/**
- * Mean step time of each parameter set on the same steps: interleaved rounds (every set once per
- * round, after a warm-up pass), the smallest CPU-time mean of each set kept.
- */
-export function compareMeanNs(flows: ReplayFlow[], sets: MpccParams[], rounds = 5): number[] {
   for (const p of sets) replayOnce(flows, p, null);
-  const best = sets.map(() => Number.POSITIVE_INFINITY);
+  const mins = sets.map(() => new Float64Array(n).fill(Number.POSITIVE_INFINITY));
+  const per = new Float64Array(n);
   for (let r = 0; r < rounds; r++)
-    sets.forEach((p, i) => {
-      best[i] = Math.min(best[i], cpuMeanNs(flows, p));
-    });
-  return best;
+    for (let k = 0; k < sets.length; k++) {
+      const i = (r + k) % sets.length;
+      replayOnce(flows, sets[i], per);
+      const m = mins[i];
+      for (let j = 0; j < n; j++) if (per[j] < m[j]) m[j] = per[j];
+    }
+  return mins.map((m) => m.reduce((a, b) => a + b, 0) / Math.max(1, n));
 }
