@@ -23,6 +23,15 @@
 const SLOT_SPACE = 2 ** 24;
 /** Largest generation that keeps ids below 2^53; a slot that reaches it is retired, never reused. */
 const MAX_GENERATION = Math.floor(Number.MAX_SAFE_INTEGER / SLOT_SPACE) - 1;
+/**
+ * Ids stay below 2^31 (a V8 small integer on 64-bit builds, so returning one allocates nothing)
+ * while slots are retired after this many generations instead of MAX_GENERATION; a retired slot
+ * is replaced by a fresh one. Worth it on the hot path: a busy slot is reused millions of times
+ * and an id above 2^31 is a heap number allocated by every `push`.
+ */
+const SMALL_ID_GENERATIONS = 2 ** 31 / SLOT_SPACE - 1;
+/** ...until this many slots exist (about 4 MB of slot tables); then slots live to MAX_GENERATION. */
+const SMALL_ID_SLOT_LIMIT = 2 ** 17;
 const INITIAL_CAPACITY = 64;
 /** Compaction threshold: rebuild only when it saves real work. */
 const MIN_TOMBSTONES_FOR_COMPACTION = 1024;
@@ -75,6 +84,11 @@ export class TimerQueue {
 
   /** Time of the entry most recently returned by `pop`. */
   poppedTimeNs = 0;
+  /**
+   * A lower bound of the earliest pending time: exact after `popUntil` found nothing due, only
+   * lowered by pushes, so a caller may skip `popUntil(limit)` while `limit < earliestNs`.
+   */
+  earliestNs = Number.POSITIVE_INFINITY;
 
   /** Number of live (not cancelled, not fired) timers. */
   get size(): number {
@@ -91,6 +105,7 @@ export class TimerQueue {
     this.slotFn[slot] = fn;
     this.slotSeq[slot] = seq;
     this.liveCount++;
+    if (timeNs < this.earliestNs) this.earliestNs = timeNs;
     const ahead = timeNs - this.wheelBaseNs;
     if (ahead >= 0 && ahead < WHEEL_SIZE && Math.floor(timeNs) === timeNs) {
       this.wheelPush(timeNs & WHEEL_MASK, slot);
@@ -157,6 +172,7 @@ export class TimerQueue {
         wt < this.heapTime[0] ||
         (wt === this.heapTime[0] && this.slotSeq[slot] < this.heapSeq[0])
       ) {
+        this.earliestNs = wt;
         if (wt > limitNs) return undefined;
         this.poppedTimeNs = wt;
         this.wheelBaseNs = wt;
@@ -168,8 +184,12 @@ export class TimerQueue {
         return fn;
       }
     }
-    if (this.heapSize === 0) return undefined;
+    if (this.heapSize === 0) {
+      this.earliestNs = Number.POSITIVE_INFINITY;
+      return undefined;
+    }
     const t = this.heapTime[0];
+    this.earliestNs = t;
     if (t > limitNs) return undefined;
     const slot = this.heapSlot[0];
     this.poppedTimeNs = t;
@@ -202,6 +222,7 @@ export class TimerQueue {
     this.wheelEntries = 0;
     this.heapSize = 0;
     this.liveCount = 0;
+    this.earliestNs = Number.POSITIVE_INFINITY;
   }
 
   // ---------------------------------------------------------------- timing wheel
@@ -344,7 +365,8 @@ export class TimerQueue {
     this.slotFn[slot] = undefined;
     this.slotSeq[slot] = -1;
     // A slot whose generation is exhausted is retired, so an id can never name two timers.
-    if (this.slotGen[slot] < MAX_GENERATION) this.freeSlots[this.freeCount++] = slot;
+    const lastGen = this.slotCount < SMALL_ID_SLOT_LIMIT ? SMALL_ID_GENERATIONS : MAX_GENERATION;
+    if (this.slotGen[slot] < lastGen) this.freeSlots[this.freeCount++] = slot;
   }
 
   private compact(): void {

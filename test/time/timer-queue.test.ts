@@ -72,6 +72,7 @@ describe('TimerQueue (heap + timing wheel)', () => {
         let now = 0;
         let tag = 0;
         for (const o of ops) {
+          let popped = false;
           if (o.k === 'push') {
             // Like the schedulers: never before the last popped time.
             const t = now + o.dt + (o.frac ? 0.25 : 0);
@@ -88,6 +89,7 @@ describe('TimerQueue (heap + timing wheel)', () => {
             const want = m.pop(limit);
             const fn = q.popUntil(limit);
             expect(fn?.()).toBe(want?.tag);
+            popped = fn !== undefined;
             if (want !== undefined) {
               expect(q.poppedTimeNs).toBe(want.t);
               now = Math.max(now, Math.floor(want.t));
@@ -97,6 +99,10 @@ describe('TimerQueue (heap + timing wheel)', () => {
             m.items = [];
           }
           expect(q.size).toBe(m.items.length);
+          // earliestNs is a lower bound of the earliest pending time, exact after a failed pop.
+          const min = Math.min(...m.items.map((x) => x.t));
+          expect(q.earliestNs).toBeLessThanOrEqual(min);
+          if (o.k === 'pop' && !popped && m.items.length > 0) expect(q.earliestNs).toBe(min);
         }
         // Drain.
         for (;;) {
@@ -133,5 +139,25 @@ describe('TimerQueue (heap + timing wheel)', () => {
     for (let i = 0; i < 5; i++) q.push(10 + i, () => log.push(10 + i));
     while (q.size > 0) q.pop()?.();
     expect(log).toEqual([10, 11, 12, 13, 14]);
+  });
+
+  it('hands out distinct small-integer ids while slots are reused many times', () => {
+    const q = new TimerQueue();
+    const ids = new Set<number>();
+    for (let i = 0; i < 100_000; i++) {
+      const id = q.push(i, () => i);
+      expect(ids.has(id)).toBe(false);
+      ids.add(id);
+      expect(q.pop()?.()).toBe(i);
+      expect(q.cancel(id)).toBe(false);
+    }
+    for (const id of ids) expect(id).toBeLessThan(2 ** 31);
+    // An id of a fired timer never cancels a later one that reuses its slot.
+    const a = q.push(5, () => 'a');
+    q.pop();
+    const b = q.push(6, () => 'b');
+    expect(q.cancel(a)).toBe(false);
+    expect(q.pop()?.()).toBe('b');
+    expect(b).not.toBe(a);
   });
 });
