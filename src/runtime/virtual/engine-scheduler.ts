@@ -12,15 +12,21 @@
  */
 import type { TimerId, TimerService } from '../../env/env.js';
 import { TimerQueue } from '../../time/timer-queue.js';
+import type { Packet } from '../../wire/packet.js';
 
 /** Something that has frames in flight on links of one delay class. */
 export interface ArrivalSink {
-  /** Deliver the oldest frame in flight (the one the class scheduled). */
-  arrive(): void;
+  /** Deliver `pkt`, the oldest frame this sink pushed into the class. */
+  arrive(pkt: Packet | null): void;
 }
 
+/**
+ * The arrivals of one delay class, in order: a ring of (sink, time, frame). The frame rides
+ * here rather than in a second FIFO per link, so an arrival is one ring shift.
+ */
 export class DelayClass {
   private sinks: (ArrivalSink | null)[] = new Array(64).fill(null);
+  private pkts: (Packet | null)[] = new Array(64).fill(null);
   private times = new Float64Array(64);
   private head = 0;
   count = 0;
@@ -32,33 +38,40 @@ export class DelayClass {
     return this.times[this.head];
   }
 
-  push(sink: ArrivalSink, atNs: number): void {
+  push(sink: ArrivalSink, atNs: number, pkt: Packet | null = null): void {
     if (this.count === this.sinks.length) this.grow();
     const tail = (this.head + this.count) & (this.sinks.length - 1);
     this.sinks[tail] = sink;
+    this.pkts[tail] = pkt;
     this.times[tail] = atNs;
     this.count++;
   }
 
-  shift(): ArrivalSink {
+  /** Remove the oldest arrival and deliver it to its sink (count > 0). */
+  arriveHead(): void {
     const i = this.head;
     const s = this.sinks[i]!;
+    const pkt = this.pkts[i];
     this.sinks[i] = null;
+    this.pkts[i] = null;
     this.head = (i + 1) & (this.sinks.length - 1);
     this.count--;
-    return s;
+    s.arrive(pkt);
   }
 
   private grow(): void {
     const n = this.sinks.length;
     const sinks: (ArrivalSink | null)[] = new Array(n * 2).fill(null);
+    const pkts: (Packet | null)[] = new Array(n * 2).fill(null);
     const times = new Float64Array(n * 2);
     for (let k = 0; k < this.count; k++) {
       const j = (this.head + k) & (n - 1);
       sinks[k] = this.sinks[j];
+      pkts[k] = this.pkts[j];
       times[k] = this.times[j];
     }
     this.sinks = sinks;
+    this.pkts = pkts;
     this.times = times;
     this.head = 0;
   }
@@ -150,7 +163,9 @@ export class EngineScheduler implements TimerService {
           }
         }
         // A timer due no later than the first arrival runs first (ties: timers before arrivals).
-        const fn = queue.popUntil(Math.min(classT, untilNs));
+        // earliestNs lets a run of arrivals skip the timer queue until a timer may be due.
+        const limit = Math.min(classT, untilNs);
+        const fn = queue.earliestNs <= limit ? queue.popUntil(limit) : undefined;
         if (fn !== undefined) {
           this.nowNs = queue.poppedTimeNs;
           this.processed++;
@@ -158,7 +173,7 @@ export class EngineScheduler implements TimerService {
         } else if (next !== null && classT <= untilNs) {
           this.nowNs = classT;
           this.processed++;
-          next.shift().arrive();
+          next.arriveHead();
         } else break;
       }
       if (!this.stopRequested && untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) {

@@ -1,9 +1,10 @@
 /**
- * The wires of the virtual runtime: one FirmwareEnv per node and one FIFO per directed link.
+ * The wires of the virtual runtime: one FirmwareEnv per node and one Link per directed link.
  *
- * A link has a constant propagation delay, so frames leave it in the order they entered. Each
- * link keeps its in-flight frames in a ring and tells its delay class (engine-scheduler.ts)
- * when the frame is due: sending a frame allocates nothing and never touches the timer heap.
+ * A link has a constant propagation delay, so frames leave it in the order they entered. A link
+ * hands each frame with its due time to the ring of its delay class (engine-scheduler.ts), which
+ * delivers it back to the link in order: sending a frame allocates nothing and never touches
+ * the timer heap.
  */
 import type { FirmwareEnv, Logger, NodeFirmware } from '../../env/env.js';
 import { nullLogger } from '../../env/env.js';
@@ -32,8 +33,7 @@ export interface LinkLoss {
 }
 
 export class Link implements ArrivalSink {
-  private pkts: (Packet | null)[] = new Array(16).fill(null);
-  private head = 0;
+  /** Frames on the wire; they wait in the delay class's ring (engine-scheduler.ts). */
   private count = 0;
   /** Frames lost on this link (loss model or drop filter). */
   lost = 0;
@@ -64,15 +64,11 @@ export class Link implements ArrivalSink {
   }
 
   /** Called by the delay class when this link's oldest frame is due. */
-  arrive(): void {
-    const i = this.head;
-    const pkt = this.pkts[i]!;
-    this.pkts[i] = null;
-    this.head = (i + 1) & (this.pkts.length - 1);
+  arrive(pkt: Packet | null): void {
     this.count--;
-    if (this.rxTap !== null) this.rxTap(this.to, this.peerPort, pkt, this.sched.now());
-    if (this.hostRx !== null) this.hostRx(this.to, pkt);
-    this.peer!.receive(this.peerPort, pkt);
+    if (this.rxTap !== null) this.rxTap(this.to, this.peerPort, pkt!, this.sched.now());
+    if (this.hostRx !== null) this.hostRx(this.to, pkt!);
+    this.peer!.receive(this.peerPort, pkt!);
   }
 
   send(pkt: Packet): void {
@@ -92,23 +88,13 @@ export class Link implements ArrivalSink {
       this.lost++;
       return;
     }
-    if (this.count === this.pkts.length) this.grow();
-    this.pkts[(this.head + this.count) & (this.pkts.length - 1)] = pkt;
     this.count++;
-    this.cls.push(this, now + this.delayNs);
+    this.cls.push(this, now + this.delayNs, pkt);
   }
 
   /** Frames still on the wire. */
   get inFlight(): number {
     return this.count;
-  }
-
-  private grow(): void {
-    const n = this.pkts.length;
-    const pkts: (Packet | null)[] = new Array(n * 2).fill(null);
-    for (let k = 0; k < this.count; k++) pkts[k] = this.pkts[(this.head + k) & (n - 1)];
-    this.pkts = pkts;
-    this.head = 0;
   }
 }
 
