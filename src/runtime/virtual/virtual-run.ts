@@ -141,7 +141,11 @@ export class VirtualRun {
   readonly sampleIntervalNs: number;
   readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
-  private readonly hostRx: Map<number, QpState>[];
+  /**
+   * Receiving QPs per host, indexed by QPN − FIRST_QPN (QPNs are handed out densely from
+   * FIRST_QPN): an array, not a Map, because it is read for every data frame into a host.
+   */
+  private readonly hostRx: (QpState | undefined)[][];
   private readonly hostTx: Map<number, QpState>[];
   /** Completed flows that are the slowest so far, slowest first (at most TRACE_FLOWS). */
   private readonly slowest: { key: number; id: number }[] = [];
@@ -169,7 +173,7 @@ export class VirtualRun {
     this.durationNs = inp.durationNs;
     this.sampleIntervalNs = Math.max(1, Math.round(inp.sampleIntervalNs ?? inp.durationNs / 2000));
     const rng = createRng(inp.seed);
-    this.hostRx = this.topo.hosts.map(() => new Map());
+    this.hostRx = this.topo.hosts.map(() => []);
     this.hostTx = this.topo.hosts.map(() => new Map());
     this.fabric = createFabric(this.sched, this.topo, {
       rng,
@@ -349,7 +353,9 @@ export class VirtualRun {
         path: info,
         initialPsn: INITIAL_PSN,
       });
-      this.hostRx[qp.dst.index].set(qp.dstQpn, qp);
+      const rx = this.hostRx[qp.dst.index];
+      while (rx.length <= qp.dstQpn - FIRST_QPN) rx.push(undefined);
+      rx[qp.dstQpn - FIRST_QPN] = qp;
     }
     this.active.add(f.id);
     if (Number.isFinite(f.sizeBytes)) {
@@ -476,7 +482,9 @@ export class VirtualRun {
 
   /** In-order payload bytes per flow, seen on the wire into the receiving host (go-back-N rule). */
   private onDataDelivered(host: TopologyNode, pkt: Packet): void {
-    const qp = this.hostRx[host.index].get(pkt.destQp);
+    const rx = this.hostRx[host.index];
+    const i = pkt.destQp - FIRST_QPN;
+    const qp = i >= 0 && i < rx.length ? rx[i] : undefined;
     if (qp === undefined || pkt.psn !== qp.expectedPsn) return;
     qp.expectedPsn = (pkt.psn + 1) & PSN_MASK;
     let bytes = pkt.payloadLen;
