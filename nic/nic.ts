@@ -44,6 +44,7 @@ function psnDiff(a: number, b: number): number {
 }
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
+type AckEvent = Extract<RpEvent, { type: 'ack' }>;
 
 class NicImpl implements Nic {
   readonly name: string;
@@ -110,6 +111,14 @@ class NicImpl implements Nic {
     pkt: null as unknown as Packet,
     bytes: 0,
     retransmit: false,
+  };
+  /** Reused for every ACK, like txEv (events are only valid during the hook, cc/types.ts). */
+  private readonly ackEv: AckEvent = {
+    type: 'ack',
+    pkt: null as unknown as Packet,
+    ackedBytes: 0,
+    rttNs: null,
+    ecnEcho: false,
   };
 
   constructor(env: FirmwareEnv, cfg: NicConfig) {
@@ -735,13 +744,13 @@ class NicImpl implements Nic {
       this.c.ackRx++;
       const acked = seq > qp.sndUna ? this.advanceUna(qp, seq) : 0;
       const echo = pkt.ext?.tsEchoNs ?? null;
-      this.rpEvent(qp, {
-        type: 'ack',
-        pkt,
-        ackedBytes: acked,
-        rttNs: echo === null ? null : this.env.now() - echo,
-        ecnEcho: pkt.becn,
-      });
+      const ev = this.ackEv;
+      ev.pkt = pkt;
+      ev.ackedBytes = acked;
+      ev.rttNs = echo === null ? null : this.env.now() - echo;
+      ev.ecnEcho = pkt.becn;
+      this.rpEvent(qp, ev);
+      ev.pkt = null as unknown as Packet;
       this.completeMessages(qp);
       this.reschedule(qp);
       return;
