@@ -103,7 +103,7 @@ Usage:
               [--seed N] [--out DIR] [--pcap] [--json]
   rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--seed N]
               [--out DIR] [--json]
-  rocelab reproduce <algorithm|all> [--quick] [--out DIR] [--json]
+  rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
                              run an algorithm's paper acceptance checks, print the table
   rocelab list [--json]      algorithms with their parameters, shipped scenarios
   rocelab node               one node of a real run, configured from environment variables
@@ -142,13 +142,14 @@ tables comparing them) and print the summaries and the slowdown per flow size si
 
 ${RUN_OPTIONS_HELP.replace(/ {2}--cc NAME[^\n]*\n/, '  --cc a,b,…        the algorithms to compare (at least two)\n')}
 `,
-  reproduce: `Usage: rocelab reproduce <algorithm|all> [--quick] [--out DIR] [--json]
+  reproduce: `Usage: rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
 
 Run the paper acceptance checks an algorithm ships (shared/papers/<algorithm>.md) and print one
 table: check, paper value, expected, measured, pass/fail. Exit status 0 when every check passed
 (a recorded finding counts as passed), 3 when any check failed.
 
   --quick           only the checks that npm test runs (skip the costly paper-scale ones)
+  --check ID,…      only these checks (ids as in the table, e.g. A7 or AC3,AC6), any tier
   --out DIR         scratch and output directory (default results/reproduce); writes
                     reproduce.json and reproduce.html
   --json            print the rows as JSON instead of the table
@@ -196,6 +197,7 @@ const FLAGS: Record<
   list: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   reproduce: {
     quick: { type: 'boolean' },
+    check: { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -704,6 +706,26 @@ function packageVersion(): string {
 // --------------------------------------------------------------------------------------------
 // reproduce
 
+/** `--check A7,a8` → the ids as the suites spell them; an id no selected suite has is an error. */
+function parseCheckIds(list: string, suites: readonly { checks: readonly { id: string }[] }[]): Set<string> {
+  const known = suites.flatMap((s) => s.checks.map((c) => c.id));
+  const ids = new Set<string>();
+  for (const raw of list.split(',')) {
+    const want = raw.trim();
+    if (want === '') continue;
+    const id = known.find((k) => k.toLowerCase() === want.toLowerCase());
+    if (id === undefined) {
+      const s = suggest(want, known);
+      throw new UsageError(
+        `--check: no check "${want}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; known: ${[...new Set(known)].join(', ')}`,
+      );
+    }
+    ids.add(id);
+  }
+  if (ids.size === 0) throw new UsageError('--check needs at least one check id');
+  return ids;
+}
+
 async function reproduceCommand(
   name: string,
   values: Record<string, string | boolean | string[] | undefined>,
@@ -720,10 +742,12 @@ async function reproduceCommand(
       `no paper checks for "${name}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; known: ${known.length > 0 ? known.join(', ') : 'none yet'}, all`,
     );
   }
+  const only = typeof values.check === 'string' ? parseCheckIds(values.check, suites) : undefined;
   const outDir = resolve(io.cwd, typeof values.out === 'string' ? values.out : join('results', 'reproduce'));
   const json = values.json === true;
   const rows = await runRepro(suites, {
-    tiers: values.quick === true ? 'default' : 'all',
+    tiers: values.quick === true && only === undefined ? 'default' : 'all',
+    only,
     outDir,
     onRow: json
       ? undefined

@@ -10,6 +10,8 @@ export interface ReproRunOptions {
   tiers: 'default' | 'all';
   outDir: string;
   seed?: number;
+  /** Only the checks with these ids (any tier); all wanted tiers' checks when absent. */
+  only?: ReadonlySet<string>;
   /** Called after each check, e.g. for progress output. */
   onRow?: (row: ReproRow) => void;
 }
@@ -53,7 +55,7 @@ export async function runRepro(suites: ReproSuite[], opts: ReproRunOptions): Pro
   const rows: ReproRow[] = [];
   for (const suite of suites)
     for (const check of suite.checks) {
-      if (!wanted(check.tier, opts.tiers)) continue;
+      if (opts.only !== undefined ? !opts.only.has(check.id) : !wanted(check.tier, opts.tiers)) continue;
       const row = await runCheck(suite, check, opts);
       rows.push(row);
       opts.onRow?.(row);

@@ -391,6 +391,11 @@ describe('bad input: exit 2 with one line', () => {
     ],
     [['compare', 'tiny.yaml', '--cc', 'dcqcn,dcqcn'], 'rocelab: --cc lists dcqcn twice'],
     [['list', 'x'], 'rocelab: unexpected argument "x" for list (see rocelab list --help)'],
+    [
+      ['reproduce', 'dcqcn-plus', '--check', 'A1,A77'],
+      'rocelab: --check: no check "A77" (did you mean A7?); known: A1, A2, A3, A4, A5, A6, A7',
+    ],
+    [['reproduce', 'dcqcn-plus', '--check', ','], 'rocelab: --check needs at least one check id'],
     [['help', 'frob'], 'rocelab: no help for "frob"; commands: run, compare, reproduce, list, node'],
   ];
   it.each(cases)('rocelab %j', async (argv, line) => {
