@@ -117,6 +117,10 @@ export interface FlowCtl {
   cls: CongestionClass;
   pidSteps: number;
   unwinds: number;
+  /** The latest sample arrived while the receiver's last hop was full (Alg. 1 line 10 held). */
+  lastHopSample: boolean;
+  /** PID steps held because their sample was a last-hop one (pidLastHop hold). */
+  holds: number;
 }
 
 export function newFlowCtl(initialWindowBytes: number, baseNs: number): FlowCtl {
@@ -134,6 +138,8 @@ export function newFlowCtl(initialWindowBytes: number, baseNs: number): FlowCtl 
     cls: CongestionClass.None,
     pidSteps: 0,
     unwinds: 0,
+    lastHopSample: false,
+    holds: 0,
   };
 }
 
@@ -156,6 +162,13 @@ export interface DecideConfig {
   pidStep: 'rtt' | 'packet';
   pidEntryEprev: 'zero' | 'current';
   antiWindupMode: 'u' | 'restart';
+  /**
+   * A flow in PID whose latest sample arrived while its receiver's last hop was full: `step` =
+   * Alg. 1 literal (sticky PID steps on it); `hold` [OURS] = no eq. (4)/(5) step on that sample
+   * (the delay is last-hop queueing, which the EWA cap resolves), E(t−1) keeps the last
+   * in-network sample. Only under control `full`: RCC-PID has no EWA to divide with.
+   */
+  pidLastHop: 'hold' | 'step';
   pid: PidConfig;
 }
 
@@ -173,6 +186,9 @@ export function recordSample(f: FlowCtl, delayNs: number, tFairNs: number, c: De
 /**
  * Alg. 1 lines 5-17 after the sample was recorded: the window this packet's ACK carries.
  * `fairBytes` is the EWA share C·T/N; `bdpBytes` the RCC-PID ablation's cap C·T.
+ * `lastHopFull` classifies (Alg. 1 line 10); `lastHopRound` (RxRateEstimator.lastHopShared: B_R
+ * over the last round, or line-rate arrivals of several flows, not a burst of one flow's own
+ * packets) marks the sample for pidLastHop hold.
  * Returns true when the flow entered PID on this packet (the caller arms the step timer).
  */
 export function decideWindow(
@@ -184,8 +200,10 @@ export function decideWindow(
   lastHopFull: boolean,
   tFairNs: number,
   c: DecideConfig,
+  lastHopRound = lastHopFull,
 ): boolean {
   const cap = c.control === 'pid' ? bdpBytes : fairBytes;
+  f.lastHopSample = lastHopRound;
   let entered = false;
   let cw: number;
   if (c.control === 'ewa') {
@@ -241,6 +259,12 @@ export function pidUpdate(
   f.newSample = false;
   const target = targetDelayNs(f.baseNs, c.delta, c.delayRef, tFairNs);
   const r = pidStep(f.u, f.errorPrevS, f.wPidBytes, f.lastDelayNs, target, capBytes, floorBytes, c.pid);
+  if (c.pidLastHop === 'hold' && c.control === 'full' && f.lastHopSample && r.windowBytes < f.wPidBytes) {
+    // A sample taken while the last hop is full cannot tell last-hop from in-network queueing,
+    // so it is no evidence for a decrease: EWA's cap is what resolves the last hop.
+    f.holds++;
+    return;
+  }
   f.u = r.u;
   f.errorPrevS = r.errorS;
   f.wPidBytes = r.windowBytes;

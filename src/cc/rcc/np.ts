@@ -91,6 +91,7 @@ export function decideConfig(p: RccParams): DecideConfig {
     pidStep: p.pidStep,
     pidEntryEprev: p.pidEntryEprev,
     antiWindupMode: p.antiWindupMode,
+    pidLastHop: p.pidLastHop,
     pid: {
       kpPerS: p.kpPerS,
       kdPerS: p.kdPerS,
@@ -237,7 +238,7 @@ export const rccNp: NpAlgorithm<RccParams, RccNicState, RccQpState> = {
     const c = q.ctl;
     const cfg = q.cfg;
     const rx = nic.rx!;
-    rx.onBytes(now, pkt.sizeBytes);
+    rx.onBytes(now, pkt.sizeBytes, pkt.destQp);
     q.lastRxNs = now;
     const op = pkt.opcode;
     const start = isMessageStart(op);
@@ -266,7 +267,8 @@ export const rccNp: NpAlgorithm<RccParams, RccNicState, RccQpState> = {
     const fair = fairShareBytes(q.lineRateBps, q.tFairNs, nic.n, q.fairShare);
     const bdp = fairShareBytes(q.lineRateBps, q.tFairNs, 1, q.eff);
     const full = rx.lastHopFull(now, cfg.consecutiveSamples);
-    const entered = decideWindow(c, now, fair, bdp, q.floorBytes, full, q.tFairNs, cfg);
+    const shared = full && rx.lastHopShared(now, cfg.consecutiveSamples);
+    const entered = decideWindow(c, now, fair, bdp, q.floorBytes, full, q.tFairNs, cfg, shared);
     if (entered) {
       io.count('rccPidEntries');
       if (p.pidStep === 'rtt') io.setTimer(PID_TIMER, now + q.tFairNs);
@@ -319,6 +321,7 @@ export const rccNp: NpAlgorithm<RccParams, RccNicState, RccQpState> = {
       rccLastOwdNs: orNone(c.lastDelayNs),
       rccPidSteps: c.pidSteps,
       rccUnwinds: c.unwinds,
+      rccPidHolds: c.holds,
       rccSamples: q.samples,
       rccMessages: q.messages,
       rccPidMessages: q.pidMessages,

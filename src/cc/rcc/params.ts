@@ -26,6 +26,12 @@ export const rccParams = z.object({
     'u',
     'What anti-windup resets: u = U only (spec §3.4 pseudo-code); restart = U and E(t−1), as at PID entry [OURS]',
   ),
+  pidLastHop: oneOf(
+    ['hold', 'step'],
+    'hold',
+    'A flow in PID whose latest delay sample arrived while the last hop was full (B_R over the last T_s): hold [OURS] = no eq. (4)/(5) ' +
+      "decrease on it (last-hop queueing is EWA's to resolve: divide-and-conquer); step = Alg. 1 literal (sticky PID reacts to every sample)",
+  ),
   rxEstimator: oneOf(
     ['busy', 'literal', 'recent'],
     'recent',
@@ -105,9 +111,9 @@ export const rccProfiles: Record<string, Partial<RccParams>> = {
   // by their own arrival rate (rx_estimator recent; docs/algorithms/rcc.md "Deviations").
   default: {},
   // Exactly the spec's §3.9 defaults.
-  spec: { rxEstimator: 'busy' },
+  spec: { rxEstimator: 'busy', pidLastHop: 'step' },
   // Paper-literal choices where the spec offers a flag (§3.9 "paper default" column).
-  literal: { antiWindup: false, rxEstimator: 'literal' },
+  literal: { antiWindup: false, rxEstimator: 'literal', pidLastHop: 'step' },
 };
 
 export const rccAliases: Record<string, string> = {

@@ -18,6 +18,8 @@ export class RxRateEstimator {
   /** Arrival times and sizes of the packets in the trailing window, as a growable ring. */
   private times = new Float64Array(64);
   private sizes = new Float64Array(64);
+  /** The destination QP of each packet (−1: not given). */
+  private qps = new Int32Array(64);
   private head = 0;
   private count = 0;
   private windowBytes = 0;
@@ -36,7 +38,7 @@ export class RxRateEstimator {
     readonly mode: RxEstimatorMode,
   ) {}
 
-  onBytes(nowNs: number, bytes: number): void {
+  onBytes(nowNs: number, bytes: number, qp = -1): void {
     if (this.busyPackets === 0 || nowNs - this.lastRxNs > this.sampleNs) {
       this.busyStartNs = nowNs;
       this.busyBytes = 0;
@@ -51,6 +53,7 @@ export class RxRateEstimator {
     const i = (this.head + this.count) % this.times.length;
     this.times[i] = nowNs;
     this.sizes[i] = bytes;
+    this.qps[i] = qp;
     this.count++;
     this.windowBytes += bytes;
   }
@@ -69,6 +72,25 @@ export class RxRateEstimator {
       return true;
     }
     return this.mode === 'recent' && recentPackets > 0 && this.recentFull(recentPackets);
+  }
+
+  /**
+   * The last-hop test for a delay sample (pidLastHop hold): B_R over the last round, or, under
+   * `recent`, the last `k` + 1 arrivals came at ≥ η·C *and belong to more than one QP*. Packets of
+   * several flows arriving back to back at line rate left one queue together, the last hop's;
+   * a back-to-back run of one flow's own packets only says it was queued somewhere upstream.
+   */
+  lastHopShared(nowNs: number, k: number): boolean {
+    if (this.lastHopFull(nowNs, 0)) return true;
+    return this.mode === 'recent' && k > 0 && this.recentFull(k) && this.recentMixed(k);
+  }
+
+  private recentMixed(k: number): boolean {
+    const cap = this.times.length;
+    const last = (this.head + this.count - 1) % cap;
+    const qp = this.qps[last];
+    for (let j = 1; j <= k; j++) if (this.qps[(last - j + cap) % cap] !== qp) return true;
+    return false;
   }
 
   /** The last `k` + 1 arrivals in the window: bytes after the first of them over their span ≥ η·C. */
@@ -101,12 +123,15 @@ export class RxRateEstimator {
     const cap = this.times.length;
     const times = new Float64Array(cap * 2);
     const sizes = new Float64Array(cap * 2);
+    const qps = new Int32Array(cap * 2);
     for (let k = 0; k < this.count; k++) {
       times[k] = this.times[(this.head + k) % cap];
       sizes[k] = this.sizes[(this.head + k) % cap];
+      qps[k] = this.qps[(this.head + k) % cap];
     }
     this.times = times;
     this.sizes = sizes;
+    this.qps = qps;
     this.head = 0;
   }
 }

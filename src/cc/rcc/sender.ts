@@ -28,6 +28,13 @@ const SENDER_EXT_BYTES = 8 + 8 + 2 * 4;
 export const FIELD_N = 'rccN';
 export const FIELD_RX_FULL = 'rccRxFull';
 
+/** The `rccRxFull` value: 0 not full, 1 full (Alg. 1 line 10), 2 also by RxRateEstimator.lastHopShared. */
+export function rxFullValue(rx: RxRateEstimator, nowNs: number, p: RccParams): number {
+  const k = Math.max(1, p.consecutiveSamples);
+  if (!rx.lastHopFull(nowNs, k)) return 0;
+  return rx.lastHopShared(nowNs, k) ? 2 : 1;
+}
+
 interface SenderNicState {
   n: number;
   rx: RxRateEstimator | null;
@@ -47,7 +54,7 @@ export const rccSenderNp: NpAlgorithm<RccParams, SenderNicState, SenderNpQp> = {
     return { active: false };
   },
   onData(q, nic, pkt, _p, io) {
-    nic.rx!.onBytes(io.now(), pkt.sizeBytes);
+    nic.rx!.onBytes(io.now(), pkt.sizeBytes, pkt.destQp);
     const end = isMessageEnd(pkt.opcode);
     if (!q.active && !end && isMessageStart(pkt.opcode)) {
       q.active = true;
@@ -62,7 +69,9 @@ export const rccSenderNp: NpAlgorithm<RccParams, SenderNicState, SenderNpQp> = {
     ack.ext ??= createExt();
     ack.ext.fields = {
       [FIELD_N]: nic.n,
-      [FIELD_RX_FULL]: nic.rx!.lastHopFull(io.now(), Math.max(1, p.consecutiveSamples)) ? 1 : 0,
+      // 1: the last hop is full (Alg. 1 line 10's test, classification); 2: full in the sense of
+      // lastHopShared too (marks the sample for pidLastHop hold; see control.ts decideWindow).
+      [FIELD_RX_FULL]: rxFullValue(nic.rx!, io.now(), p),
     };
   },
   inspect(q, nic) {
@@ -129,10 +138,11 @@ export const rccSenderRp: RpAlgorithm<RccParams, RccSenderState> = {
     }
     // The sender's line rate stands in for the receiver's NIC speed C (spec §3.8 [OURS]).
     s.lastN = Math.max(1, f?.[FIELD_N] ?? s.lastN);
-    const full = (f?.[FIELD_RX_FULL] ?? 0) === 1;
+    const fullValue = f?.[FIELD_RX_FULL] ?? 0;
+    const full = fullValue >= 1;
     const fair = fairShareBytes(s.lineRateBps, s.tFairNs, s.lastN, s.fairShare);
     const bdp = fairShareBytes(s.lineRateBps, s.tFairNs, 1, s.eff);
-    if (decideWindow(c, now, fair, bdp, s.floorBytes, full, s.tFairNs, s.cfg)) {
+    if (decideWindow(c, now, fair, bdp, s.floorBytes, full, s.tFairNs, s.cfg, fullValue === 2)) {
       io.count('rccPidEntries');
       if (p.pidStep === 'rtt') io.setTimer(PID_TIMER, now + s.tFairNs);
     }

@@ -23,6 +23,7 @@ const cfg: DecideConfig = {
   pidStep: 'rtt',
   pidEntryEprev: 'zero',
   antiWindupMode: 'u',
+  pidLastHop: 'hold',
   pid,
 };
 
@@ -177,6 +178,53 @@ describe('RCC Alg. 1 decisions', () => {
     // E = (7600 − 6600) ns = 1e-6 s, E(t−1) = 0 (entry 'zero'): U = 0.01 + 0.1 = 0.11
     expect(f.u).toBeCloseTo(0.11, 12);
     expect(f.wPidBytes).toBeCloseTo(37_500 * (1 - Math.tanh(0.11)), 6);
+  });
+
+  it('pidLastHop hold: no decrease on a sample taken while the last hop is full; increases and step mode go on', () => {
+    const inPid = (c: DecideConfig) => {
+      const f = newFlowCtl(150_000, base);
+      f.cwndBytes = 30_000;
+      for (let i = 0; i < 3; i++) recordSample(f, 9000, 12_000, c);
+      decide(f, false, c);
+      expect(f.inPid).toBe(true);
+      return f;
+    };
+    const f = inPid(cfg);
+    // A delayed sample while the last hop is full (B_R over the round): held, no state change.
+    recordSample(f, 9000, 12_000, cfg);
+    decideWindow(f, 100, 37_500, 150_000, 1000, true, 12_000, cfg, true);
+    expect(f.cwndBytes).toBe(30_000);
+    pidUpdate(f, 37_500, 1000, 12_000, cfg);
+    expect(f.holds).toBe(1);
+    expect(f.pidSteps).toBe(0);
+    expect(f.wPidBytes).toBe(30_000);
+    expect(f.u).toBe(0);
+    expect(f.errorPrevS).toBe(0);
+    // The recent-arrivals test alone (a burst of the flow's own packets) does not hold.
+    recordSample(f, 9000, 12_000, cfg);
+    decideWindow(f, 100, 37_500, 150_000, 1000, true, 12_000, cfg, false);
+    pidUpdate(f, 37_500, 1000, 12_000, cfg);
+    expect(f.pidSteps).toBe(1);
+    expect(f.wPidBytes).toBeLessThan(30_000);
+    // A sample below the target while the last hop is full still grows the window.
+    const g = inPid(cfg);
+    recordSample(g, 6000, 12_000, cfg);
+    decideWindow(g, 100, 37_500, 150_000, 1000, true, 12_000, cfg, true);
+    pidUpdate(g, 37_500, 1000, 12_000, cfg);
+    expect(g.pidSteps).toBe(1);
+    expect(g.wPidBytes).toBeGreaterThan(30_000);
+    // step (Alg. 1 literal) and the RCC-PID ablation step on every sample.
+    for (const c of [
+      { ...cfg, pidLastHop: 'step' as const },
+      { ...cfg, control: 'pid' as const },
+    ]) {
+      const h = inPid(c);
+      recordSample(h, 9000, 12_000, c);
+      decideWindow(h, 100, 37_500, 150_000, 1000, true, 12_000, c, true);
+      pidUpdate(h, 37_500, 1000, 12_000, c);
+      expect(h.pidSteps).toBe(1);
+      expect(h.holds).toBe(0);
+    }
   });
 
   it('ablations: RCC-EWA never enters PID; RCC-PID ignores the last hop and caps at BDP', () => {

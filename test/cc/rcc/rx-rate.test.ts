@@ -80,4 +80,30 @@ describe('RCC RX-rate estimator (B_R test)', () => {
     feed(b, t + 500, 0, 4);
     expect(b.lastHopFull(t + 500, 3)).toBe(false);
   });
+
+  it("lastHopShared: B_R over the round, or line-rate arrivals of more than one QP (not one flow's own burst)", () => {
+    // Half rate for 10 µs, then 4 back to back: all of QP 1 (a run queued upstream), or mixed.
+    const one = new RxRateEstimator(1000, FULL, 'recent');
+    let t = 0;
+    for (let i = 0; i < 62; i++, t += 160) one.onBytes(t, 1000, 1);
+    for (let i = 0; i < 4; i++, t += 80) one.onBytes(t, 1000, 1);
+    t -= 80;
+    expect(one.lastHopFull(t, 3)).toBe(true);
+    expect(one.lastHopShared(t, 3)).toBe(false);
+    const mixed = new RxRateEstimator(1000, FULL, 'recent');
+    t = 0;
+    for (let i = 0; i < 62; i++, t += 160) mixed.onBytes(t, 1000, 1);
+    for (let i = 0; i < 4; i++, t += 80) mixed.onBytes(t, 1000, 1 + (i % 2));
+    t -= 80;
+    expect(mixed.lastHopShared(t, 3)).toBe(true);
+    // A full round holds whatever the QPs; busy never uses the recent test.
+    const full = new RxRateEstimator(1000, FULL, 'busy');
+    t = feed(full, 0, 80, 30);
+    expect(full.lastHopShared(t, 3)).toBe(true);
+    const busy = new RxRateEstimator(1000, FULL, 'busy');
+    t = 0;
+    for (let i = 0; i < 62; i++, t += 160) busy.onBytes(t, 1000, 1);
+    for (let i = 0; i < 4; i++, t += 80) busy.onBytes(t, 1000, 1 + (i % 2));
+    expect(busy.lastHopShared(t - 80, 3)).toBe(false);
+  });
 });
