@@ -44,6 +44,8 @@ export interface StepRecord {
   B: number;
   wFairBytes: number;
   tauSteps: number;
+  /** Payload bytes in flight after the ACK that triggered the step (input of Δt). */
+  inflightBytes: number;
   /** Q̄: predicted queue (eq. 3.7, clamped at 0). */
   qBarBytes: number;
   /** u(0) of the MPC and the window applied after the clamp. */
@@ -80,6 +82,7 @@ const NO_STEP: StepRecord = {
   B: 0,
   wFairBytes: 0,
   tauSteps: 0,
+  inflightBytes: 0,
   qBarBytes: 0,
   u0Bytes: 0,
   windowBytes: 0,
@@ -171,9 +174,22 @@ export function smallestFairShareHop(hops: readonly MpccHop[], n: number, path: 
 }
 
 /**
- * One control step on an ACK's INT (`nhop` switches stamped, `hops` the recorded slots).
- * Updates `s` (window, rate, history, counters) and returns the step's record (`s.last`).
- * Returns null when `controlEveryNAcks` skips this ACK.
+ * Bytes W of eq. (A.1), Δt = S_wire·D/W, "the average interval for the current batch of
+ * in-flight bytes" with W the "CWND (in-flight bytes)" (thesis App. A.2). In steady state the
+ * two are the same; right after a cut the old, larger batch is still in flight and its ACKs keep
+ * arriving D·S_wire/inflight apart, so `intervalBytes: inflight` takes the larger of the two.
+ * Guarded below by S_wire (mpcc.md §3.4).
+ */
+export function intervalBytes(s: MpccState, path: MpccPath, p: MpccParams, inflightBytes: number): number {
+  const w = p.intervalBytes === 'inflight' ? Math.max(s.windowBytes, inflightBytes) : s.windowBytes;
+  return Math.max(w, path.packetWireBytes);
+}
+
+/**
+ * One control step on an ACK's INT (`nhop` switches stamped, `hops` the recorded slots) with
+ * `inflightBytes` payload bytes still unacknowledged after that ACK. Updates `s` (window, rate,
+ * history, counters) and returns the step's record (`s.last`). Returns null when
+ * `controlEveryNAcks` skips this ACK.
  */
 export function controlStep(
   s: MpccState,
@@ -181,6 +197,7 @@ export function controlStep(
   hops: readonly MpccHop[],
   nhop: number,
   p: MpccParams,
+  inflightBytes = 0,
 ): StepRecord | null {
   if (p.controlEveryNAcks > 1 && ++s.ackCount % p.controlEveryNAcks !== 0) return null;
   s.steps++;
@@ -208,7 +225,7 @@ export function controlStep(
   const rOut = hopRate(path, idx); // Table 3.1: R_out = R_link whenever Q > 0
   let dNs = path.baseRttNs;
   for (let h = 0; h < n; h++) dNs += (hops[h].qlenBytes * 8e9) / hopRate(path, h);
-  const dtNs = (path.packetWireBytes * dNs) / Math.max(s.windowBytes, path.packetWireBytes);
+  const dtNs = (path.packetWireBytes * dNs) / intervalBytes(s, path, p, inflightBytes);
   const B = (dtNs * 1e-9 * flows * rIn) / (8 * P);
   const wFair = (rOut * P) / (rIn * flows);
   const tau = Math.min(p.tauMaxSteps, Math.max(0, Math.round(dNs / dtNs)));
@@ -246,6 +263,7 @@ export function controlStep(
   rec.B = B;
   rec.wFairBytes = wFair;
   rec.tauSteps = tau;
+  rec.inflightBytes = inflightBytes;
   rec.qBarBytes = qBar;
   rec.u0Bytes = u0;
   rec.windowBytes = w;

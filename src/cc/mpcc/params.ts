@@ -53,6 +53,12 @@ export const mpccParams = z.object({
     0,
     "S_wire in Δt = S_wire·D/W: bytes of a full data packet on the wire; 0 = this flow's MTU frame with the 32-B INT block (1094 B at MTU 1000; thesis 1080)",
   ),
+  intervalBytes: oneOf(
+    ['inflight', 'window'],
+    'inflight',
+    "W of Δt = S_wire·D/W (eq. A.1): inflight = max(W, payload bytes still in flight after this ACK), the thesis' " +
+      '"CWND (in-flight bytes)", which differs from W only after a cut; window = W alone (spec §3.12 pseudo-code)',
+  ),
   tauMaxSteps: intIn(4096, 1, 1 << 20, 'τ_max: history ring of past inputs (steps)'),
   baseRttNs: durationNs(
     0,

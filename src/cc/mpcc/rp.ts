@@ -52,7 +52,7 @@ export interface MpccRpState {
 
 function onInt(s: MpccRpState, int: IntStack | null, p: MpccParams, io: RpIo, why: string): void {
   if (int === null || int.layout !== 'mpcc' || p.controller === 'off') return;
-  const rec = controlStep(s.ctl, s.path, int.hops, int.nhop, p);
+  const rec = controlStep(s.ctl, s.path, int.hops, int.nhop, p, io.inflightBytes());
   if (rec === null) return;
   // NIC-wide counters of the rare paths (results/metrics); per-QP totals are in inspect().
   if (rec.path === 'dense') io.count('mpcc_dense');
@@ -97,6 +97,7 @@ export const mpccRp: RpAlgorithm<MpccParams, MpccRpState> = {
       B: l.B,
       wFairBytes: l.wFairBytes,
       tauSteps: l.tauSteps,
+      stepInflightBytes: l.inflightBytes,
       qBarBytes: l.qBarBytes,
       u0Bytes: l.u0Bytes,
     };

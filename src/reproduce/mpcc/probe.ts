@@ -47,6 +47,8 @@ export interface AckInt {
   nhop: number;
   q: number[];
   n: number[];
+  /** Payload bytes in flight after this ACK, as the control step saw them. */
+  inflightBytes: number;
 }
 
 export interface IntStamp {
@@ -264,6 +266,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
             sizeBytes: pkt.sizeBytes,
             payloadBytes: pkt.payloadLen,
           });
+        let rec: AckInt | null = null;
         if (
           o.ackInt === true &&
           pkt.kind === FrameKind.Ack &&
@@ -271,16 +274,20 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
           pkt.int.layout === 'mpcc'
         ) {
           const hops = pkt.int.hops;
-          ackInts.push({
+          rec = {
             node,
             qpn: pkt.destQp,
             timeNs: t,
             nhop: pkt.int.nhop,
             q: hops.map((h) => h.qlenBytes),
             n: hops.map((h) => h.activeFlows),
-          });
+            inflightBytes: 0,
+          };
+          ackInts.push(rec);
         }
         receive(port, pkt);
+        // The step ran inside receive(); its in-flight input is in the QP's last step record.
+        if (rec !== null) rec.inflightBytes = nic.qpInspect(rec.qpn).stepInflightBytes ?? 0;
         o.afterNicRx?.(node, nic, pkt, t);
       };
       nics.set(node, nic);

@@ -25,7 +25,7 @@ export interface ReplayFlow {
   node: string;
   qpn: number;
   path: MpccPath;
-  steps: { nhop: number; hops: MpccHop[] }[];
+  steps: { nhop: number; hops: MpccHop[]; inflightBytes: number }[];
   /** The live QP's window at the end of the run (null when unknown). */
   liveWindowBytes: number | null;
 }
@@ -65,6 +65,7 @@ export function replayFlows(p: Probe, params: MpccParams): ReplayFlow[] {
     f.steps.push({
       nhop: a.nhop,
       hops: a.q.map((q, i) => ({ qlenBytes: q, activeFlows: a.n[i] })),
+      inflightBytes: a.inflightBytes,
     });
   }
   return [...byQp.values()];
@@ -94,9 +95,9 @@ function replayOnce(flows: ReplayFlow[], params: MpccParams, perStep: Float64Arr
     for (const st of f.steps) {
       if (perStep !== null) {
         const t0 = process.hrtime.bigint();
-        controlStep(s, f.path, st.hops, st.nhop, params);
+        controlStep(s, f.path, st.hops, st.nhop, params, st.inflightBytes);
         perStep[k++] = Number(process.hrtime.bigint() - t0);
-      } else controlStep(s, f.path, st.hops, st.nhop, params);
+      } else controlStep(s, f.path, st.hops, st.nhop, params, st.inflightBytes);
     }
     states.push(s);
   }

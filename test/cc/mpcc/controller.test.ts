@@ -160,6 +160,29 @@ describe('one control step by hand (mpcc.md §3.3–3.4, 3.10)', () => {
     expect(rec.qBarBytes).toBeCloseTo(1199.9144, 3);
   });
 
+  it('Δt counts the in-flight batch when it exceeds the window (thesis App. A.2), the window otherwise', () => {
+    const path = mpccPath(DUMBBELL, p);
+    const cut = (q: MpccParams, inflight: number) => {
+      const s = initMpccState(path, q);
+      controlStep(s, path, hops, 2, q, 3000); // W = 484.55 after this step
+      return controlStep(s, path, hops, 2, q, inflight)!;
+    };
+    // 3000 B still in flight after a cut to 484.55 B: Δt = 1080·46 µs/3000 = 16.56 µs,
+    // B = 16.56e-6·4·1e9/30 000 = 2.208, τ = round(46/16.56) = 3 (the whole first step's input).
+    const big = cut(p, 3000);
+    expect(big.B).toBeCloseTo(2.208, 12);
+    expect(big.tauSteps).toBe(3);
+    expect(big.qBarBytes).toBeCloseTo(1199.9144, 3);
+    expect(big.inflightBytes).toBe(3000);
+    // Less in flight than the window: as the window alone (the S_wire guard here).
+    const small = cut(p, 200);
+    expect(small.tauSteps).toBe(1);
+    expect(small.B).toBeCloseTo((46e-6 * 4 * 1e9) / 30_000, 12);
+    // intervalBytes: window is the spec's pseudo-code: the window alone, whatever is in flight.
+    const literal = cut(params({ packetWireBytes: 1080, intervalBytes: 'window' }), 3000);
+    expect(literal.tauSteps).toBe(1);
+  });
+
   it('pacing none leaves the rate at line rate; controlEveryNAcks skips steps', () => {
     const path = mpccPath(DUMBBELL, p);
     const none = params({ packetWireBytes: 1080, pacing: 'none' });
