@@ -24,7 +24,9 @@ import {
   GENEVE_MAX_OPTIONS_BYTES,
   GENEVE_OPTION_HEADER_BYTES,
   writeGeneveHeader,
+  writeGeneveOptionHeader,
 } from './geneve.js';
+import { readF64, writeF64 } from './bytes.js';
 import type { Packet } from './packet.js';
 import { emulatedSizeBytes } from './size.js';
 import {
@@ -45,6 +47,8 @@ export interface EncapsulateOptions extends EncodeOptions {
   vni: number;
   /** HPCC INT_MULTI (units of 128·multi and 80·multi bytes); both ends must agree. Default 1. */
   intMulti?: number;
+  /** Emulated arrival instant to stamp (option ArrivalTs, Geneve only); none when absent. */
+  arrivalNs?: number;
 }
 
 export interface DecapsulateOptions extends DecodeOptions {
@@ -60,8 +64,46 @@ function checkVni(vni: number): void {
     throw new WireEncodeError(`VNI ${vni} is not 24-bit`);
 }
 
-function optionsBytesOf(pkt: Packet): number {
-  const n = telemetryOptionsBytes(pkt);
+const ARRIVAL_TS_BYTES = GENEVE_OPTION_HEADER_BYTES + 8;
+
+function stampBytes(opts: EncapsulateOptions): number {
+  if (opts.arrivalNs === undefined) return 0;
+  if (!Number.isFinite(opts.arrivalNs)) throw new WireEncodeError(`arrivalNs ${opts.arrivalNs} is not finite`);
+  return ARRIVAL_TS_BYTES;
+}
+
+function writeStamp(buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
+  if (opts.arrivalNs === undefined) return off;
+  const p = off + writeGeneveOptionHeader(buf, off, ROCELAB_OPTION_CLASS, OptionType.ArrivalTs, 8);
+  writeF64(buf, p, opts.arrivalNs);
+  return p + 8;
+}
+
+/**
+ * The ArrivalTs stamp of a Geneve datagram, or null (none, not Geneve, malformed options). Cheap:
+ * reads option headers only, so the receiver can order the datagram before decoding it.
+ */
+export function readArrivalNs(buf: Uint8Array): number | null {
+  if (buf.length < GENEVE_HEADER_BYTES || buf[0] >>> 6 !== 0) return null;
+  const optEnd = Math.min(buf.length, GENEVE_HEADER_BYTES + (buf[0] & 0x3f) * 4);
+  for (let p = GENEVE_HEADER_BYTES; p + GENEVE_OPTION_HEADER_BYTES <= optEnd; ) {
+    const dataBytes = (buf[p + 3] & 0x1f) * 4;
+    if (
+      buf[p + 2] === OptionType.ArrivalTs &&
+      ((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS &&
+      dataBytes === 8 &&
+      p + ARRIVAL_TS_BYTES <= optEnd
+    ) {
+      const v = readF64(buf, p + GENEVE_OPTION_HEADER_BYTES);
+      return Number.isFinite(v) ? v : null;
+    }
+    p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
+  }
+  return null;
+}
+
+function optionsBytesOf(pkt: Packet, opts: EncapsulateOptions): number {
+  const n = telemetryOptionsBytes(pkt) + stampBytes(opts);
   if (n > GENEVE_MAX_OPTIONS_BYTES) {
     throw new WireEncodeError(
       `packet ${pkt.id} needs ${n} bytes of Geneve options, more than the ${GENEVE_MAX_OPTIONS_BYTES} Geneve allows (too many ext.fields?)`,
@@ -72,7 +114,7 @@ function optionsBytesOf(pkt: Packet): number {
 
 /** Bytes `encapsulate` will produce. */
 export function encapsulatedBytes(pkt: Packet, opts: EncapsulateOptions): number {
-  return GENEVE_HEADER_BYTES + optionsBytesOf(pkt) + encodedFrameBytes(pkt, opts);
+  return GENEVE_HEADER_BYTES + optionsBytesOf(pkt, opts) + encodedFrameBytes(pkt, opts);
 }
 
 /**
@@ -81,19 +123,21 @@ export function encapsulatedBytes(pkt: Packet, opts: EncapsulateOptions): number
  */
 export function encapsulateInto(pkt: Packet, buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
   checkVni(opts.vni);
-  const optBytes = optionsBytesOf(pkt);
+  const optBytes = optionsBytesOf(pkt, opts);
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet);
-  const innerOff = writeTelemetryOptions(pkt, buf, off + GENEVE_HEADER_BYTES, opts.intMulti ?? 1);
+  const stampEnd = writeStamp(buf, off + GENEVE_HEADER_BYTES, opts);
+  const innerOff = writeTelemetryOptions(pkt, buf, stampEnd, opts.intMulti ?? 1);
   return innerOff - off + encodeFrameInto(pkt, buf, innerOff, opts);
 }
 
 /** The UDP payload a dgram socket sends for `pkt` (Geneve, to port 6081 by convention). */
 export function encapsulate(pkt: Packet, opts: EncapsulateOptions): Buffer {
   checkVni(opts.vni);
-  const optBytes = optionsBytesOf(pkt);
+  const optBytes = optionsBytesOf(pkt, opts);
   const buf = Buffer.allocUnsafe(GENEVE_HEADER_BYTES + optBytes + encodedFrameBytes(pkt, opts));
   writeGeneveHeader(buf, 0, optBytes, opts.vni, EtherType.TransparentEthernet);
-  const innerOff = writeTelemetryOptions(pkt, buf, GENEVE_HEADER_BYTES, opts.intMulti ?? 1);
+  const stampEnd = writeStamp(buf, GENEVE_HEADER_BYTES, opts);
+  const innerOff = writeTelemetryOptions(pkt, buf, stampEnd, opts.intMulti ?? 1);
   encodeFrameInto(pkt, buf, innerOff, opts);
   return buf;
 }

@@ -54,6 +54,12 @@ export const OptionType = {
   Fields: 0x15,
   /** Emulator metadata: prio u8, 3 zero bytes, packet id u64. Only when not derivable. */
   Meta: 0x20,
+  /**
+   * Real runtime only: the emulated instant (f64 ns, synced clock) the frame's last bit reaches
+   * the receiver, i.e. the sender's departure plus the link's propagation delay. Written by
+   * `encapsulate` when asked (`arrivalNs`), read with `readArrivalNs`; not part of the Packet.
+   */
+  ArrivalTs: 0x21,
 } as const;
 
 const HPCC_DATA_BYTES = 44;

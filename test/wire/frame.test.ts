@@ -10,6 +10,7 @@ import {
   encapsulateInto,
   encapsulateVxlan,
   overlayKindOf,
+  readArrivalNs,
 } from '../../src/wire/encap.js';
 import { type DecodeError, isDecodeError, WireEncodeError } from '../../src/wire/errors.js';
 import {
@@ -423,6 +424,53 @@ describe('Geneve encapsulation', () => {
     const badInner = mk('', 0);
     badInner[8 + 72] ^= 1;
     expect(decapsulate(badInner)).toMatchObject({ code: 'bad-icrc', offset: 8 + 70 });
+  });
+});
+
+describe('arrival stamp (option ArrivalTs, real runtime)', () => {
+  it('travels with any packet, is read back exactly and leaves the decoded packet unchanged', () => {
+    fc.assert(
+      fc.property(
+        arbPacket({ telemetry: true }),
+        fc.double({ min: 0, max: 1e15, noNaN: true }),
+        (pkt, arrivalNs) => {
+          let dgram: Buffer;
+          try {
+            dgram = encapsulate(pkt, { vni: 3, arrivalNs });
+          } catch (err) {
+            // Only a packet whose own options already fill Geneve's 252 bytes has no room.
+            expect(String(err)).toMatch(/Geneve options/);
+            return;
+          }
+          expect(dgram.length).toBe(encapsulatedBytes(pkt, { vni: 3, arrivalNs }));
+          expect(readArrivalNs(dgram)).toBe(arrivalNs);
+          expect(must(decapsulate(dgram))).toEqual(pkt);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('is absent unless asked for, and never read from VXLAN or garbage', () => {
+    const p = dataPacket(8);
+    expect(readArrivalNs(encapsulate(p, { vni: 1 }))).toBeNull();
+    expect(readArrivalNs(encapsulateVxlan(p, { vni: 1 }))).toBeNull();
+    expect(readArrivalNs(new Uint8Array(3))).toBeNull();
+    const opts = must(decodeGeneveOptions(encapsulate(p, { vni: 1, arrivalNs: 1234.5 })));
+    expect(opts.map((o) => [o.optionClass, o.type, o.dataBytes])).toEqual([
+      [ROCELAB_OPTION_CLASS, OptionType.ArrivalTs, 8],
+    ]);
+    expect(() => encapsulate(p, { vni: 1, arrivalNs: Number.NaN })).toThrow(WireEncodeError);
+  });
+
+  it('never throws on random bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (b) => {
+        const v = readArrivalNs(b);
+        expect(v === null || Number.isFinite(v)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -7,8 +7,11 @@
  * ended loses line rate in proportion to the lateness. So while a timer callback runs, now() is
  * the emulated time the timer was due, and due timers run in (time, insertion) order, exactly as
  * the virtual scheduler runs them; the real clock only decides *when* a batch of due timers runs.
- * Received datagrams first run every timer due by their arrival (`runDue`), then see the real
- * clock, so the time firmware sees never goes backwards.
+ * A received datagram is an event too (`runAt`): when the sender stamped the emulated instant its
+ * last bit arrives (Geneve option ArrivalTs), the timers due by then run first and the firmware
+ * then sees that instant, like a NIC's hardware receive timestamp, instead of the moment a busy
+ * event loop got to the datagram; unstamped datagrams see the real clock. Either way the time
+ * firmware sees never goes backwards: an event that comes after a later one is clamped to it.
  *
  * The cost: frames leave in bursts of up to one host-timer period (≈1 ms real, i.e. 1 µs emulated
  * at timeScale 1000, 100 ns at 10 000). docs/realtime.md explains how to pick timeScale for that.
@@ -56,8 +59,13 @@ export class EventTimers implements TimerService {
     this.unsubscribe = clock.onChange(() => this.rearm());
   }
 
+  /**
+   * Inside an event: its time. Outside: the real clock, which then also bounds every later event
+   * (time never goes backwards for anything that read it).
+   */
   now(): number {
-    const t = this.dispatching ? this.eventNs : this.clock.now();
+    if (this.dispatching) return this.eventNs;
+    const t = this.clock.now();
     if (t > this.lastNs) this.lastNs = t;
     return this.lastNs;
   }
@@ -88,11 +96,35 @@ export class EventTimers implements TimerService {
     };
   }
 
-  /** Run every timer due by the real clock now (called before handling a received datagram). */
+  /** Run every timer due by the real clock now. */
   runDue(): void {
     if (this.dispatching || this.closed) return;
     if (this.queue.peekTime() > this.clock.now()) return;
-    this.dispatch();
+    this.dispatch(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Run `fn` as an event at emulated time `atNs` (a received datagram's arrival stamp): first every
+   * timer due by then, then `fn` with now() = atNs. A stamp in the future (clock-sync error) is
+   * pulled back to the real clock; one before the last event is clamped to it.
+   */
+  runAt(atNs: number, fn: () => void): void {
+    if (this.closed) return;
+    if (this.dispatching) {
+      fn();
+      return;
+    }
+    const t = Math.min(atNs, this.clock.now());
+    if (this.queue.peekTime() <= t) this.dispatch(t);
+    this.dispatching = true;
+    this.eventNs = Math.max(t, this.lastNs);
+    this.lastNs = this.eventNs;
+    try {
+      fn();
+    } finally {
+      this.dispatching = false;
+      this.rearm();
+    }
   }
 
   close(): void {
@@ -132,16 +164,18 @@ export class EventTimers implements TimerService {
     this.handle = null;
     this.armedForNs = Number.POSITIVE_INFINITY;
     if (this.closed) return;
-    this.dispatch();
+    this.dispatch(Number.POSITIVE_INFINITY);
   };
 
-  private dispatch(): void {
+  /** Run due timers in order, none due after `limitNs`. */
+  private dispatch(limitNs: number): void {
     this.dispatching = true;
     let ran = 0;
     try {
       let realNow = this.clock.now();
       while (ran < this.batchLimit) {
         let t = this.queue.peekTime();
+        if (t > limitNs) break;
         if (t > realNow) {
           realNow = this.clock.now();
           if (t > realNow) break;
@@ -155,6 +189,7 @@ export class EventTimers implements TimerService {
         if (late > this.maxLateNs) this.maxLateNs = late;
         // Time never goes backwards, even after a negative clock-sync correction.
         this.eventNs = Math.max(t, this.lastNs);
+        this.lastNs = this.eventNs;
         if (this.onError === undefined) fn();
         else {
           try {

@@ -24,6 +24,7 @@ import {
   encapsulate,
   encapsulateVxlan,
   overlayKindOf,
+  readArrivalNs,
 } from '../../wire/encap.js';
 import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
@@ -61,6 +62,12 @@ export interface NodeEnvOptions {
   preciseNow(): number;
   /** Check the ICRC of received frames (default true). */
   verifyIcrc?: boolean;
+  /**
+   * Stamp every Geneve frame with its emulated arrival instant and deliver received frames at
+   * their stamps (default true; docs/realtime.md "Arrival stamps"). Off: frames arrive when the
+   * event loop gets to them.
+   */
+  arrivalStamps?: boolean;
 }
 
 /** Why a datagram was dropped before firmware saw it. */
@@ -69,14 +76,14 @@ export type GarbageReason = 'unknown-peer' | 'bad-overlay' | 'bad-port' | string
 /** Largest frame we hold for propagation delay per port before dropping (a stalled socket). */
 const MAX_HELD_FRAMES = 1 << 16;
 
-class PortRing {
-  private bufs: (Buffer | null)[] = new Array(64).fill(null);
+class PortRing<T> {
+  private bufs: (T | null)[] = new Array(64).fill(null);
   private times = new Float64Array(64);
   private head = 0;
   count = 0;
   timer: TimerId | null = null;
 
-  push(atNs: number, buf: Buffer): void {
+  push(atNs: number, buf: T): void {
     if (this.count === this.bufs.length) this.grow();
     const tail = (this.head + this.count) & (this.bufs.length - 1);
     this.bufs[tail] = buf;
@@ -88,7 +95,7 @@ class PortRing {
     return this.times[this.head];
   }
 
-  shift(): Buffer {
+  shift(): T {
     const b = this.bufs[this.head]!;
     this.bufs[this.head] = null;
     this.head = (this.head + 1) & (this.bufs.length - 1);
@@ -98,7 +105,7 @@ class PortRing {
 
   private grow(): void {
     const n = this.bufs.length;
-    const bufs: (Buffer | null)[] = new Array(n * 2).fill(null);
+    const bufs: (T | null)[] = new Array(n * 2).fill(null);
     const times = new Float64Array(n * 2);
     for (let k = 0; k < this.count; k++) {
       const j = (this.head + k) & (n - 1);
@@ -144,8 +151,11 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly socket: Socket;
   private readonly timers: EventTimers;
   private readonly overlay: Overlay;
-  private readonly rings: PortRing[];
+  private readonly rings: PortRing<Buffer>[];
   private readonly ringFires: (() => void)[];
+  /** Receive delay lines: stamped frames per ingress port, each delivered at its stamp. */
+  private readonly rxRings: PortRing<Packet>[];
+  private readonly rxFires: (() => void)[];
   /** "ip:port" of a neighbour → its candidate links (several when parallel links join two nodes). */
   private readonly ingress = new Map<string, PortLink[]>();
   /** Fallback by IP alone (a peer that sends from another UDP port than it listens on). */
@@ -154,6 +164,12 @@ export class RealNodeEnv implements FirmwareEnv {
   private packetIds = 0;
   private closed = false;
   readonly preciseNow: () => number;
+  private readonly arrivalStamps: boolean;
+  /** Frames we send carry arrival stamps (Geneve only), so peers delay them, not us. */
+  private readonly stampsOut: boolean;
+  /** The late frame `deliver` hands to firmware (set just before runAt; no closure per frame). */
+  private rxPort = 0;
+  private rxPkt: Packet | null = null;
 
   constructor(opts: NodeEnvOptions) {
     this.node = opts.node;
@@ -163,6 +179,7 @@ export class RealNodeEnv implements FirmwareEnv {
     this.rng = opts.rng;
     this.log = opts.log;
     this.preciseNow = opts.preciseNow;
+    this.arrivalStamps = opts.arrivalStamps ?? true;
     this.decodeOpts = { payload: 'drop', verifyIcrc: opts.verifyIcrc ?? true };
     this.links = opts.node.ports.map((p) => ({
       port: p.index,
@@ -181,8 +198,11 @@ export class RealNodeEnv implements FirmwareEnv {
       if (byIp === undefined) this.ingressByIp.set(l.peer.host, [l]);
       else byIp.push(l);
     }
-    this.rings = this.links.map(() => new PortRing());
+    this.rings = this.links.map(() => new PortRing<Buffer>());
     this.ringFires = this.links.map((_, i) => () => this.fireRing(i));
+    this.rxRings = this.links.map(() => new PortRing<Packet>());
+    this.rxFires = this.links.map((_, i) => () => this.fireRx(i));
+    this.stampsOut = this.arrivalStamps && this.overlay === 'geneve';
     this.counters = {
       txDatagrams: 0,
       txBytes: 0,
@@ -231,14 +251,16 @@ export class RealNodeEnv implements FirmwareEnv {
     this.counters.portTxBytes[port] += pkt.sizeBytes;
     let buf: Buffer;
     try {
-      buf = this.encode(pkt, port);
+      buf = this.encode(pkt, port, now + Math.max(0, link.delayNs));
     } catch (err) {
       this.counters.encodeErrors++;
       if (this.counters.encodeErrors <= 5)
         this.log.error({ err: (err as Error).message, port, kind: pkt.kind }, 'frame not encodable');
       return;
     }
-    if (link.delayNs <= 0) {
+    // With arrival stamps the receiver holds the frame until its stamp (its delay line), so the
+    // datagram leaves now and the whole link delay is slack for host scheduling and loopback.
+    if (link.delayNs <= 0 || this.stampsOut) {
       this.transmit(link, buf);
       return;
     }
@@ -267,8 +289,9 @@ export class RealNodeEnv implements FirmwareEnv {
     this.transmit(link, buf);
   }
 
-  private encode(pkt: Packet, port: number): Buffer {
-    return this.overlay === 'geneve' ? encapsulate(pkt, { vni: port }) : encapsulateVxlan(pkt, { vni: port });
+  private encode(pkt: Packet, port: number, arrivalNs: number): Buffer {
+    if (this.overlay !== 'geneve') return encapsulateVxlan(pkt, { vni: port });
+    return encapsulate(pkt, this.arrivalStamps ? { vni: port, arrivalNs } : { vni: port });
   }
 
   private fireRing(port: number): void {
@@ -299,8 +322,6 @@ export class RealNodeEnv implements FirmwareEnv {
     if (this.closed) return;
     // Clock-sync receive timestamp: before any other work, so it is as close to arrival as we get.
     const rxPreciseNs = this.preciseNow();
-    // Everything due before this datagram arrived happens first, so time stays monotonic.
-    this.timers.runDue();
     this.counters.rxDatagrams++;
     this.counters.rxBytes += msg.length;
     let cands = this.ingress.get(endpointKey(rinfo.address, rinfo.port));
@@ -333,20 +354,61 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     if (pkt.kind === FrameKind.Sync) {
+      // Everything due before this datagram arrived happens first, so time stays monotonic.
+      this.timers.runDue();
       this.onSync?.(link.port, pkt, rxPreciseNs);
       return;
     }
+    if (this.firmware === null) return;
+    // A stamp is honoured whatever our own setting: the sender did not hold the frame.
+    const stamp = kind === 'geneve' ? readArrivalNs(msg) : null;
+    const ring = this.rxRings[link.port];
+    if (stamp !== null && (ring.count > 0 || stamp > this.timers.clock.now())) {
+      // Early (the usual case: the sender did not hold it for the link delay): into this port's
+      // delay line, delivered by a timer at its stamp, in order with every other event.
+      if (ring.count >= MAX_HELD_FRAMES) {
+        this.counters.heldDrops++;
+        return;
+      }
+      ring.push(stamp, pkt);
+      if (ring.count === 1) ring.timer = this.timers.setTimer(stamp, this.rxFires[link.port]);
+      return;
+    }
+    // Late or unstamped: now, or at the stamp if that is still after the last event.
+    this.rxPort = link.port;
+    this.rxPkt = pkt;
+    this.timers.runAt(stamp ?? Number.POSITIVE_INFINITY, this.deliver);
+  };
+
+  /** One frame of port's delay line is due: deliver it, then wait for the next one's stamp. */
+  private fireRx(port: number): void {
+    const ring = this.rxRings[port];
+    ring.timer = null;
+    if (ring.count === 0) return;
+    this.deliverTo(port, ring.shift());
+    if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.rxFires[port]);
+  }
+
+  /** runAt's callback for the frame in rxPort/rxPkt (fireRx, which runAt may run first, does not touch them). */
+  private readonly deliver = (): void => {
+    const pkt = this.rxPkt;
+    this.rxPkt = null;
+    if (pkt !== null) this.deliverTo(this.rxPort, pkt);
+  };
+
+  private deliverTo(port: number, pkt: Packet): void {
     const fw = this.firmware;
     if (fw === null) return;
     const now = this.timers.now();
-    for (let i = 0; i < this.taps.length; i++) this.taps[i].onRx?.(link.port, pkt, now);
-    fw.receive(link.port, pkt);
-  };
+    for (let i = 0; i < this.taps.length; i++) this.taps[i].onRx?.(port, pkt, now);
+    fw.receive(port, pkt);
+  }
 
   /** Frames still held for propagation delay. */
   get heldFrames(): number {
     let n = 0;
     for (const r of this.rings) n += r.count;
+    for (const r of this.rxRings) n += r.count;
     return n;
   }
 

@@ -16,6 +16,8 @@
  *   SYNC_REF          clock-sync reference node (default: the first switch)
  *   START_AT_MONO_NS  standalone start: host CLOCK_MONOTONIC ns of emulated t=0 (else now + START_DELAY_MS)
  *   REPORT_FILE       standalone: where the node writes its report when it ends
+ *   ARRIVAL_STAMPS    1 (default): Geneve frames carry their emulated arrival instant and are
+ *                     delivered at it; 0: delivered when the event loop reads them
  *
  * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
  * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at
@@ -91,6 +93,7 @@ export interface NodeConfig {
   /** Check the ICRC of received frames; null: hosts do, switches do not (as in hardware). */
   verifyIcrc: boolean | null;
   warmUp: boolean;
+  arrivalStamps: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -209,6 +212,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
     warmUp: env.WARMUP !== '0',
+    arrivalStamps: env.ARRIVAL_STAMPS !== '0',
   };
 }
 
@@ -351,6 +355,7 @@ export class RealNode {
       log,
       preciseNow: this.preciseNow,
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
+      arrivalStamps: cfg.arrivalStamps,
     });
     this.env = env;
     this.createFirmware(env);

@@ -1,0 +1,68 @@
+/** EventTimers.runAt: received frames as events at their arrival stamps (docs/realtime.md). */
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventTimers } from '../../src/runtime/real/event-timers.js';
+import { RealClock } from '../../src/time/real-clock.js';
+
+/** A clock whose real time only moves when the test says so (timeScale 1: real ns = emulated ns). */
+function manualClock() {
+  let realNs = 1e9;
+  const clock = new RealClock({ timeScale: 1, epochRealNs: 1e9, source: () => realNs });
+  return {
+    clock,
+    advance(ns: number) {
+      realNs += ns;
+    },
+  };
+}
+
+const open: EventTimers[] = [];
+function timers(clock: RealClock): EventTimers {
+  const t = new EventTimers(clock);
+  open.push(t);
+  return t;
+}
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
+describe('EventTimers.runAt', () => {
+  it('runs the timers due by the stamp first, then the event at the stamp, later timers after', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock);
+    const log: string[] = [];
+    t.setTimer(100, () => log.push(`timer100@${t.now()}`));
+    t.setTimer(300, () => log.push(`timer300@${t.now()}`));
+    advance(500); // the host got to the datagram late: real clock 500
+    t.runAt(200, () => log.push(`rx@${t.now()}`));
+    expect(log).toEqual(['timer100@100', 'rx@200']);
+    t.runDue();
+    expect(log).toEqual(['timer100@100', 'rx@200', 'timer300@300']);
+  });
+
+  it('a timer set during the event counts from the stamp, not from the late real clock', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock);
+    let due = -1;
+    advance(1000);
+    t.runAt(400, () => {
+      t.setTimer(t.now() + 50, () => {
+        due = t.now();
+      });
+    });
+    t.runDue();
+    expect(due).toBe(450);
+  });
+
+  it('pulls a stamp from the future back to the real clock and never lets time go backwards', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock);
+    const seen: number[] = [];
+    advance(100);
+    t.runAt(5000, () => seen.push(t.now())); // clock-sync error: not yet arrived by our clock
+    t.runAt(50, () => seen.push(t.now())); // older than the event before: clamped to it
+    t.runAt(Number.POSITIVE_INFINITY, () => seen.push(t.now())); // unstamped: real clock
+    advance(20);
+    t.runAt(110, () => seen.push(t.now()));
+    expect(seen).toEqual([100, 100, 100, 110]);
+  });
+});
