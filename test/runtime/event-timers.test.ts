@@ -53,6 +53,19 @@ describe('EventTimers.runAt', () => {
     expect(due).toBe(450);
   });
 
+  it('an observer reading the clock between events does not move the time the next event sees', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock);
+    let seen = -1;
+    t.setTimer(100, () => {
+      seen = t.now();
+    });
+    advance(900); // the timer is late; meanwhile a metrics scrape reads the clock
+    expect(t.now()).toBe(900);
+    t.runDue();
+    expect(seen).toBe(100);
+  });
+
   it('pulls a stamp from the future back to the real clock and never lets time go backwards', () => {
     const { clock, advance } = manualClock();
     const t = timers(clock);

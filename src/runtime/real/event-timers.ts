@@ -60,14 +60,15 @@ export class EventTimers implements TimerService {
   }
 
   /**
-   * Inside an event: its time. Outside: the real clock, which then also bounds every later event
-   * (time never goes backwards for anything that read it).
+   * Inside an event: its time. Outside (metrics scrapes, reports, launcher messages): the real
+   * clock, never less than the last event's time. Only events move the time events see, so an
+   * observer reading the clock between events does not push the next late timer or held frame
+   * forward to the real clock.
    */
   now(): number {
     if (this.dispatching) return this.eventNs;
     const t = this.clock.now();
-    if (t > this.lastNs) this.lastNs = t;
-    return this.lastNs;
+    return t > this.lastNs ? t : this.lastNs;
   }
 
   setTimer(atNs: number, fn: () => void): TimerId {
