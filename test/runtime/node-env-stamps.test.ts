@@ -119,6 +119,19 @@ describe('arrival stamps: receive delay lines', () => {
     expect(r.got).toEqual(['p0:psn1@100', 'p1:psn2@200']);
   });
 
+  it('counts the frames firmware saw after their stamp, and by how much, and no others', () => {
+    const r = rig();
+    rigs.push(r);
+    r.deliver(0, 1, 100);
+    r.deliver(0, 2, 200);
+    r.advance(1000);
+    r.timers.runDue(); // both on time, from the delay line
+    r.deliver(1, 3, 150); // its datagram came after an event at 200 had been handled: 50 ns late
+    r.deliver(1, 4, 900); // late by the real clock, but nothing later had happened: exact
+    expect(r.got).toEqual(['p0:psn1@100', 'p0:psn2@200', 'p1:psn3@200', 'p1:psn4@900']);
+    expect(r.env.counters).toMatchObject({ stampedFrames: 4, lateFrames: 1, maxLateNs: 50 });
+  });
+
   it('stamps what it sends with now + the link delay and sends at once', () => {
     const r = rig();
     rigs.push(r);

@@ -71,6 +71,11 @@ export class EventTimers implements TimerService {
     return t > this.lastNs ? t : this.lastNs;
   }
 
+  /** Emulated time of the last event handled (−∞ before the first). */
+  get lastEventNs(): number {
+    return this.lastNs;
+  }
+
   setTimer(atNs: number, fn: () => void): TimerId {
     if (this.closed) return 0;
     if (Number.isNaN(atNs)) throw new RangeError('timer time must be a number of ns, got NaN');

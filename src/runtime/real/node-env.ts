@@ -134,6 +134,15 @@ export interface NodeIoCounters {
   sendErrors: number;
   /** Frames dropped because a port held too many frames for propagation delay. */
   heldDrops: number;
+  /** Frames received with an arrival stamp. */
+  stampedFrames: number;
+  /**
+   * Stamped frames firmware saw later than their stamp, because the node had already handled a
+   * later event when the datagram came (the sender or this node lagged by more than the link
+   * delay): the only way host lag still reaches the emulation. And the largest such lateness, ns.
+   */
+  lateFrames: number;
+  maxLateNs: number;
   /** Emulated bytes sent per port (for achieved-rate accounting). */
   portTxBytes: number[];
 }
@@ -214,6 +223,9 @@ export class RealNodeEnv implements FirmwareEnv {
       badSends: 0,
       sendErrors: 0,
       heldDrops: 0,
+      stampedFrames: 0,
+      lateFrames: 0,
+      maxLateNs: 0,
       portTxBytes: this.links.map(() => 0),
     };
     this.socket.on('message', this.onMessage);
@@ -362,6 +374,7 @@ export class RealNodeEnv implements FirmwareEnv {
     if (this.firmware === null) return;
     // A stamp is honoured whatever our own setting: the sender did not hold the frame.
     const stamp = kind === 'geneve' ? readArrivalNs(msg) : null;
+    if (stamp !== null) this.counters.stampedFrames++;
     const ring = this.rxRings[link.port];
     if (stamp !== null && (ring.count > 0 || stamp > this.timers.clock.now())) {
       // Early (the usual case: the sender did not hold it for the link delay): into this port's
@@ -375,6 +388,7 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     // Late or unstamped: now, or at the stamp if that is still after the last event.
+    if (stamp !== null) this.countLate(this.timers.lastEventNs - stamp);
     this.rxPort = link.port;
     this.rxPkt = pkt;
     this.timers.runAt(stamp ?? Number.POSITIVE_INFINITY, this.deliver);
@@ -385,8 +399,16 @@ export class RealNodeEnv implements FirmwareEnv {
     const ring = this.rxRings[port];
     ring.timer = null;
     if (ring.count === 0) return;
+    // Due at its stamp rounded up to whole ns: later than that, an event of a late frame came first.
+    this.countLate(this.timers.now() - ring.headTime() - 1);
     this.deliverTo(port, ring.shift());
     if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.rxFires[port]);
+  }
+
+  private countLate(lateNs: number): void {
+    if (!(lateNs > 0)) return;
+    this.counters.lateFrames++;
+    if (lateNs > this.counters.maxLateNs) this.counters.maxLateNs = lateNs;
   }
 
   /** runAt's callback for the frame in rxPort/rxPkt (fireRx, which runAt may run first, does not touch them). */

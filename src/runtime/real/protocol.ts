@@ -95,6 +95,11 @@ export interface NodeReport {
     encodeErrors: number;
     sendErrors: number;
     heldDrops: number;
+    /** Whether this node stamped what it sent (docs/realtime.md "arrival stamps"). */
+    arrivalStamps: boolean;
+    stampedFrames: number;
+    lateFrames: number;
+    maxLateNs: number;
   };
   firmware: { malformed: number; unroutable: number; ttlExpired: number; losslessDrops: number };
   warnings: string[];
