@@ -10,14 +10,14 @@
  * node) are imported lazily; when one is not built yet the CLI says so instead of failing.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type CcRegistryLike, checkCcNames, resolveCcParams } from '../config/cc-params.js';
 import { type ConfigError, isConfigError, suggest } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
 import type { Scenario } from '../config/scenario.js';
 import { formatDuration, formatRate, formatSize } from '../config/units.js';
+import { packageRoot } from '../package-root.js';
 import type { Results } from '../stats/results.js';
 import { resultsSchema } from '../stats/results-schema.js';
 import { type ProgressLine, progressLine } from './progress.js';
@@ -673,30 +673,6 @@ async function nodeCommand(io: CliIo, loaders: Loaders): Promise<number> {
 }
 
 // --------------------------------------------------------------------------------------------
-
-let rootCache: string | undefined;
-
-/** The directory of rocelab's package.json (works from src/ under vitest and from dist/). */
-export function packageRoot(): string {
-  if (rootCache !== undefined) return rootCache;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-          rootCache = dir;
-          return dir;
-        }
-      } catch {
-        // not ours; keep looking
-      }
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find rocelab package.json');
-    dir = up;
-  }
-}
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };

@@ -5,38 +5,18 @@
  * the receiver NIC's firmware environment for runScenario; it only reads, so the run is the
  * same as without it. Not firmware: used by the reproduction checks.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import { createNic, type Nic } from '../../../nic/api.js';
 import { createSwitch, type Switch } from '../../../switch/api.js';
-import { loadScenario } from '../../config/load.js';
 import type { Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
-
-let rootCache: string | undefined;
-
-/** The directory of rocelab's package.json (from src/ under vitest and from dist/). */
-export function packageRoot(): string {
-  if (rootCache !== undefined) return rootCache;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-      rootCache = dir;
-      return dir;
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find rocelab package.json');
-    dir = up;
-  }
-}
+import { loadPaperScenario } from '../paper-scenario.js';
 
 /** A shipped scenario of this algorithm's checks, with `--set`-style overrides. */
 export function paperScenario(file: string, overrides: string[] = []): Scenario {
-  return loadScenario(join(packageRoot(), 'scenarios', 'papers', 'dcqcn-plus', file), overrides);
+  return loadPaperScenario('dcqcn-plus', file, overrides);
 }
 
 /** Where to measure: the bottleneck egress port (the receiver's link) and the receiver. */

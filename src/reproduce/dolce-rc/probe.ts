@@ -5,9 +5,7 @@
  * watch frames a NIC receives or sends. The wrappers only observe, so the run is the one
  * `rocelab run` produces.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import {
   createNic,
   type MessageCompletion,
@@ -21,27 +19,10 @@ import type { Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import type { Packet } from '../../wire/packet.js';
-
-let rootCache: string | undefined;
-
-/** The directory of rocelab's package.json (from src/ under vitest and from dist/). */
-function packageRoot(): string {
-  if (rootCache !== undefined) return rootCache;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-      rootCache = dir;
-      return dir;
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find rocelab package.json');
-    dir = up;
-  }
-}
+import { paperScenarioPath } from '../paper-scenario.js';
 
 export function scenarioPath(file: string): string {
-  return join(packageRoot(), 'scenarios', 'papers', 'dolce-rc', file);
+  return paperScenarioPath('dolce-rc', file);
 }
 
 /** A shipped scenario of the Dolce-RC checks, with `--set`-style overrides. */

@@ -6,11 +6,10 @@
  * INT stamps at a chosen port (AC8) and every window/rate change. Nothing here changes what the
  * firmware does: an extra switch plug-in only reads, and NIC wrappers only look.
  */
-import { join } from 'node:path';
+
 import { createNic, type Nic, type RateChange } from '../../../nic/api.js';
 import { createSwitch, type Switch } from '../../../switch/api.js';
 import type { SwitchCp, SwitchCpIo } from '../../../switch/cp.js';
-import { loadScenario } from '../../config/load.js';
 import type { Scenario } from '../../config/scenario.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
@@ -18,7 +17,7 @@ import type { Topology } from '../../topology/model.js';
 import { hostPath } from '../../topology/path.js';
 import type { Routes } from '../../topology/routing.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
-import { packageRoot } from './paths.js';
+import { loadPaperScenario } from '../paper-scenario.js';
 
 export interface PortRef {
   sw: string;
@@ -121,7 +120,7 @@ export function portKey(p: PortRef): string {
 
 /** A scenario of scenarios/papers/mpcc with --set-style overrides. */
 export function mpccScenario(file: string, overrides: string[] = []): Scenario {
-  return loadScenario(join(packageRoot(), 'scenarios', 'papers', 'mpcc', file), overrides);
+  return loadPaperScenario('mpcc', file, overrides);
 }
 
 /** Egress port of switch `sw` toward node `peer`. */

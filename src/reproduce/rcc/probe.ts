@@ -5,14 +5,11 @@
  * state (mode, PID entry time) read through `qpInspect`. Wrappers only observe; the firmware
  * runs unchanged.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import type { Nic } from '../../../nic/api.js';
 import { createNic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { createSwitch } from '../../../switch/api.js';
-import { loadScenario } from '../../config/load.js';
 import { nicFor, type Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
@@ -22,6 +19,7 @@ import type { Topology } from '../../topology/model.js';
 import { hostPath } from '../../topology/path.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import type { FlowSpec } from '../../workload/generate.js';
+import { loadPaperScenario } from '../paper-scenario.js';
 
 /** A switch egress port whose queue is recorded. */
 export interface WatchedPort {
@@ -312,27 +310,9 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): RccProbe {
   };
 }
 
-let rootCache: string | undefined;
-
-/** rocelab's package directory (from src/ under vitest and from dist/). */
-export function packageRoot(): string {
-  if (rootCache !== undefined) return rootCache;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-      rootCache = dir;
-      return dir;
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find rocelab package.json');
-    dir = up;
-  }
-}
-
 /** A scenario of scenarios/papers/rcc with --set-style overrides. */
 export function rccScenario(file: string, overrides: readonly string[] = []): Scenario {
-  return loadScenario(join(packageRoot(), 'scenarios', 'papers', 'rcc', file), overrides);
+  return loadPaperScenario('rcc', file, overrides);
 }
 
 /** The switch egress port that feeds host `host` (its last hop). */

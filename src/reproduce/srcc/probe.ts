@@ -5,9 +5,7 @@
  * events and (optionally) threshold decisions. Nothing here changes what the firmware does: the
  * same wrappers are put around both arms of a comparison.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import type { Nic, RateChange } from '../../../nic/api.js';
 import { createNic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
@@ -15,7 +13,6 @@ import { createSwitch } from '../../../switch/api.js';
 import type { SwitchCp, SwitchCpFactory } from '../../../switch/cp.js';
 import { buildSrccCp } from '../../cc/srcc/config.js';
 import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../cc/srcc/cp.js';
-import { loadScenario } from '../../config/load.js';
 import { nicFor, type Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
@@ -23,6 +20,7 @@ import { setupRun } from '../../runtime/scenario-setup.js';
 import type { Topology } from '../../topology/model.js';
 import type { Routes } from '../../topology/routing.js';
 import { type CnmBody, FrameKind, type Packet } from '../../wire/packet.js';
+import { loadPaperScenario } from '../paper-scenario.js';
 
 export interface Departure {
   node: string;
@@ -212,25 +210,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   };
 }
 
-let rootCache: string | undefined;
-
-/** rocelab's package directory (from src/ under vitest and from dist/). */
-export function packageRoot(): string {
-  if (rootCache !== undefined) return rootCache;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-      rootCache = dir;
-      return dir;
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find rocelab package.json');
-    dir = up;
-  }
-}
-
 /** A scenario of scenarios/papers/srcc with --set-style overrides. */
 export function srccScenario(file: string, overrides: string[] = []): Scenario {
-  return loadScenario(join(packageRoot(), 'scenarios', 'papers', 'srcc', file), overrides);
+  return loadPaperScenario('srcc', file, overrides);
 }

@@ -6,10 +6,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
+import { packageRoot } from '../../package-root.js';
 import { type Results, serializeResults } from '../../stats/results.js';
 import { formatSummaryTable } from '../../stats/summary-table.js';
 import {
@@ -45,28 +45,6 @@ export interface LocalOptions extends RunOptions {
 
 /** Environment variables a child inherits from the launcher; never CC, NODE or other contract names. */
 const INHERITED_ENV = ['PATH', 'HOME', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];
-
-let rootCache: string | undefined;
-function packageRoot(): string {
-  if (rootCache !== undefined) return rootCache;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-          rootCache = dir;
-          return dir;
-        }
-      } catch {
-        // not ours
-      }
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find rocelab package.json');
-    dir = up;
-  }
-}
 
 /** The compiled node entry the children run. */
 export function nodeEntry(): string {

@@ -1,4 +1,7 @@
-/** rocelab's package directory, from src/ under vitest and from dist/ under the CLI. */
+/**
+ * The directory of rocelab's package.json, found by walking up from this module: the same answer
+ * from src/ under vitest and from dist/ under the CLI, whatever the working directory.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +13,15 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
-      rootCache = dir;
-      return dir;
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rocelab') {
+          rootCache = dir;
+          return dir;
+        }
+      } catch {
+        // not ours; keep looking
+      }
     }
     const up = dirname(dir);
     if (up === dir) throw new Error('cannot find rocelab package.json');
