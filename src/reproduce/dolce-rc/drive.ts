@@ -1,14 +1,15 @@
 /**
- * Drives one RP by hand for the unit-level checks (AC3, AC4): a clock, timers fired in time
- * order, the rate log and the algorithm counters. The rng throws, so a check also proves the
- * hooks draw no randomness.
+ * Drives one RP by hand (the unit-level checks AC3, AC4 and the Dolce-RC unit tests): a clock,
+ * timers fired in (time, arming order) like the engine's scheduler, the rate log and the
+ * algorithm counters. The rng throws, so a run also proves the hooks draw no randomness (the
+ * bandit is deterministic, spec §3.2).
  */
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../../cc/types.js';
 import type { Rng } from '../../env/rng.js';
 import type { Packet } from '../../wire/packet.js';
 import { createPacket } from '../../wire/packet-factory.js';
 
-const noRng: Rng = {
+export const noRng: Rng = {
   next: () => {
     throw new Error('the RP drew randomness');
   },
@@ -37,6 +38,7 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
   let now = 0;
   let seq = 0;
   let rate = 0;
+  let window: number | null = null;
   const timers = new Map<number, { at: number; seq: number }>();
   const log: { t: number; rateBps: number; why: string }[] = [];
   const counts = new Map<string, number>();
@@ -47,11 +49,13 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
       rate = Math.min(r, flow.lineRateBps);
       log.push({ t: now, rateBps: rate, why });
     },
-    setWindow: () => {},
+    setWindow: (w) => {
+      window = w;
+    },
     setTimer: (slot, at) => void timers.set(slot, { at, seq: seq++ }),
     cancelTimer: (slot) => void timers.delete(slot),
     rateBps: () => rate,
-    windowBytes: () => null,
+    windowBytes: () => window,
     inflightBytes: () => 0,
     paused: () => false,
     count: (name, d = 1) => void counts.set(name, (counts.get(name) ?? 0) + d),
@@ -67,9 +71,14 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
   };
   return {
     s,
+    io,
+    timers,
     log,
     counts,
     rate: () => rate,
+    window: () => window,
+    now: () => now,
+    ev,
     /** Fire every timer due up to `t` in order, then move the clock to `t`. */
     at(t: number) {
       for (let n = next(); n !== null && n[1].at <= t; n = next()) {
@@ -79,6 +88,7 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
       }
       now = t;
     },
+    /** Fire the next timer; returns its time. */
     fire(): number {
       const n = next();
       if (n === null) throw new Error('no timer armed');
@@ -92,9 +102,10 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
       fill?.(pkt);
       ev({ type: 'cnp', pkt });
     },
-    tx(sizeBytes = 1062) {
+    tx(sizeBytes = 1062, fill?: (pkt: Packet) => void) {
       const pkt = createPacket();
       pkt.sizeBytes = sizeBytes;
+      fill?.(pkt);
       ev({ type: 'tx', pkt, bytes: sizeBytes, retransmit: false });
     },
   };
