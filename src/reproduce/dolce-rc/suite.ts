@@ -1,13 +1,13 @@
 /**
  * Dolce-RC / Dolce-RC+ reproduction suite (shared/papers/dolce-rc.md §7.2): AC1-AC6 and AC10
- * plus the findings F1-F2 in the default tier (seconds), the paper-scale runs AC7, AC8, AC9, finding F3 and
+ * plus the findings F1-F2 in the default tier (seconds), the paper-scale runs AC7, AC8, AC9 and
  * the real-time AC7-RT in the paper tier. Scenarios: scenarios/papers/dolce-rc/.
  */
 import { registerReproSuite } from '../registry.js';
 import type { ReproSuite } from '../types.js';
 import { AC8 } from './alltoall.js';
 import { AC5 } from './estimator.js';
-import { AC7, AC10, F3 } from './incast.js';
+import { AC7, AC10 } from './incast.js';
 import { AC1, AC2, AC3, AC4, F1, F2 } from './learning.js';
 import { AC6, AC9 } from './plus.js';
 import { AC7_RT } from './realtime.js';
@@ -15,7 +15,7 @@ import { AC7_RT } from './realtime.js';
 export const dolceRcSuite: ReproSuite = {
   algorithm: 'dolce-rc',
   spec: 'dolce-rc.md',
-  checks: [AC1, AC2, AC3, AC4, AC5, AC6, AC7, AC7_RT, AC8, AC9, AC10, F1, F2, F3],
+  checks: [AC1, AC2, AC3, AC4, AC5, AC6, AC7, AC7_RT, AC8, AC9, AC10, F1, F2],
 };
 
 registerReproSuite(dolceRcSuite);
