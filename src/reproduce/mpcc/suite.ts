@@ -11,7 +11,7 @@ import { encodeMpccInt, MPCC_INT_BYTES } from '../../wire/int-mpcc.js';
 import { FrameKind, type IntStack, type Packet } from '../../wire/packet.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
-import { ac7Check } from './fattree.js';
+import { ac7Check, ac7HadoopFinding } from './fattree.js';
 import {
   baseRttOf,
   convergence,
@@ -987,6 +987,7 @@ export const mpccSuite: ReproSuite = {
     ac6,
     ac6D10,
     ac7Check,
+    ac7HadoopFinding,
     ac8,
     ...solverChecks,
     ac9c,
