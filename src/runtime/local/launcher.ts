@@ -1,17 +1,17 @@
 /**
  * `rocelab run … --runtime local`: one child process per node on 127.A.B.x (no root needed),
  * each running `rocelab node` (dist/src/runtime/real/node-main.js) with the environment contract
- * of docs/realtime.md. The shared Coordinator does the lifecycle; this file picks addresses,
- * spawns children, shows progress, and writes results.json like the virtual runtime.
+ * of docs/realtime.md. The shared Coordinator does the lifecycle and real/run-output.ts the
+ * progress line and results.json (as the virtual runtime writes it); this file picks addresses
+ * and spawns children.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import { packageRoot } from '../../package-root.js';
-import { type Results, serializeResults } from '../../stats/results.js';
-import { formatSummaryTable } from '../../stats/summary-table.js';
+import type { Results } from '../../stats/results.js';
 import {
   type AddressMap,
   GENEVE_UDP_PORT,
@@ -21,6 +21,7 @@ import {
 } from '../real/addresses.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
 import type { NodeMessage } from '../real/protocol.js';
+import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
 import type { RunOptions, RunOutput } from '../run.js';
 import { setupRun } from '../scenario-setup.js';
 
@@ -116,7 +117,7 @@ export class LocalRun {
       watchdogMs: opts.watchdogMs,
       leadMs: opts.leadMs,
       onMessage: opts.onMessage,
-      onProgress: progressPrinter(opts),
+      onProgress: progressPrinter('local', opts),
       spawn: (req): ChildProcess =>
         spawn(process.execPath, [entry], {
           env: { ...inherited, ...req.env },
@@ -151,55 +152,15 @@ export class LocalRun {
     } finally {
       clearProgress(this.opts);
     }
-    const wallMs = performance.now() - t0;
-    const text = serializeResults(results);
-    const resultsPath = join(this.outDir, 'results.json');
-    writeFileSync(resultsPath, text);
-    const pcapDir = join(this.outDir, 'pcap');
-    const pcapFiles =
-      this.opts.pcap === true && existsSync(pcapDir)
-        ? readdirSync(pcapDir)
-            .filter((f) => f.endsWith('.pcap'))
-            .sort()
-            .map((f) => join(pcapDir, f))
-        : [];
-    const print = this.opts.print === undefined ? (t: string) => process.stdout.write(t) : this.opts.print;
-    if (print !== null) {
-      if (this.opts.json === true) print(text);
-      else
-        print(
-          formatSummaryTable(results, {
-            'wall time': `${(wallMs / 1000).toFixed(2)} s (local, ${this.setup.topo.nodes.length} processes, timeScale ${this.timeScale})`,
-            results: resultsPath,
-            ...(pcapFiles.length > 0 ? { pcap: `${pcapFiles.length} files in ${pcapDir}` } : {}),
-          }),
-        );
-    }
-    return {
+    return finishRealRun({
       results,
       outDir: this.outDir,
-      resultsPath,
-      pcapFiles,
-      wallMs,
-      events: 0,
-      packetHops: this.coordinator.datagramsSent(),
-    };
+      opts: this.opts,
+      wallMs: performance.now() - t0,
+      how: `local, ${this.setup.topo.nodes.length} processes, timeScale ${this.timeScale}`,
+      datagrams: this.coordinator.datagramsSent(),
+    });
   }
-}
-
-function progressPrinter(opts: LocalOptions): CoordinatorOptions['onProgress'] {
-  if (opts.print === null || opts.json === true || process.stderr.isTTY !== true) return undefined;
-  return (nowNs, totalNs, done, total) => {
-    const pct = totalNs > 0 ? (100 * nowNs) / totalNs : 100;
-    process.stderr.write(
-      `\r[local] emulated ${(nowNs / 1e6).toFixed(3)} / ${(totalNs / 1e6).toFixed(3)} ms (${pct.toFixed(0)}%), flows ${done}/${total}   `,
-    );
-  };
-}
-
-function clearProgress(opts: LocalOptions): void {
-  if (opts.print === null || opts.json === true || process.stderr.isTTY !== true) return;
-  process.stderr.write('\r\x1b[K');
 }
 
 /** `--runtime local`: the same RunOutput as runScenario. */

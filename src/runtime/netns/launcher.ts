@@ -11,14 +11,14 @@
  * start (`sweepNetns`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Results, serializeResults } from '../../stats/results.js';
-import { formatSummaryTable } from '../../stats/summary-table.js';
+import type { Results } from '../../stats/results.js';
 import { nodeEntry } from '../local/launcher.js';
 import { type AddressMap, GENEVE_UDP_PORT, VXLAN_UDP_PORT } from '../real/addresses.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
 import type { NodeMessage } from '../real/protocol.js';
+import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
 import type { RunOptions, RunOutput } from '../run.js';
 import { type RunSetup, setupRun } from '../scenario-setup.js';
 import { type NetnsPlan, planNetns } from './plan.js';
@@ -118,7 +118,7 @@ export class NetnsRun {
       watchdogMs: opts.watchdogMs,
       leadMs: opts.leadMs,
       onMessage: opts.onMessage,
-      onProgress: progressPrinter(opts),
+      onProgress: progressPrinter('netns', opts),
       // `ip netns exec` enters the namespace and execs node: the child's pid is node's, and the
       // IPC channel (an inherited fd) passes through.
       spawn: (req): ChildProcess =>
@@ -174,55 +174,15 @@ export class NetnsRun {
       clearProgress(this.opts);
       this.destroy();
     }
-    const wallMs = performance.now() - t0;
-    const text = serializeResults(results);
-    const resultsPath = join(this.outDir, 'results.json');
-    writeFileSync(resultsPath, text);
-    const pcapDir = join(this.outDir, 'pcap');
-    const pcapFiles =
-      this.opts.pcap === true && existsSync(pcapDir)
-        ? readdirSync(pcapDir)
-            .filter((f) => f.endsWith('.pcap'))
-            .sort()
-            .map((f) => join(pcapDir, f))
-        : [];
-    const print = this.opts.print === undefined ? (t: string) => process.stdout.write(t) : this.opts.print;
-    if (print !== null) {
-      if (this.opts.json === true) print(text);
-      else
-        print(
-          formatSummaryTable(results, {
-            'wall time': `${(wallMs / 1000).toFixed(2)} s (netns, ${this.plan.namespaces.size} namespaces, ${this.plan.links.length} shaped links, timeScale ${this.timeScale})`,
-            results: resultsPath,
-            ...(pcapFiles.length > 0 ? { pcap: `${pcapFiles.length} files in ${pcapDir}` } : {}),
-          }),
-        );
-    }
-    return {
+    return finishRealRun({
       results,
       outDir: this.outDir,
-      resultsPath,
-      pcapFiles,
-      wallMs,
-      events: 0,
-      packetHops: this.coordinator.datagramsSent(),
-    };
+      opts: this.opts,
+      wallMs: performance.now() - t0,
+      how: `netns, ${this.plan.namespaces.size} namespaces, ${this.plan.links.length} shaped links, timeScale ${this.timeScale}`,
+      datagrams: this.coordinator.datagramsSent(),
+    });
   }
-}
-
-function progressPrinter(opts: NetnsOptions): CoordinatorOptions['onProgress'] {
-  if (opts.print === null || opts.json === true || process.stderr.isTTY !== true) return undefined;
-  return (nowNs, totalNs, done, total) => {
-    const pct = totalNs > 0 ? (100 * nowNs) / totalNs : 100;
-    process.stderr.write(
-      `\r[netns] emulated ${(nowNs / 1e6).toFixed(3)} / ${(totalNs / 1e6).toFixed(3)} ms (${pct.toFixed(0)}%), flows ${done}/${total}   `,
-    );
-  };
-}
-
-function clearProgress(opts: NetnsOptions): void {
-  if (opts.print === null || opts.json === true || process.stderr.isTTY !== true) return;
-  process.stderr.write('\r\x1b[K');
 }
 
 /** `--runtime netns`: the same RunOutput as runScenario. Needs root (else a one-line ConfigError). */
