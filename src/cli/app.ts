@@ -101,7 +101,7 @@ const HELP = `rocelab — RoCEv2 congestion-control testbed (NIC and switch firm
 Usage:
   rocelab run <scenario.yaml> [--runtime virtual|local|netns] [--cc NAME] [--set key=value]...
               [--seed N] [--out DIR] [--pcap] [--json]
-  rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--seed N]
+  rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--set-for ALG:key=value]... [--seed N]
               [--out DIR] [--json]
   rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
                              run an algorithm's paper acceptance checks, print the table
@@ -141,6 +141,9 @@ DIR/<algorithm>/, write DIR/compare.json and DIR/report.html (one offline page o
 tables comparing them) and print the summaries and the slowdown per flow size side by side.
 
 ${RUN_OPTIONS_HELP.replace(/ {2}--cc NAME[^\n]*\n/, '  --cc a,b,…        the algorithms to compare (at least two)\n')}
+  --set-for ALG:key=value
+                    an override for ALG's run only (repeatable), e.g. DCTCP's step marking:
+                    --set-for dctcp:defaults.switch.ecn.kmin=300KB
 `,
   reproduce: `Usage: rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
 
@@ -182,6 +185,7 @@ const COMPARE_FLAGS = {
   runtime: RUN_FLAGS.runtime,
   cc: RUN_FLAGS.cc,
   set: RUN_FLAGS.set,
+  'set-for': { type: 'string', multiple: true },
   seed: RUN_FLAGS.seed,
   out: RUN_FLAGS.out,
   json: RUN_FLAGS.json,
@@ -368,6 +372,25 @@ function collectOverrides(env: Record<string, string | undefined>, sets: string[
   return [...fromEnv, ...(sets ?? [])];
 }
 
+/**
+ * `--set-for ALG:key=value` (compare): overrides that apply to one algorithm's run only, so that
+ * e.g. DCTCP gets its step marking while the others keep the scenario's RED ramp.
+ */
+function parseSetFor(items: string[] | undefined, ccList: readonly string[]): Map<string, string[]> {
+  const byCc = new Map<string, string[]>();
+  for (const item of items ?? []) {
+    const m = /^([^:=\s]+):(.+=.*)$/.exec(item.trim());
+    if (m === null) throw new UsageError(`--set-for expects ALG:key=value, got ${JSON.stringify(item)}`);
+    const [, cc, kv] = m;
+    if (!ccList.includes(cc))
+      throw new UsageError(
+        `--set-for ${cc}: ${cc} is not one of the compared algorithms (--cc ${ccList.join(',')})`,
+      );
+    byCc.set(cc, [...(byCc.get(cc) ?? []), kv]);
+  }
+  return byCc;
+}
+
 function registryAdapter(reg: RegistryModule): CcRegistryLike | null {
   const names = reg.listAlgorithms().map((a) => a.name);
   const resolveParams = reg.resolveParams;
@@ -403,15 +426,23 @@ async function runCommand(
 
   const overrides = collectOverrides(io.env, values.set as string[] | undefined);
   if (seed !== undefined) overrides.push(`seed=${seed}`);
+  const overridesFor = parseSetFor(values['set-for'] as string[] | undefined, ccList);
   const path = resolve(io.cwd, file);
-  let scenario: Scenario;
-  try {
-    scenario = loadScenario(path, overrides);
-  } catch (err) {
-    // Name the file as the user typed it.
-    if (isConfigError(err)) (err as ConfigError).file = file;
-    throw err;
-  }
+  const load = (extra: readonly string[]): Scenario => {
+    try {
+      return loadScenario(path, [...overrides, ...extra]);
+    } catch (err) {
+      // Name the file as the user typed it.
+      if (isConfigError(err)) (err as ConfigError).file = file;
+      throw err;
+    }
+  };
+  const scenario = load([]);
+  // compare: the scenario each algorithm runs (its own when --set-for changes it), all loaded
+  // and checked before the first run starts.
+  const scenarioFor = new Map(
+    ccList.map((cc) => [cc, overridesFor.has(cc) ? load(overridesFor.get(cc) ?? []) : scenario]),
+  );
 
   const registry = await loaders.registry();
   if (registry !== null) {
@@ -424,13 +455,15 @@ async function runCommand(
         );
       }
     }
-    try {
-      const adapter = registryAdapter(registry);
-      if (adapter !== null) resolveCcParams(scenario, adapter);
-      else checkCcNames(scenario, names);
-    } catch (err) {
-      if (isConfigError(err)) (err as ConfigError).file = file;
-      throw err;
+    const adapter = registryAdapter(registry);
+    for (const sc of new Set([scenario, ...scenarioFor.values()])) {
+      try {
+        if (adapter !== null) resolveCcParams(sc, adapter);
+        else checkCcNames(sc, names);
+      } catch (err) {
+        if (isConfigError(err)) (err as ConfigError).file = file;
+        throw err;
+      }
     }
   } else {
     io.stderr(
@@ -480,7 +513,12 @@ async function runCommand(
     return 0;
   }
 
-  const runs: Array<{ cc: string; outDir: string; summary: Record<string, unknown> | null }> = [];
+  const runs: Array<{
+    cc: string;
+    outDir: string;
+    overrides?: string[];
+    summary: Record<string, unknown> | null;
+  }> = [];
   const full: Results[] = [];
   for (const [i, cc] of ccList.entries()) {
     const dir = join(outDir, cc);
@@ -489,7 +527,7 @@ async function runCommand(
     let r: unknown;
     try {
       r = await runner.runScenario({
-        scenario,
+        scenario: scenarioFor.get(cc) ?? scenario,
         runtime,
         cc,
         seed,
@@ -508,6 +546,7 @@ async function runCommand(
     runs.push({
       cc,
       outDir: dir,
+      ...(overridesFor.has(cc) ? { overrides: overridesFor.get(cc) } : {}),
       summary: summary ?? (results?.summary as Record<string, unknown> | undefined) ?? null,
     });
   }
@@ -531,6 +570,7 @@ async function runCommand(
     return 0;
   }
   let text = `${scenario.name} (seed ${scenario.seed})\n${formatSummaryColumns(runs)}\n`;
+  for (const [cc, sets] of overridesFor) text += `${cc} ran with: ${sets.join(', ')}\n`;
   if (report !== null) {
     const d = report.data;
     text += `\nFCT slowdown by flow size\n${formatBucketColumns(d.algorithms.map((a) => ({ cc: a, buckets: d.byAlgorithm[a].buckets })))}\n`;

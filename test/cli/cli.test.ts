@@ -307,6 +307,44 @@ describe('compare', () => {
   });
 });
 
+describe('compare --set-for', () => {
+  it("changes only that algorithm's scenario, and says so", async () => {
+    const dir = tmp({ 'tiny.yaml': GOOD });
+    const r = await cli(
+      [
+        'compare',
+        'tiny.yaml',
+        '--cc',
+        'dcqcn,none',
+        '--set',
+        'duration=3ms',
+        '--set-for',
+        'none:duration=5ms',
+        '--set-for',
+        'none:seed=7',
+        '--out',
+        'cmp',
+      ],
+      { cwd: dir },
+    );
+    expect(r.code).toBe(0);
+    expect(r.calls.map((c) => [c.cc, c.scenario.durationNs, c.scenario.seed])).toEqual([
+      ['dcqcn', 3_000_000, 1],
+      ['none', 5_000_000, 7],
+    ]);
+    expect(r.stdout).toContain('none ran with: duration=5ms, seed=7\n');
+  });
+
+  it('is checked before any run starts', async () => {
+    const dir = tmp({ 'tiny.yaml': GOOD });
+    const r = await cli(['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--set-for', 'none:duration=-1ms'], {
+      cwd: dir,
+    });
+    expect(r.code).toBe(2);
+    expect(r.calls).toEqual([]);
+  });
+});
+
 describe('bad input: exit 2 with one line', () => {
   const dir = tmp({
     'tiny.yaml': GOOD,
@@ -390,6 +428,18 @@ describe('bad input: exit 2 with one line', () => {
       'rocelab: compare needs --cc with at least two algorithms, e.g. --cc dcqcn,hpcc',
     ],
     [['compare', 'tiny.yaml', '--cc', 'dcqcn,dcqcn'], 'rocelab: --cc lists dcqcn twice'],
+    [
+      ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--set-for', 'dcqcn=duration=2ms'],
+      'rocelab: --set-for expects ALG:key=value, got "dcqcn=duration=2ms"',
+    ],
+    [
+      ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--set-for', 'hpcc:duration=2ms'],
+      'rocelab: --set-for hpcc: hpcc is not one of the compared algorithms (--cc dcqcn,none)',
+    ],
+    [
+      ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--set-for', 'none:cc.dcqcn.raii=1'],
+      'rocelab: tiny.yaml: cc.dcqcn: unknown parameter "raii" (known: rateAiBps)',
+    ],
     [['list', 'x'], 'rocelab: unexpected argument "x" for list (see rocelab list --help)'],
     [
       ['reproduce', 'dcqcn-plus', '--check', 'A1,A77'],
