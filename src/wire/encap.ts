@@ -9,6 +9,8 @@
  * VXLAN (UDP 4789): header · standard frame. No room for telemetry: INT, PacketExt (except a
  * CNP's period) and id are lost, prio is re-derived. Use it to interoperate, Geneve to emulate.
  */
+
+import { readF64, writeF64 } from './bytes.js';
 import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
 import { EtherType } from './ethernet.js';
 import {
@@ -26,7 +28,6 @@ import {
   writeGeneveHeader,
   writeGeneveOptionHeader,
 } from './geneve.js';
-import { readF64, writeF64 } from './bytes.js';
 import type { Packet } from './packet.js';
 import { emulatedSizeBytes } from './size.js';
 import {
@@ -59,6 +60,14 @@ export interface DecapsulateOptions extends DecodeOptions {
 
 const NO_DECAP: DecapsulateOptions = {};
 
+/**
+ * What `decapsulate` reads besides the Packet, for a receiver that wants it without a second walk
+ * over the options: the ArrivalTs stamp (null when absent or not a finite f64).
+ */
+export interface DecapsulatedMeta {
+  arrivalNs: number | null;
+}
+
 function checkVni(vni: number): void {
   if (!(Number.isInteger(vni) && vni >= 0 && vni <= 0xff_ffff))
     throw new WireEncodeError(`VNI ${vni} is not 24-bit`);
@@ -68,7 +77,8 @@ const ARRIVAL_TS_BYTES = GENEVE_OPTION_HEADER_BYTES + 8;
 
 function stampBytes(opts: EncapsulateOptions): number {
   if (opts.arrivalNs === undefined) return 0;
-  if (!Number.isFinite(opts.arrivalNs)) throw new WireEncodeError(`arrivalNs ${opts.arrivalNs} is not finite`);
+  if (!Number.isFinite(opts.arrivalNs))
+    throw new WireEncodeError(`arrivalNs ${opts.arrivalNs} is not finite`);
   return ARRIVAL_TS_BYTES;
 }
 
@@ -154,7 +164,9 @@ function shifted(e: DecodeError, by: number): DecodeError {
 export function decapsulate(
   buf: Buffer | Uint8Array,
   opts: DecapsulateOptions = NO_DECAP,
+  meta?: DecapsulatedMeta,
 ): Packet | DecodeError {
+  if (meta !== undefined) meta.arrivalNs = null;
   const len = buf.length;
   const max = opts.maxDatagramBytes ?? MAX_DATAGRAM_BYTES;
   if (len > max) return decodeError('oversized', `datagram of ${len} bytes exceeds ${max}`, 0);
@@ -204,6 +216,10 @@ export function decapsulate(
       const err = applyTelemetryOption(inner, type, buf, p + GENEVE_OPTION_HEADER_BYTES, dataBytes, multi);
       if (err !== null) return err;
       if (type === OptionType.HpccActiveFlows) activeFlowsOff = p + GENEVE_OPTION_HEADER_BYTES;
+      else if (type === OptionType.ArrivalTs && dataBytes === 8 && meta !== undefined) {
+        const v = readF64(buf, p + GENEVE_OPTION_HEADER_BYTES);
+        meta.arrivalNs = Number.isFinite(v) ? v : null;
+      }
     }
     p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
   }

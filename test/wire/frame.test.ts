@@ -445,6 +445,12 @@ describe('arrival stamp (option ArrivalTs, real runtime)', () => {
           expect(dgram.length).toBe(encapsulatedBytes(pkt, { vni: 3, arrivalNs }));
           expect(readArrivalNs(dgram)).toBe(arrivalNs);
           expect(must(decapsulate(dgram))).toEqual(pkt);
+          // The receiver's single walk over the options finds the same stamp.
+          const meta = { arrivalNs: null as number | null };
+          expect(must(decapsulate(dgram, {}, meta))).toEqual(pkt);
+          expect(meta.arrivalNs).toBe(arrivalNs);
+          must(decapsulate(encapsulate(pkt, { vni: 3 }), {}, meta));
+          expect(meta.arrivalNs).toBeNull();
         },
       ),
       { numRuns: 1000 },

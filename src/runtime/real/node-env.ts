@@ -19,12 +19,12 @@ import type { FirmwareEnv, Logger, NodeFirmware, TimerId } from '../../env/env.j
 import type { Rng } from '../../env/rng.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import {
+  type DecapsulatedMeta,
   decapsulate,
   decapsulateVxlan,
   encapsulate,
   encapsulateVxlan,
   overlayKindOf,
-  readArrivalNs,
 } from '../../wire/encap.js';
 import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
@@ -170,6 +170,8 @@ export class RealNodeEnv implements FirmwareEnv {
   /** Fallback by IP alone (a peer that sends from another UDP port than it listens on). */
   private readonly ingressByIp = new Map<string, PortLink[]>();
   private readonly decodeOpts: DecodeOptions;
+  /** Filled by each Geneve decapsulate: the datagram's arrival stamp, read in the same option walk. */
+  private readonly rxMeta: DecapsulatedMeta = { arrivalNs: null };
   private packetIds = 0;
   private closed = false;
   readonly preciseNow: () => number;
@@ -360,7 +362,9 @@ export class RealNodeEnv implements FirmwareEnv {
       link = found;
     }
     const pkt =
-      kind === 'geneve' ? decapsulate(msg, this.decodeOpts) : decapsulateVxlan(msg, this.decodeOpts);
+      kind === 'geneve'
+        ? decapsulate(msg, this.decodeOpts, this.rxMeta)
+        : decapsulateVxlan(msg, this.decodeOpts);
     if ('code' in pkt) {
       this.garbage(pkt.code);
       return;
@@ -373,7 +377,7 @@ export class RealNodeEnv implements FirmwareEnv {
     }
     if (this.firmware === null) return;
     // A stamp is honoured whatever our own setting: the sender did not hold the frame.
-    const stamp = kind === 'geneve' ? readArrivalNs(msg) : null;
+    const stamp = kind === 'geneve' ? this.rxMeta.arrivalNs : null;
     if (stamp !== null) this.counters.stampedFrames++;
     const ring = this.rxRings[link.port];
     if (stamp !== null && (ring.count > 0 || stamp > this.timers.clock.now())) {
