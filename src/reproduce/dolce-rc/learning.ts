@@ -189,6 +189,38 @@ export const AC3: ReproCheck = {
   },
 };
 
+/**
+ * AC4's drive: 200 CNPs 50 µs apart on a 100 Gbit/s RP, 50 packets between them, and marks per
+ * CNP that depend on the arm in force (10 / 5 / 2 / 1), so the UCB phase sees distinct rewards.
+ * Returns the RP and the arm a reference DR-UCB picks for each 5-CNP window (X = 1 − 5·marks/250).
+ */
+export function ac4Drive(p: DolceRcParams) {
+  const r = driveRp(dolceRcRp, p, flowInfo(100 * G));
+  const s = r.s as DolceRcState;
+  const marksPerCnp = [10, 5, 2, 1];
+  for (let j = 0; j < 200; j++) {
+    const t = j * 50 * US;
+    for (let k = 0; j > 0 && k < 50; k++) {
+      r.at(t - 50 * US + k * US);
+      r.tx();
+    }
+    r.at(t);
+    const marks = marksPerCnp[s.arm];
+    r.cnp((pkt) => {
+      pkt.ext = createExt();
+      pkt.ext.ecnCount = marks;
+      pkt.bthResv7 = Math.min(127, marks);
+    });
+  }
+  const ref = new DrUcb(4, p.epsilon, p.gamma, p.xi);
+  const arms = [ref.select()];
+  for (let k = 1; k < 40; k++) {
+    ref.update(arms[k - 1], 1 - (5 * marksPerCnp[arms[k - 1]]) / 250);
+    arms.push(ref.select());
+  }
+  return { r, s, arms };
+}
+
 export const AC4: ReproCheck = {
   id: 'AC4',
   title: 'Qualified-CNP gating',
@@ -197,31 +229,7 @@ export const AC4: ReproCheck = {
     'CNPs every 50 µs to 9950 µs, Q_MIN 250 µs: exactly 39 updates at 250…9750 µs, windows 0,1,2,3 then UCB, all 200 CNPs cut with the arm of that instant (the new arm at a qualified CNP)',
   tier: 'default',
   run() {
-    const p = resolveParams('dolce-rc') as DolceRcParams;
-    const r = driveRp(dolceRcRp, p, flowInfo(100 * G));
-    const s = r.s as DolceRcState;
-    const marksPerCnp = [10, 5, 2, 1];
-    for (let j = 0; j < 200; j++) {
-      const t = j * 50 * US;
-      for (let k = 0; j > 0 && k < 50; k++) {
-        r.at(t - 50 * US + k * US);
-        r.tx();
-      }
-      r.at(t);
-      const marks = marksPerCnp[s.arm];
-      r.cnp((pkt) => {
-        pkt.ext = createExt();
-        pkt.ext.ecnCount = marks;
-        pkt.bthResv7 = Math.min(127, marks);
-      });
-    }
-    // Reference: windows of 5 CNPs and 250 packets each, X = 1 − 5·marks/250.
-    const ref = new DrUcb(4, p.epsilon, p.gamma, p.xi);
-    const arms = [ref.select()];
-    for (let k = 1; k < 40; k++) {
-      ref.update(arms[k - 1], 1 - (5 * marksPerCnp[arms[k - 1]]) / 250);
-      arms.push(ref.select());
-    }
+    const { r, arms } = ac4Drive(resolveParams('dolce-rc') as DolceRcParams);
     const cuts = r.log.filter((e) => e.why.startsWith('cnp'));
     const qualifiedAt = cuts.filter((e) => e.why.startsWith('cnp:q')).map((e) => e.t / US);
     const armsOk = cuts.every(

@@ -3,11 +3,11 @@
  * the ECN-ratio windows of both estimators and the CNP payload read. Rates in Gbit/s in comments.
  */
 import { describe, expect, it } from 'vitest';
-import { DrUcb } from '../../../src/cc/dolce-rc/dr-ucb.js';
 import { cut, initMachine, type MachineParams, Stage, timerEvent } from '../../../src/cc/dolce-rc/machine.js';
 import type { DolceRcParams } from '../../../src/cc/dolce-rc/params.js';
 import { cnpMarks, type DolceRcState, dolceRcRp } from '../../../src/cc/dolce-rc/rp.js';
 import { resolveParams } from '../../../src/cc/registry.js';
+import { ac4Drive } from '../../../src/reproduce/dolce-rc/learning.js';
 import { createExt, createPacket } from '../../../src/wire/packet-factory.js';
 import { flowInfo, G, M, rpRig, US } from './rig.js';
 
@@ -113,33 +113,7 @@ describe('rate machine (AC3)', () => {
 
 describe('qualified-CNP gating (AC4)', () => {
   it('200 CNPs every 50 µs: 39 qualified at 250 µs multiples, every CNP cuts with the arm of that instant', () => {
-    const p = params();
-    const r = rpRig(dolceRcRp, p, flowInfo(100 * G));
-    const s = r.s as DolceRcState;
-    // Marks per CNP depend on the arm in use, so the UCB phase has distinct rewards.
-    const marksPerCnp = [10, 5, 2, 1];
-    for (let j = 0; j < 200; j++) {
-      const t = j * 50 * US;
-      for (let k = 0; j > 0 && k < 50; k++) {
-        r.at(t - 50 * US + k * US);
-        r.tx();
-      }
-      r.at(t);
-      const marks = marksPerCnp[s.arm];
-      r.cnp((pkt) => {
-        pkt.ext = createExt();
-        pkt.ext.ecnCount = marks;
-        pkt.bthResv7 = Math.min(127, marks);
-      });
-    }
-    // Reference: windows of 5 CNPs and 250 packets, X = 1 − 5·marks/250.
-    const ref = new DrUcb(4, p.epsilon, p.gamma, p.xi);
-    const windowArms = [ref.select()];
-    for (let k = 1; k < 40; k++) {
-      const a = windowArms[k - 1];
-      ref.update(a, 1 - (5 * marksPerCnp[a]) / 250);
-      windowArms.push(ref.select());
-    }
+    const { r, s, arms: windowArms } = ac4Drive(params());
     expect(windowArms.slice(0, 4)).toEqual([0, 1, 2, 3]);
     expect(r.counts.get('dolceRcUpdates')).toBe(39);
     expect(s.qualified).toBe(39);
