@@ -9,10 +9,13 @@ import type { ReproCheck, ReproOutcome } from '../types.js';
 import {
   enumerateQp,
   GOLDEN_VECTORS,
+  goldenApplied,
+  goldenProblem,
   kktResiduals,
   matchesPrinted,
   mpcFeasible,
   qpObjective,
+  randomMpcProblem,
 } from './verify.js';
 
 const ac9a: ReproCheck = {
@@ -26,21 +29,12 @@ const ac9a: ReproCheck = {
     const bad: string[] = [];
     let worst = 0;
     for (const v of GOLDEN_VECTORS) {
-      const p = {
-        B: v.B,
-        x: v.x,
-        lb: v.wMinBytes - v.wFairBytes,
-        ub: v.bdpBytes - v.wFairBytes,
-        qMax: (v.flows - 1) * v.bdpBytes,
-        horizon: v.horizon,
-        weightQ: v.weightQ,
-        weightR: v.weightR,
-      };
+      const p = goldenProblem(v);
       const s = mpcScratch(v.horizon);
       unconstrainedMpc(p, s);
       const ric = Array.from(s.u);
       const sol = solveMpc(p);
-      const applied = Math.min(v.bdpBytes, Math.max(v.wMinBytes, sol.u[0] + v.wFairBytes));
+      const applied = goldenApplied(v, sol.u[0]);
       const pairs: [number, number][] = [
         ...ric.map((x, i): [number, number] => [x, v.unconstrained[i]]),
         ...Array.from(sol.u).map((x, i): [number, number] => [x, v.solution[i]]),
@@ -68,7 +62,6 @@ const ac9b: ReproCheck = {
   run(): ReproOutcome {
     const rng = createRng(20_240_008);
     const horizons = [3, 5, 10, 20];
-    const ratios = [1, 10, 100];
     const bdps = [3750, 10_500, 52_000, 102_500, 153_000];
     let kktBad = 0;
     let feasBad = 0;
@@ -82,23 +75,9 @@ const ac9b: ReproCheck = {
     const count = 10_000;
     for (let k = 0; k < count; k++) {
       const hp = horizons[k % 4];
-      const B = 0.01 + rng.next() * 9.99;
-      const N = 1 + rng.int(16);
-      const P = bdps[rng.int(bdps.length)];
-      const wFair = P / N;
-      const x = rng.next() < 0.1 ? 0 : rng.next() * 1.5 * N * P;
-      const p = {
-        B,
-        x,
-        lb: 270 - wFair,
-        ub: P - wFair,
-        qMax: (N - 1) * P,
-        horizon: hp,
-        weightQ: 1,
-        weightR: ratios[rng.int(3)],
-      };
+      const p = randomMpcProblem(rng, hp, bdps);
       const sol = solveMpc(p);
-      const feasible = mpcFeasible(B, x, p.lb, p.ub, p.qMax, hp);
+      const feasible = mpcFeasible(p.B, p.x, p.lb, p.ub, p.qMax, hp);
       if ((sol.path === 'relaxed') === feasible) feasBad++;
       if (sol.path === 'fast') fast++;
       else if (sol.path === 'dense') dense++;
@@ -114,7 +93,7 @@ const ac9b: ReproCheck = {
       if (!kkt.ok) kktBad++;
       let diff = 0;
       for (let j = 0; j < hp; j++) diff = Math.max(diff, Math.abs(r.x[j] - sol.u[j]));
-      if (sol.path === 'fast' && diff > 1e-6 * Math.max(1, P)) fastBad++;
+      if (sol.path === 'fast' && diff > 1e-6 * Math.max(1, p.ub - p.lb)) fastBad++; // scale: the window box, P − W_floor
       if (hp === 3 && k % 2 === 0) {
         enumerated++;
         const ref = enumerateQp(qp);

@@ -4,7 +4,9 @@
  * code with src/cc/mpcc/qp.ts), a KKT residual check, and the exact feasibility test of the
  * MPC's constraints (interval propagation of the scalar queue).
  */
+import type { MpcProblem } from '../../cc/mpcc/mpc.js';
 import type { DenseQp } from '../../cc/mpcc/qp.js';
+import type { Rng } from '../../env/rng.js';
 
 export interface GoldenVector {
   id: string;
@@ -176,6 +178,48 @@ export const GOLDEN_VECTORS: GoldenVector[] = [
     appliedBytes: 270,
   },
 ];
+
+/** The MPC problem of a golden vector (u = W − W_fair, bounds [W_min, P], queue cap (N−1)·P). */
+export function goldenProblem(v: GoldenVector): MpcProblem {
+  return {
+    B: v.B,
+    x: v.x,
+    lb: v.wMinBytes - v.wFairBytes,
+    ub: v.bdpBytes - v.wFairBytes,
+    qMax: (v.flows - 1) * v.bdpBytes,
+    horizon: v.horizon,
+    weightQ: v.weightQ,
+    weightR: v.weightR,
+  };
+}
+
+/** The window a golden vector's solution applies: clamp(u0 + W_fair, W_min, P). */
+export function goldenApplied(v: GoldenVector, u0: number): number {
+  return Math.min(v.bdpBytes, Math.max(v.wMinBytes, u0 + v.wFairBytes));
+}
+
+/**
+ * One random instance of AC9b's family at horizon `hp`: B ∈ [0.01, 10), N ∈ [1, 16], P one of
+ * `bdps`, W_fair = P/N, W_floor 270 B, x = 0 one time in ten else ∈ [0, 1.5·N·P), W_Q 1 and
+ * W_R ∈ {1, 10, 100}. Infeasible ones (a queue that cannot be kept under (N−1)·P) are included.
+ */
+export function randomMpcProblem(rng: Rng, hp: number, bdps: readonly number[]): MpcProblem {
+  const B = 0.01 + rng.next() * 9.99;
+  const N = 1 + rng.int(16);
+  const P = bdps[rng.int(bdps.length)];
+  const wFair = P / N;
+  const x = rng.next() < 0.1 ? 0 : rng.next() * 1.5 * N * P;
+  return {
+    B,
+    x,
+    lb: 270 - wFair,
+    ub: P - wFair,
+    qMax: (N - 1) * P,
+    horizon: hp,
+    weightQ: 1,
+    weightR: [1, 10, 100][rng.int(3)],
+  };
+}
 
 /**
  * Agreement with a value printed to 3 decimals: 1e-6 relative, or the printing's own half unit

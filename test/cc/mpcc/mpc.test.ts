@@ -16,25 +16,19 @@ import { createRng } from '../../../src/env/rng.js';
 import {
   enumerateQp,
   GOLDEN_VECTORS,
+  goldenApplied,
+  goldenProblem,
   kktResiduals,
   matchesPrinted,
   mpcFeasible,
   qpObjective,
+  randomMpcProblem,
 } from '../../../src/reproduce/mpcc/verify.js';
 
 describe('golden vectors V1–V10 (mpcc.md §3.14)', () => {
   for (const v of GOLDEN_VECTORS) {
     it(`${v.id}: Riccati, QP solution and applied window`, () => {
-      const problem = {
-        B: v.B,
-        x: v.x,
-        lb: v.wMinBytes - v.wFairBytes,
-        ub: v.bdpBytes - v.wFairBytes,
-        qMax: (v.flows - 1) * v.bdpBytes,
-        horizon: v.horizon,
-        weightQ: v.weightQ,
-        weightR: v.weightR,
-      };
+      const problem = goldenProblem(v);
       const s = mpcScratch(v.horizon);
       const fastOk = unconstrainedMpc(problem, s);
       for (let j = 0; j < v.horizon; j++)
@@ -48,7 +42,7 @@ describe('golden vectors V1–V10 (mpcc.md §3.14)', () => {
           `QP u${j} = ${sol.u[j]}, printed ${v.solution[j]}`,
         ).toBe(true);
       // Applied: clamp(u0 + W_fair, W_min, P).
-      const applied = Math.min(v.bdpBytes, Math.max(v.wMinBytes, sol.u[0] + v.wFairBytes));
+      const applied = goldenApplied(v, sol.u[0]);
       expect(matchesPrinted(applied, v.appliedBytes), `applied ${applied}`).toBe(true);
     });
   }
@@ -56,16 +50,7 @@ describe('golden vectors V1–V10 (mpcc.md §3.14)', () => {
   it('V1 and V3 violate lb and need the dense QP; V2, V5, V6, V8 are on the fast path', () => {
     const path = (id: string) => {
       const v = GOLDEN_VECTORS.find((g) => g.id === id)!;
-      return solveMpc({
-        B: v.B,
-        x: v.x,
-        lb: v.wMinBytes - v.wFairBytes,
-        ub: v.bdpBytes - v.wFairBytes,
-        qMax: (v.flows - 1) * v.bdpBytes,
-        horizon: v.horizon,
-        weightQ: v.weightQ,
-        weightR: v.weightR,
-      }).path;
+      return solveMpc(goldenProblem(v)).path;
     };
     expect(['V1', 'V3', 'V9', 'V10'].map(path)).toEqual(['dense', 'dense', 'dense', 'dense']);
     expect(['V2', 'V4', 'V5', 'V6', 'V8'].map(path)).toEqual(['fast', 'fast', 'fast', 'fast', 'fast']);
@@ -133,29 +118,14 @@ describe('dense QP solver vs independent checks (AC9b sample)', () => {
   it('random MPC instances: KKT to 1e-6, objective = brute force (Hp 3), infeasible ⇔ interval test, fast = dense', () => {
     const rng = createRng(8);
     const horizons = [3, 5, 10, 20];
-    const ratios = [1, 10, 100];
     const bdps = [3750, 10_500, 52_000, 153_000];
     let dense = 0;
     let infeasible = 0;
     for (let k = 0; k < 800; k++) {
       const hp = horizons[k % 4];
-      const B = 0.01 + rng.next() * 9.99;
-      const N = 1 + rng.int(16);
-      const P = bdps[rng.int(4)];
-      const wFair = P / N;
-      const x = rng.next() < 0.1 ? 0 : rng.next() * 1.5 * N * P;
-      const p = {
-        B,
-        x,
-        lb: 270 - wFair,
-        ub: P - wFair,
-        qMax: (N - 1) * P,
-        horizon: hp,
-        weightQ: 1,
-        weightR: ratios[rng.int(3)],
-      };
+      const p = randomMpcProblem(rng, hp, bdps);
       const sol = solveMpc(p);
-      const feasible = mpcFeasible(B, x, p.lb, p.ub, p.qMax, hp);
+      const feasible = mpcFeasible(p.B, p.x, p.lb, p.ub, p.qMax, hp);
       expect(sol.path === 'relaxed', `instance ${k}`).toBe(!feasible);
       const qp = condensedQp(p, feasible);
       const r = solveDenseQp(qp);
@@ -163,7 +133,7 @@ describe('dense QP solver vs independent checks (AC9b sample)', () => {
       const kkt = kktResiduals(qp, r.x, r.lambda);
       expect(kkt.ok, `instance ${k}: ${JSON.stringify(kkt)}`).toBe(true);
       for (let j = 0; j < hp; j++)
-        expect(Math.abs(r.x[j] - sol.u[j])).toBeLessThanOrEqual(1e-6 * Math.max(1, P));
+        expect(Math.abs(r.x[j] - sol.u[j])).toBeLessThanOrEqual(1e-6 * Math.max(1, p.ub - p.lb));
       if (sol.path !== 'fast') dense++;
       if (!feasible) infeasible++;
       if (hp === 3) {
