@@ -12,8 +12,8 @@ import { type DolceRcState, dolceRcRp } from '../../cc/dolce-rc/rp.js';
 import { resolveParams } from '../../cc/registry.js';
 import { createRng } from '../../env/rng.js';
 import { createExt } from '../../wire/packet-factory.js';
+import { driveRp, flowInfo } from '../rp-drive.js';
 import type { ReproCheck } from '../types.js';
-import { driveRp, flowInfo } from './drive.js';
 import { A2_PARAMS, alphaEq3Printed, alphaEq20, coeffs, dcqcnFixedPointP } from './fluid.js';
 
 const EPS = 0.015;

@@ -1,13 +1,13 @@
 /**
- * Drives one RP by hand (the unit-level checks AC3, AC4 and the Dolce-RC unit tests): a clock,
- * timers fired in (time, arming order) like the engine's scheduler, the rate log and the
- * algorithm counters. The rng throws, so a run also proves the hooks draw no randomness (the
- * bandit is deterministic, spec §3.2).
+ * Drives one RP by hand, for unit-level reproduction checks (Dolce-RC AC3/AC4) and the RP unit
+ * tests: a clock, timers fired in (time, arming order) like the engine's scheduler, a settable
+ * PFC pause state, the rate log and the algorithm counters. By default the rng throws, so a run
+ * also proves the hooks draw no randomness.
  */
-import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../../cc/types.js';
-import type { Rng } from '../../env/rng.js';
-import type { Packet } from '../../wire/packet.js';
-import { createPacket } from '../../wire/packet-factory.js';
+import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../cc/types.js';
+import type { Rng } from '../env/rng.js';
+import type { Packet } from '../wire/packet.js';
+import { createPacket } from '../wire/packet-factory.js';
 
 export const noRng: Rng = {
   next: () => {
@@ -34,17 +34,23 @@ export function flowInfo(lineRateBps: number, baseRttNs = 4000): FlowInfo {
   };
 }
 
-export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
+export interface DriveOptions {
+  /** The RP's randomness (default: one that throws on use). */
+  rng?: Rng;
+}
+
+export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo, opts: DriveOptions = {}) {
   let now = 0;
   let seq = 0;
   let rate = 0;
   let window: number | null = null;
+  let paused = false;
   const timers = new Map<number, { at: number; seq: number }>();
   const log: { t: number; rateBps: number; why: string }[] = [];
   const counts = new Map<string, number>();
   const io: RpIo = {
     now: () => now,
-    rng: noRng,
+    rng: opts.rng ?? noRng,
     setRate: (r, why) => {
       rate = Math.min(r, flow.lineRateBps);
       log.push({ t: now, rateBps: rate, why });
@@ -57,7 +63,7 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
     rateBps: () => rate,
     windowBytes: () => window,
     inflightBytes: () => 0,
-    paused: () => false,
+    paused: () => paused,
     count: (name, d = 1) => void counts.set(name, (counts.get(name) ?? 0) + d),
   };
   const s = rp.init(flow, p, io);
@@ -79,6 +85,11 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
     window: () => window,
     now: () => now,
     ev,
+    /** The data priority's PFC state as the RP sees it (io.paused). */
+    setPaused(v: boolean) {
+      paused = v;
+    },
+    inspect: () => rp.inspect?.(s, p, now) ?? {},
     /** Fire every timer due up to `t` in order, then move the clock to `t`. */
     at(t: number) {
       for (let n = next(); n !== null && n[1].at <= t; n = next()) {
@@ -88,14 +99,14 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo) {
       }
       now = t;
     },
-    /** Fire the next timer; returns its time. */
+    /** Fire the next timer; returns its slot (the clock is then at its time). */
     fire(): number {
       const n = next();
       if (n === null) throw new Error('no timer armed');
       timers.delete(n[0]);
       now = n[1].at;
       ev({ type: 'timer', slot: n[0] });
-      return now;
+      return n[0];
     },
     cnp(fill?: (pkt: Packet) => void) {
       const pkt = createPacket();
