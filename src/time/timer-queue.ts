@@ -45,6 +45,20 @@ function lowestBit(x: number): number {
   return 31 - Math.clz32(x & -x);
 }
 
+/**
+ * The instant a timer asked for `atNs` fires at when the clock reads `nowNs`: times in the past
+ * fire now (after everything already queued for now), fractional times round up so a timer never
+ * fires before it was asked to. Throws for NaN and for times past 2^53 ns.
+ */
+export function timerFireNs(atNs: number, nowNs: number): number {
+  if (atNs > nowNs) {
+    if (atNs > Number.MAX_SAFE_INTEGER) throw new RangeError(`timer time ${atNs} ns is beyond 2^53 ns`);
+    return Math.ceil(atNs);
+  }
+  if (atNs <= nowNs) return nowNs;
+  throw new RangeError(`timer time must be a number of ns, got ${atNs}`);
+}
+
 export class TimerQueue {
   // Heap arrays; entries [0, heapSize) may include tombstones.
   private heapTime = new Float64Array(INITIAL_CAPACITY);

@@ -4,7 +4,7 @@
  * calls ⇒ same order of callbacks, on every machine.
  */
 import type { TimerId, TimerService } from '../env/env.js';
-import { TimerQueue } from './timer-queue.js';
+import { TimerQueue, timerFireNs } from './timer-queue.js';
 
 export class VirtualScheduler implements TimerService {
   private readonly queue = new TimerQueue();
@@ -23,16 +23,7 @@ export class VirtualScheduler implements TimerService {
    * queued for it); fractional times round up so a timer never fires before it was asked to.
    */
   setTimer(atNs: number, fn: () => void): TimerId {
-    let t = atNs;
-    if (t > this.nowNs) {
-      if (t > Number.MAX_SAFE_INTEGER) throw new RangeError(`timer time ${atNs} ns is beyond 2^53 ns`);
-      t = Math.ceil(t);
-    } else if (t <= this.nowNs) {
-      t = this.nowNs;
-    } else {
-      throw new RangeError(`timer time must be a number of ns, got ${atNs}`);
-    }
-    return this.queue.push(t, fn);
+    return this.queue.push(timerFireNs(atNs, this.nowNs), fn);
   }
 
   /** Cancel a pending timer; fired, cancelled or unknown ids are ignored. */

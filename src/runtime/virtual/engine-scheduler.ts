@@ -11,7 +11,7 @@
  * arrivals, a fixed rule, so runs stay deterministic.
  */
 import type { TimerId, TimerService } from '../../env/env.js';
-import { TimerQueue } from '../../time/timer-queue.js';
+import { TimerQueue, timerFireNs } from '../../time/timer-queue.js';
 import type { Packet } from '../../wire/packet.js';
 
 /** Something that has frames in flight on links of one delay class. */
@@ -95,16 +95,7 @@ export class EngineScheduler implements TimerService {
   }
 
   setTimer(atNs: number, fn: () => void): TimerId {
-    let t = atNs;
-    if (t > this.nowNs) {
-      if (t > Number.MAX_SAFE_INTEGER) throw new RangeError(`timer time ${atNs} ns is beyond 2^53 ns`);
-      t = Math.ceil(t);
-    } else if (t <= this.nowNs) {
-      t = this.nowNs;
-    } else {
-      throw new RangeError(`timer time must be a number of ns, got ${atNs}`);
-    }
-    return this.queue.push(t, fn);
+    return this.queue.push(timerFireNs(atNs, this.nowNs), fn);
   }
 
   cancelTimer(id: TimerId): void {
