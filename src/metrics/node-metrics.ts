@@ -274,32 +274,22 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
 
   // ---- per port and priority ------------------------------------------------------------------
   const portsOf = () => src.ports.map((p) => p.port);
-  counterFrom(
+  /** A counter per (port, priority) read from a tally laid out port-major, PRIOS per port. */
+  const perPortPrio = (name: string, help: string, tally: ArrayLike<number>) =>
+    counterFrom(name, help, ['port', 'prio'], (set) => {
+      for (const p of portsOf())
+        for (let q = 0; q < PRIOS; q++) set({ port: p, prio: q }, tally[p * PRIOS + q]);
+    });
+  perPortPrio(
     'rocelab_port_tx_bytes_total',
     'Emulated bytes sent by the port, per priority',
-    ['port', 'prio'],
-    (set) => {
-      for (const p of portsOf())
-        for (let q = 0; q < PRIOS; q++) set({ port: p, prio: q }, tallies.txBytes[p * PRIOS + q]);
-    },
+    tallies.txBytes,
   );
-  counterFrom(
-    'rocelab_port_tx_frames_total',
-    'Frames sent by the port, per priority',
-    ['port', 'prio'],
-    (set) => {
-      for (const p of portsOf())
-        for (let q = 0; q < PRIOS; q++) set({ port: p, prio: q }, tallies.txFrames[p * PRIOS + q]);
-    },
-  );
-  counterFrom(
+  perPortPrio('rocelab_port_tx_frames_total', 'Frames sent by the port, per priority', tallies.txFrames);
+  perPortPrio(
     'rocelab_port_ecn_marked_total',
     'Data frames leaving the port with ECN CE, per priority',
-    ['port', 'prio'],
-    (set) => {
-      for (const p of portsOf())
-        for (let q = 0; q < PRIOS; q++) set({ port: p, prio: q }, tallies.ceTx[p * PRIOS + q]);
-    },
+    tallies.ceTx,
   );
   counterFrom(
     'rocelab_pfc_pause_frames_total',
@@ -314,14 +304,10 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
       }
     },
   );
-  counterFrom(
+  perPortPrio(
     'rocelab_pfc_xoff_transitions_total',
     'PFC frames sent that moved a priority from XON to XOFF (not refreshes)',
-    ['port', 'prio'],
-    (set) => {
-      for (const p of portsOf())
-        for (let q = 0; q < PRIOS; q++) set({ port: p, prio: q }, tallies.xoffTx[p * PRIOS + q]);
-    },
+    tallies.xoffTx,
   );
   if (src.kind === 'switch') {
     const portCounters = () => src.sw()?.portCounters() ?? [];
