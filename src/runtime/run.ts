@@ -2,17 +2,17 @@
  * `rocelab run`: a scenario → a run in the chosen runtime → OUT/results.json (+ pcaps) and a
  * summary on the terminal.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createNic } from '../../nic/api.js';
 import { createSwitch } from '../../switch/api.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
 import { ConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
-import { type Results, serializeResults } from '../stats/results.js';
-import { formatSummaryTable } from '../stats/summary-table.js';
+import type { Results } from '../stats/results.js';
 import { runLocal } from './local/launcher.js';
 import { runNetns } from './netns/launcher.js';
+import { writeRunOutput } from './run-output.js';
 import { setupRun } from './scenario-setup.js';
 import type { DropFilter, LinkLoss } from './virtual/fabric.js';
 import { createPcapTap } from './virtual/pcap-tap.js';
@@ -139,28 +139,14 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
   const wallMs = performance.now() - t0;
   if (pcap !== null && pcap.encodeErrors > 0)
     results.warnings.push(`${pcap.encodeErrors} frames could not be encoded into the pcap`);
-  const text = serializeResults(results);
-  const resultsPath = join(outDir, 'results.json');
-  writeFileSync(resultsPath, text);
-  const print = opts.print === undefined ? (t: string) => process.stdout.write(t) : opts.print;
-  if (print !== null) {
-    if (opts.json === true) print(text);
-    else
-      print(
-        formatSummaryTable(results, {
-          'wall time': `${(wallMs / 1000).toFixed(2)} s (${run.sched.eventsProcessed} events, ${(run.packetHops() / 1000 / wallMs).toFixed(2)} M packet-hops/s)`,
-          results: resultsPath,
-          ...(pcapFiles.length > 0 ? { pcap: `${pcapFiles.length} files in ${join(outDir, 'pcap')}` } : {}),
-        }),
-      );
-  }
-  return {
+  return writeRunOutput({
     results,
     outDir,
-    resultsPath,
-    pcapFiles,
+    opts,
     wallMs,
+    how: `${run.sched.eventsProcessed} events, ${(run.packetHops() / 1000 / wallMs).toFixed(2)} M packet-hops/s`,
+    pcapFiles,
     events: run.sched.eventsProcessed,
     packetHops: run.packetHops(),
-  };
+  });
 }

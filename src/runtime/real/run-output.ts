@@ -1,13 +1,13 @@
 /**
  * The edge the local and netns launchers share around a Coordinator run: a progress line on a
- * terminal while it runs, then results.json, the pcap list and the summary (or the JSON) once the
- * merged results are in, returned as the same RunOutput the virtual runtime gives.
+ * terminal while it runs, then the pcaps the nodes wrote and results.json and the summary
+ * (../run-output.ts, as for the virtual runtime).
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Results, serializeResults } from '../../stats/results.js';
-import { formatSummaryTable } from '../../stats/summary-table.js';
+import type { Results } from '../../stats/results.js';
 import type { RunOptions, RunOutput } from '../run.js';
+import { writeRunOutput } from '../run-output.js';
 import type { CoordinatorOptions } from './coordinator.js';
 
 function showsProgress(opts: RunOptions): boolean {
@@ -29,42 +29,23 @@ export function clearProgress(opts: RunOptions): void {
   if (showsProgress(opts)) process.stderr.write('\r\x1b[K');
 }
 
-export interface FinishedRun {
+/** The node processes' results of a local or netns run: the pcaps the nodes wrote, then writeRunOutput. */
+export function finishRealRun(run: {
   results: Results;
   outDir: string;
   opts: RunOptions;
   wallMs: number;
-  /** The summary's wall-time detail, e.g. "local, 9 processes, timeScale 1000". */
   how: string;
   /** Datagrams the nodes sent (RunOutput.packetHops). */
   datagrams: number;
-}
-
-/** Writes results.json, prints the summary (or the JSON) and returns the run's RunOutput. */
-export function finishRealRun(run: FinishedRun): RunOutput {
-  const { results, outDir, opts, wallMs } = run;
-  const text = serializeResults(results);
-  const resultsPath = join(outDir, 'results.json');
-  writeFileSync(resultsPath, text);
-  const pcapDir = join(outDir, 'pcap');
+}): RunOutput {
+  const pcapDir = join(run.outDir, 'pcap');
   const pcapFiles =
-    opts.pcap === true && existsSync(pcapDir)
+    run.opts.pcap === true && existsSync(pcapDir)
       ? readdirSync(pcapDir)
           .filter((f) => f.endsWith('.pcap'))
           .sort()
           .map((f) => join(pcapDir, f))
       : [];
-  const print = opts.print === undefined ? (t: string) => process.stdout.write(t) : opts.print;
-  if (print !== null) {
-    if (opts.json === true) print(text);
-    else
-      print(
-        formatSummaryTable(results, {
-          'wall time': `${(wallMs / 1000).toFixed(2)} s (${run.how})`,
-          results: resultsPath,
-          ...(pcapFiles.length > 0 ? { pcap: `${pcapFiles.length} files in ${pcapDir}` } : {}),
-        }),
-      );
-  }
-  return { results, outDir, resultsPath, pcapFiles, wallMs, events: 0, packetHops: run.datagrams };
+  return writeRunOutput({ ...run, pcapFiles, events: 0, packetHops: run.datagrams });
 }
