@@ -189,6 +189,12 @@ describe('RCC Alg. 1 decisions', () => {
       expect(f.inPid).toBe(true);
       return f;
     };
+    /** One delay sample of `owdNs`, the window decision with the last hop full or not, one PID update. */
+    const sampleAndStep = (f: ReturnType<typeof inPid>, owdNs: number, lastHopFull: boolean, c = cfg) => {
+      recordSample(f, owdNs, 12_000, c);
+      decideWindow(f, 100, 37_500, 150_000, 1000, true, 12_000, c, lastHopFull);
+      pidUpdate(f, 37_500, 1000, 12_000, c);
+    };
     const f = inPid(cfg);
     // A delayed sample while the last hop is full (B_R over the round): held, no state change.
     recordSample(f, 9000, 12_000, cfg);
@@ -201,16 +207,12 @@ describe('RCC Alg. 1 decisions', () => {
     expect(f.u).toBe(0);
     expect(f.errorPrevS).toBe(0);
     // The recent-arrivals test alone (a burst of the flow's own packets) does not hold.
-    recordSample(f, 9000, 12_000, cfg);
-    decideWindow(f, 100, 37_500, 150_000, 1000, true, 12_000, cfg, false);
-    pidUpdate(f, 37_500, 1000, 12_000, cfg);
+    sampleAndStep(f, 9000, false);
     expect(f.pidSteps).toBe(1);
     expect(f.wPidBytes).toBeLessThan(30_000);
     // A sample below the target while the last hop is full still grows the window.
     const g = inPid(cfg);
-    recordSample(g, 6000, 12_000, cfg);
-    decideWindow(g, 100, 37_500, 150_000, 1000, true, 12_000, cfg, true);
-    pidUpdate(g, 37_500, 1000, 12_000, cfg);
+    sampleAndStep(g, 6000, true);
     expect(g.pidSteps).toBe(1);
     expect(g.wPidBytes).toBeGreaterThan(30_000);
     // step (Alg. 1 literal) and the RCC-PID ablation step on every sample.
@@ -219,9 +221,7 @@ describe('RCC Alg. 1 decisions', () => {
       { ...cfg, control: 'pid' as const },
     ]) {
       const h = inPid(c);
-      recordSample(h, 9000, 12_000, c);
-      decideWindow(h, 100, 37_500, 150_000, 1000, true, 12_000, c, true);
-      pidUpdate(h, 37_500, 1000, 12_000, c);
+      sampleAndStep(h, 9000, true, c);
       expect(h.pidSteps).toBe(1);
       expect(h.holds).toBe(0);
     }
