@@ -2,20 +2,21 @@
  * RealNodeEnv's receive delay lines (docs/realtime.md "Propagation delay and arrival stamps"),
  * driven with a fake socket and a clock that moves only when the test says so.
  */
-import { EventEmitter } from 'node:events';
+
 import type { Socket } from 'node:dgram';
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
 import { EventTimers } from '../../src/runtime/real/event-timers.js';
 import { RealNodeEnv } from '../../src/runtime/real/node-env.js';
+import { RealClock } from '../../src/time/real-clock.js';
 import type { Topology, TopologyNode } from '../../src/topology/model.js';
 import { encapsulate, readArrivalNs } from '../../src/wire/encap.js';
 import { Opcode } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
-import { RealClock } from '../../src/time/real-clock.js';
 
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
