@@ -532,6 +532,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     seed: p.seed,
     durationNs,
     timeScale: p.timeScale,
+    sync: p.sync,
     sampleIntervalNs,
     defaults: { link, nic, switch: sw },
     cc: resolveCc(p.cc),

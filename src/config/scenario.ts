@@ -260,6 +260,12 @@ export interface Scenario {
   durationNs: number;
   /** Time-dilation factor of the real runtimes. */
   timeScale: number;
+  /**
+   * How the real runtimes keep time (docs/realtime.md): `lockstep`, conservative synchronisation
+   * (results exact under any load; emulated time slows down when the host cannot keep up), or
+   * `wallclock` (the machine's own timing is the object; late frames fail the run).
+   */
+  sync: 'lockstep' | 'wallclock';
   sampleIntervalNs: number;
   defaults: { link: LinkParams; nic: NicParams; switch: SwitchParams };
   cc: Record<string, CcSection>;
@@ -624,6 +630,7 @@ export const scenarioSchema = strict({
   seed: integer({ min: 0, max: 2 ** 32 - 1 }).default(1),
   duration: duration({ min: 1 }).default(10_000_000),
   timeScale: positiveNumber().default(1000),
+  sync: oneOf(['lockstep', 'wallclock'] as const).default('lockstep'),
   sampleInterval: duration({ min: 1 }).optional(),
   defaults: strict({
     link: linkDefaults.prefault({}),

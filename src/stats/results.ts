@@ -82,6 +82,22 @@ export interface Results {
   trace: FlowTraceResult[];
   summary: SummaryResult;
   warnings: string[];
+  /** Real runtimes only: how emulated time was kept (docs/results.md "realtime"). */
+  realtime?: RealtimeResult;
+}
+
+export interface RealtimeResult {
+  sync: 'lockstep' | 'wallclock';
+  /**
+   * Achieved dilation (real ns per emulated ns) over windows of the run: timeScale when the host
+   * kept up, more when lockstep slowed emulated time down. Null when no window advanced.
+   */
+  dilation: { min: number; p50: number; max: number } | null;
+  /** Lockstep null messages and data datagrams sent by all nodes. */
+  promiseDatagrams: number;
+  dataDatagrams: number;
+  /** Links declared down by a silent peer (fault handling), in the order they went down. */
+  linksDown: { node: string; port: number; peer: string; atNs: number }[];
 }
 
 /** Raw per-flow numbers from a runtime. */
@@ -267,5 +283,6 @@ export function serializeResults(r: Results): string {
       '  ',
     )}`,
   ];
+  if (r.realtime !== undefined) lines.push(`  "realtime": ${JSON.stringify(r.realtime)}`);
   return `{\n${lines.join(',\n')}\n}\n`;
 }

@@ -43,10 +43,18 @@ export interface CoordinatorOptions {
   leadMs?: number;
   /** Real ms a node may take to become ready. Default 30 000. */
   readyTimeoutMs?: number;
-  /** Hard real-time limit of the whole run, ms (default: 3 × duration × timeScale + 60 s). */
+  /**
+   * Hard real-time limit of the whole run, ms (default: 3 × duration × timeScale + 60 s; under
+   * lockstep, where emulated time may slow down, 30 min).
+   */
   watchdogMs?: number;
-  /** Progress callback (emulated ns now, total, flows done, flows total), a few times a second. */
-  onProgress?(nowNs: number, totalNs: number, done: number, total: number): void;
+  /** Lockstep: fail when the run's progress stalls this long, real ms (default 60 000). */
+  stallMs?: number;
+  /**
+   * Progress callback (emulated ns now, total, flows done, flows total, and under lockstep the
+   * dilation achieved over the last window), a few times a second.
+   */
+  onProgress?(nowNs: number, totalNs: number, done: number, total: number, dilation?: number): void;
   onMessage?(m: NodeMessage): void;
 }
 
@@ -105,6 +113,16 @@ export class Coordinator {
   private readonly logFds: number[] = [];
   readonly logFiles = new Map<string, string>();
   private readonly scenarioPath: string;
+  /** How the nodes keep time (the scenario's `sync`, or SYNC in the nodes' environment). */
+  readonly sync: 'lockstep' | 'wallclock';
+  /** Lockstep: per node, the emulated time before which every event has run. */
+  private readonly doneNs = new Map<string, number>();
+  private readonly atCap = new Set<string>();
+  /** Lockstep: the run's progress (min over nodes of doneNs) at the last window, and the dilations. */
+  private lastGvt: { realNs: number; gvtNs: number } | null = null;
+  private readonly dilations: number[] = [];
+  private lastDilation: number | undefined;
+  private lastAdvanceRealNs = 0;
 
   constructor(private readonly opts: CoordinatorOptions) {
     this.plan = planRun(opts.setup);
@@ -122,12 +140,15 @@ export class Coordinator {
     this.logDir = opts.logDir ?? join(this.tmp, 'logs');
     mkdirSync(this.logDir, { recursive: true });
     this.scenarioPath = join(this.tmp, 'scenario.json');
+    const syncEnv = opts.env?.SYNC;
+    this.sync = syncEnv === 'wallclock' || syncEnv === 'lockstep' ? syncEnv : opts.setup.scenario.sync;
     writeFileSync(this.scenarioPath, scenarioToJson(opts.setup.scenario));
   }
 
   /** Emulated ns now on the launcher's (unskewed) clock; null before the start. */
   emulatedNowNs(): number | null {
     if (this.t0MonoNs === null) return null;
+    if (this.sync === 'lockstep') return this.gvtNs();
     return (hostMonotonicNs() - this.t0MonoNs) / this.opts.timeScale;
   }
 
@@ -210,6 +231,13 @@ export class Coordinator {
         break;
       case 'synced':
         break;
+      case 'progress':
+        if ((this.doneNs.get(m.node) ?? -1) < m.doneNs) this.doneNs.set(m.node, m.doneNs);
+        break;
+      case 'atCap':
+        this.atCap.add(m.node);
+        if (this.nodes.every((n) => this.atCap.has(n))) this.finishAll(this.opts.setup.scenario.durationNs);
+        break;
     }
   }
 
@@ -218,23 +246,58 @@ export class Coordinator {
     this.t0MonoNs = hostMonotonicNs() + lead * 1e6;
     for (const c of this.children.values()) this.send(c, { t: 'start', t0MonoNs: this.t0MonoNs });
     const s = this.opts.setup.scenario;
-    // End at the emulated duration (real: duration × timeScale after t0).
-    const durRealMs = (s.durationNs * this.opts.timeScale) / 1e6;
-    this.timers.push(setTimeout(() => this.finishAll(s.durationNs), lead + durRealMs + 50));
+    if (this.sync === 'wallclock') {
+      // End at the emulated duration (real: duration × timeScale after t0).
+      const durRealMs = (s.durationNs * this.opts.timeScale) / 1e6;
+      this.timers.push(setTimeout(() => this.finishAll(s.durationNs), lead + durRealMs + 50));
+    }
     if (this.plan.flows.length === 0) this.timers.push(setTimeout(() => this.finishAll(0), lead));
+    this.lastAdvanceRealNs = hostMonotonicNs() + lead * 1e6;
     const tick = this.opts.onProgress;
-    if (tick !== undefined) {
-      const iv = setInterval(() => {
-        const now = this.emulatedNowNs();
-        if (now !== null)
-          tick(
-            Math.max(0, Math.min(now, s.durationNs)),
-            s.durationNs,
-            this.flowEnd.size,
-            this.plan.flows.length,
-          );
-      }, 250);
-      this.timers.push(iv);
+    const iv = setInterval(() => {
+      if (this.sync === 'lockstep') this.lockstepTick();
+      const now = this.emulatedNowNs();
+      if (tick !== undefined && now !== null)
+        tick(
+          Math.max(0, Math.min(now, s.durationNs)),
+          s.durationNs,
+          this.flowEnd.size,
+          this.plan.flows.length,
+          this.lastDilation,
+        );
+    }, 250);
+    this.timers.push(iv);
+  }
+
+  /** Lockstep: the run's progress, the least of what every node has done. */
+  private gvtNs(): number {
+    let gvt = Number.POSITIVE_INFINITY;
+    for (const n of this.nodes) gvt = Math.min(gvt, this.doneNs.get(n) ?? 0);
+    return gvt === Number.POSITIVE_INFINITY ? 0 : gvt;
+  }
+
+  /** Lockstep, every progress window: dilation achieved, and the stall watchdog. */
+  private lockstepTick(): void {
+    const realNs = hostMonotonicNs();
+    const gvt = this.gvtNs();
+    const last = this.lastGvt;
+    if (last === null || gvt > last.gvtNs) {
+      if (last !== null) {
+        this.lastDilation = (realNs - last.realNs) / (gvt - last.gvtNs);
+        this.dilations.push(this.lastDilation);
+      }
+      this.lastGvt = { realNs, gvtNs: gvt };
+      this.lastAdvanceRealNs = realNs;
+      return;
+    }
+    const stallMs = this.opts.stallMs ?? 60_000;
+    if (!this.finishing && (realNs - this.lastAdvanceRealNs) / 1e6 > stallMs) {
+      const slow = this.nodes.filter((n) => (this.doneNs.get(n) ?? 0) <= gvt);
+      this.fail(
+        new RunFailed(
+          `lockstep made no progress for ${stallMs / 1000} s at ${Math.round(gvt)} ns emulated (waiting on ${slow.join(', ')})`,
+        ),
+      );
     }
   }
 
@@ -263,8 +326,9 @@ export class Coordinator {
     this.finishing = true;
     this.endNs = endNs;
     for (const c of this.children.values()) this.send(c, { t: 'finish', endNs });
-    // Nodes that cannot report (dead, wedged) must not hold the run forever.
-    this.timers.push(setTimeout(() => this.settleNow(), 10_000));
+    // Nodes that cannot report (dead, wedged) must not hold the run forever. Under lockstep nodes
+    // first run every event up to the end, which a slowed-down run may take a while to do.
+    this.timers.push(setTimeout(() => this.settleNow(), this.sync === 'lockstep' ? 60_000 : 10_000));
     this.maybeSettle();
   }
 
@@ -297,6 +361,8 @@ export class Coordinator {
         ccByHost: cc,
         reports: this.reports,
         warnings: this.warnings,
+        sync: this.sync,
+        dilations: this.dilations,
       });
     } catch (err) {
       this.cleanup();
@@ -329,7 +395,9 @@ export class Coordinator {
       this.settle = { resolve, reject };
     });
     const s = this.opts.setup.scenario;
-    const watchdog = this.opts.watchdogMs ?? (3 * s.durationNs * this.opts.timeScale) / 1e6 + 60_000;
+    const watchdog =
+      this.opts.watchdogMs ??
+      (this.sync === 'lockstep' ? 30 * 60_000 : (3 * s.durationNs * this.opts.timeScale) / 1e6 + 60_000);
     this.timers.push(
       setTimeout(() => {
         if (this.finishing) return;

@@ -64,6 +64,8 @@ export class HostDriver {
   private nextStart = 0;
   private readonly doneIds = new Set<number>();
   private readonly rxDoneIds = new Set<number>();
+  /** Sent flows that completed. */
+  private completedTx = 0;
   duplicateDeliveries = 0;
   duplicateCompletions = 0;
   unknownCompletions = 0;
@@ -211,6 +213,7 @@ export class HostDriver {
     }
     if (st.messagesOutstanding > 0) return;
     st.endNs = completeNs;
+    this.completedTx++;
     this.active.delete(flowId);
     this.events.flowDone(flowId, completeNs, completeNs - st.startNs);
   }
@@ -264,6 +267,14 @@ export class HostDriver {
         rx.inHead = 0;
       }
     }
+  }
+
+  /**
+   * Whether a flow this host sends has still to complete (not started yet, or running): then the
+   * run cannot end before this host's next event (lockstep's end bound).
+   */
+  hasUnfinishedSends(): boolean {
+    return this.completedTx < this.txFlows.size;
   }
 
   /** Flows currently sending (for rate series and load accounting). */

@@ -25,6 +25,9 @@ export interface MergeInput {
   reports: Map<string, NodeReport>;
   /** Launcher-side warnings (restarts, missing reports, watchdog). */
   warnings: string[];
+  sync?: 'lockstep' | 'wallclock';
+  /** Lockstep: dilation over the launcher's progress windows (real ns per emulated ns). */
+  dilations?: number[];
 }
 
 /** Fraction of a lagging node's base RTT its event-loop p99 may take before we warn. */
@@ -186,7 +189,17 @@ export function mergeReports(inp: MergeInput): Results {
   const rate: Record<string, SeriesPoints> = {};
   for (const [id, pts] of rateEntries) rate[String(id)] = pts;
 
-  return buildResults({
+  let promiseDatagrams = 0;
+  let dataDatagrams = 0;
+  const nodeDilations: number[] = [];
+  for (const r of reports.values()) {
+    promiseDatagrams += r.io.promisesTx ?? 0;
+    dataDatagrams += r.io.dataTx ?? 0;
+    nodeDilations.push(...(r.sync?.dilations ?? []));
+  }
+  const sync = inp.sync ?? 'wallclock';
+  const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
+  const results = buildResults({
     scenario: inp.scenario,
     runtime: inp.runtime,
     seed: inp.seed,
@@ -200,4 +213,19 @@ export function mergeReports(inp: MergeInput): Results {
     warnings,
     isSwitchPort: (p) => switchPorts.has(`${p.node}:${p.port}`),
   });
+  results.realtime = {
+    sync,
+    dilation: dil.length > 0 ? spread(dil) : null,
+    promiseDatagrams,
+    dataDatagrams,
+    linksDown: [],
+  };
+  return results;
+}
+
+/** min / median / max, rounded to 3 significant digits. */
+function spread(xs: number[]): { min: number; p50: number; max: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const r = (x: number) => Number(x.toPrecision(3));
+  return { min: r(s[0]), p50: r(s[Math.floor((s.length - 1) / 2)]), max: r(s[s.length - 1]) };
 }

@@ -30,6 +30,9 @@ import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
 import type { EventTimers } from './event-timers.js';
+import type { LockstepScheduler } from './lockstep.js';
+import { PortRing } from './port-ring.js';
+import { decodeSyncControl, encodeSyncControl, isGeneveControl } from './sync-control.js';
 
 export type Overlay = 'geneve' | 'vxlan';
 
@@ -54,7 +57,10 @@ export interface NodeEnvOptions {
   topo: Topology;
   addresses: AddressMap;
   socket: Socket;
+  /** Wall-clock mode: timers on the dilated real clock. */
   timers: EventTimers;
+  /** Lockstep mode (docs/realtime.md "Lockstep"): frames and timers run by this scheduler instead. */
+  lockstep?: LockstepScheduler<Packet>;
   overlay: Overlay;
   rng: Rng;
   log: Logger;
@@ -75,48 +81,6 @@ export type GarbageReason = 'unknown-peer' | 'bad-overlay' | 'bad-port' | string
 
 /** Largest frame we hold for propagation delay per port before dropping (a stalled socket). */
 const MAX_HELD_FRAMES = 1 << 16;
-
-class PortRing<T> {
-  private bufs: (T | null)[] = new Array(64).fill(null);
-  private times = new Float64Array(64);
-  private head = 0;
-  count = 0;
-  timer: TimerId | null = null;
-
-  push(atNs: number, buf: T): void {
-    if (this.count === this.bufs.length) this.grow();
-    const tail = (this.head + this.count) & (this.bufs.length - 1);
-    this.bufs[tail] = buf;
-    this.times[tail] = atNs;
-    this.count++;
-  }
-
-  headTime(): number {
-    return this.times[this.head];
-  }
-
-  shift(): T {
-    const b = this.bufs[this.head]!;
-    this.bufs[this.head] = null;
-    this.head = (this.head + 1) & (this.bufs.length - 1);
-    this.count--;
-    return b;
-  }
-
-  private grow(): void {
-    const n = this.bufs.length;
-    const bufs: (T | null)[] = new Array(n * 2).fill(null);
-    const times = new Float64Array(n * 2);
-    for (let k = 0; k < this.count; k++) {
-      const j = (this.head + k) & (n - 1);
-      bufs[k] = this.bufs[j];
-      times[k] = this.times[j];
-    }
-    this.bufs = bufs;
-    this.times = times;
-    this.head = 0;
-  }
-}
 
 export interface NodeIoCounters {
   txDatagrams: number;
@@ -145,6 +109,11 @@ export interface NodeIoCounters {
   maxLateNs: number;
   /** Emulated bytes sent per port (for achieved-rate accounting). */
   portTxBytes: number[];
+  /** Lockstep: promise (null-message) datagrams sent and received. */
+  promisesTx: number;
+  promisesRx: number;
+  /** Lockstep: data datagrams sent. */
+  dataTx: number;
 }
 
 export class RealNodeEnv implements FirmwareEnv {
@@ -159,6 +128,12 @@ export class RealNodeEnv implements FirmwareEnv {
   private firmware: NodeFirmware | null = null;
   private readonly socket: Socket;
   private readonly timers: EventTimers;
+  private readonly lockstep: LockstepScheduler<Packet> | null;
+  /** Lockstep: the promise and end bound last sent on each output port. */
+  private readonly promisedNs: Float64Array;
+  private readonly boundSentNs: Float64Array;
+  /** Lockstep: how far ahead of the wall clock a promise may go before we hold the next one. */
+  private readonly promiseSlackNs: number;
   private readonly overlay: Overlay;
   private readonly rings: PortRing<Buffer>[];
   private readonly ringFires: (() => void)[];
@@ -186,6 +161,7 @@ export class RealNodeEnv implements FirmwareEnv {
     this.node = opts.node;
     this.socket = opts.socket;
     this.timers = opts.timers;
+    this.lockstep = opts.lockstep ?? null;
     this.overlay = opts.overlay;
     this.rng = opts.rng;
     this.log = opts.log;
@@ -213,7 +189,12 @@ export class RealNodeEnv implements FirmwareEnv {
     this.ringFires = this.links.map((_, i) => () => this.fireRing(i));
     this.rxRings = this.links.map(() => new PortRing<Packet>());
     this.rxFires = this.links.map((_, i) => () => this.fireRx(i));
-    this.stampsOut = this.arrivalStamps && this.overlay === 'geneve';
+    this.stampsOut = (this.arrivalStamps || this.lockstep !== null) && this.overlay === 'geneve';
+    this.promisedNs = new Float64Array(this.links.length);
+    this.boundSentNs = new Float64Array(this.links.length);
+    // Two real milliseconds of emulated time: a held promise is released by a wall timer of
+    // about that period, so a quiet link costs a few hundred datagrams per second at most.
+    this.promiseSlackNs = opts.lockstep !== undefined ? 2e6 / opts.lockstep.clock.timeScale : 0;
     this.counters = {
       txDatagrams: 0,
       txBytes: 0,
@@ -229,6 +210,9 @@ export class RealNodeEnv implements FirmwareEnv {
       lateFrames: 0,
       maxLateNs: 0,
       portTxBytes: this.links.map(() => 0),
+      promisesTx: 0,
+      promisesRx: 0,
+      dataTx: 0,
     };
     this.socket.on('message', this.onMessage);
   }
@@ -238,15 +222,16 @@ export class RealNodeEnv implements FirmwareEnv {
   }
 
   now(): number {
-    return this.timers.now();
+    return this.lockstep !== null ? this.lockstep.now() : this.timers.now();
   }
 
   setTimer(atNs: number, fn: () => void): TimerId {
-    return this.timers.setTimer(atNs, fn);
+    return this.lockstep !== null ? this.lockstep.setTimer(atNs, fn) : this.timers.setTimer(atNs, fn);
   }
 
   cancelTimer(id: TimerId): void {
-    this.timers.cancelTimer(id);
+    if (this.lockstep !== null) this.lockstep.cancelTimer(id);
+    else this.timers.cancelTimer(id);
   }
 
   nextPacketId(): number {
@@ -260,7 +245,7 @@ export class RealNodeEnv implements FirmwareEnv {
       this.counters.badSends++;
       return;
     }
-    const now = this.timers.now();
+    const now = this.now();
     for (let i = 0; i < this.taps.length; i++) this.taps[i].onTx?.(port, pkt, now);
     this.counters.portTxBytes[port] += pkt.sizeBytes;
     let buf: Buffer;
@@ -270,6 +255,14 @@ export class RealNodeEnv implements FirmwareEnv {
       this.counters.encodeErrors++;
       if (this.counters.encodeErrors <= 5)
         this.log.error({ err: (err as Error).message, port, kind: pkt.kind }, 'frame not encodable');
+      return;
+    }
+    if (this.lockstep !== null) {
+      // The frame is also a promise: nothing later on this link arrives before its stamp.
+      const stamp = now + Math.max(0, link.delayNs);
+      if (stamp > this.promisedNs[port]) this.promisedNs[port] = stamp;
+      this.counters.dataTx++;
+      this.transmit(link, buf);
       return;
     }
     // With arrival stamps the receiver holds the frame until its stamp (its delay line), so the
@@ -305,7 +298,50 @@ export class RealNodeEnv implements FirmwareEnv {
 
   private encode(pkt: Packet, port: number, arrivalNs: number): Buffer {
     if (this.overlay !== 'geneve') return encapsulateVxlan(pkt, { vni: port });
-    return encapsulate(pkt, this.arrivalStamps ? { vni: port, arrivalNs } : { vni: port });
+    return encapsulate(pkt, this.stampsOut ? { vni: port, arrivalNs } : { vni: port });
+  }
+
+  /**
+   * Lockstep, after every turn: promise on each output link what our frontier allows (frontier +
+   * the link's delay), with the end bound we know, when either grew. A promise already further
+   * ahead of the wall clock than the slack is not needed yet: it is held and a wall timer sends it
+   * when it may be (nodes never run ahead of the wall clock, so nobody can wait on it before).
+   */
+  flushPromises(): void {
+    const ls = this.lockstep;
+    if (ls === null || this.closed) return;
+    const frontier = ls.frontierNs();
+    const bound = ls.endBoundOut();
+    const wall = ls.clock.now();
+    let holdUntil = Number.POSITIVE_INFINITY;
+    for (let p = 0; p < this.links.length; p++) {
+      const link = this.links[p];
+      const promise = frontier + Math.max(0, link.delayNs);
+      const sentP = this.promisedNs[p];
+      const sentB = this.boundSentNs[p];
+      if (!(promise > sentP) && !(bound > sentB)) continue;
+      const ahead = Math.min(sentP, sentB) - this.promiseSlackNs;
+      if (ahead > wall) {
+        if (ahead < holdUntil) holdUntil = ahead;
+        continue;
+      }
+      this.sendPromise(p, Math.max(promise, sentP), Math.max(bound, sentB));
+    }
+    if (holdUntil !== Number.POSITIVE_INFINITY) ls.wakeAtWall(holdUntil);
+  }
+
+  /** Lockstep: promise +∞ on every link (this node sends nothing more: it finished or stops). */
+  promiseForever(): void {
+    if (this.lockstep === null || this.closed) return;
+    for (let p = 0; p < this.links.length; p++)
+      this.sendPromise(p, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  }
+
+  private sendPromise(port: number, promiseNs: number, boundNs: number): void {
+    this.promisedNs[port] = promiseNs;
+    this.boundSentNs[port] = boundNs;
+    this.counters.promisesTx++;
+    this.transmit(this.links[port], encodeSyncControl(port, promiseNs, boundNs));
   }
 
   private fireRing(port: number): void {
@@ -361,6 +397,17 @@ export class RealNodeEnv implements FirmwareEnv {
       }
       link = found;
     }
+    const ls = this.lockstep;
+    if (ls !== null && kind === 'geneve' && isGeneveControl(msg)) {
+      const c = decodeSyncControl(msg);
+      if (c === null) {
+        this.garbage('bad-control');
+        return;
+      }
+      this.counters.promisesRx++;
+      ls.promise(link.port, c.promiseNs, c.endBoundNs);
+      return;
+    }
     const pkt =
       kind === 'geneve'
         ? decapsulate(msg, this.decodeOpts, this.rxMeta)
@@ -371,11 +418,21 @@ export class RealNodeEnv implements FirmwareEnv {
     }
     if (pkt.kind === FrameKind.Sync) {
       // Everything due before this datagram arrived happens first, so time stays monotonic.
-      this.timers.runDue();
+      if (ls === null) this.timers.runDue();
       this.onSync?.(link.port, pkt, rxPreciseNs);
       return;
     }
     if (this.firmware === null) return;
+    if (ls !== null) {
+      const stamp = kind === 'geneve' ? this.rxMeta.arrivalNs : null;
+      if (stamp === null) {
+        this.garbage('unstamped');
+        return;
+      }
+      this.counters.stampedFrames++;
+      ls.frame(link.port, stamp, pkt);
+      return;
+    }
     // A stamp is honoured whatever our own setting: the sender did not hold the frame.
     const stamp = kind === 'geneve' ? this.rxMeta.arrivalNs : null;
     if (stamp !== null) this.counters.stampedFrames++;
@@ -425,10 +482,15 @@ export class RealNodeEnv implements FirmwareEnv {
   private deliverTo(port: number, pkt: Packet): void {
     const fw = this.firmware;
     if (fw === null) return;
-    const now = this.timers.now();
+    const now = this.now();
     for (let i = 0; i < this.taps.length; i++) this.taps[i].onRx?.(port, pkt, now);
     fw.receive(port, pkt);
   }
+
+  /** Lockstep: hand a due frame to firmware (the scheduler's `deliver`). */
+  readonly deliverLockstep = (port: number, pkt: Packet): void => {
+    this.deliverTo(port, pkt);
+  };
 
   /** Frames still held for propagation delay. */
   get heldFrames(): number {

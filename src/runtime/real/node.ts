@@ -17,7 +17,8 @@
  *   START_AT_MONO_NS  standalone start: host CLOCK_MONOTONIC ns of emulated t=0 (else now + START_DELAY_MS)
  *   REPORT_FILE       standalone: where the node writes its report when it ends
  *   ARRIVAL_STAMPS    1 (default): Geneve frames carry their emulated arrival instant and are
- *                     delivered at it; 0: delivered when the event loop reads them
+ *                     delivered at it; 0: delivered when the event loop reads them (wallclock only)
+ *   SYNC              lockstep (default: the scenario's `sync`) | wallclock (docs/realtime.md)
  *
  * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
  * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at
@@ -33,13 +34,14 @@ import { listAlgorithms } from '../../cc/registry.js';
 import { ConfigError } from '../../config/errors.js';
 import { loadScenario } from '../../config/load.js';
 import type { Scenario } from '../../config/scenario.js';
-import type { Logger } from '../../env/env.js';
+import type { Logger, TimerService } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
 import { createNodeMetrics, type NodeMetrics } from '../../metrics/node-metrics.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
 import type { PortResult, SeriesPoints } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
 import type { TopologyNode } from '../../topology/model.js';
+import type { Packet } from '../../wire/packet.js';
 import { setupRun } from '../scenario-setup.js';
 import { createPcapTap, type PcapTap } from '../virtual/pcap-tap.js';
 import {
@@ -56,6 +58,7 @@ import {
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
 import { HostDriver } from './host-driver.js';
+import { LockstepScheduler } from './lockstep.js';
 import { type Overlay, RealNodeEnv } from './node-env.js';
 import { peerMacOf, planRun, type RunPlan } from './plan.js';
 import {
@@ -94,6 +97,7 @@ export interface NodeConfig {
   verifyIcrc: boolean | null;
   warmUp: boolean;
   arrivalStamps: boolean;
+  sync: 'lockstep' | 'wallclock';
 }
 
 type Env = Record<string, string | undefined>;
@@ -151,6 +155,11 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
   if (overlayRaw !== 'geneve' && overlayRaw !== 'vxlan')
     throw new ConfigError('OVERLAY', `expected geneve or vxlan, got ${JSON.stringify(overlayRaw)}`);
   const overlay: Overlay = overlayRaw;
+  const syncRaw = env.SYNC !== undefined && env.SYNC !== '' ? env.SYNC : scenario.sync;
+  if (syncRaw !== 'lockstep' && syncRaw !== 'wallclock')
+    throw new ConfigError('SYNC', `expected lockstep or wallclock, got ${JSON.stringify(syncRaw)}`);
+  if (syncRaw === 'lockstep' && overlay !== 'geneve')
+    throw new ConfigError('OVERLAY', 'lockstep needs the geneve overlay (frames carry their arrival stamps)');
   let addresses: AddressMap;
   const rawMap = env.ADDRESS_MAP;
   try {
@@ -213,6 +222,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
     warmUp: env.WARMUP !== '0',
     arrivalStamps: env.ARRIVAL_STAMPS !== '0',
+    sync: syncRaw,
   };
 }
 
@@ -239,6 +249,16 @@ export class RealNode {
   private metricsAddress: string | null = null;
   private clock: RealClock | null = null;
   private timers: EventTimers | null = null;
+  /** Lockstep mode: the conservative scheduler that runs frames and timers (lockstep.ts). */
+  private lockstep: LockstepScheduler<Packet> | null = null;
+  /** Lockstep: the end the launcher announced, reported once every event up to it ran. */
+  private endingAtNs: number | null = null;
+  private atCapSent = false;
+  private progressTimer: NodeJS.Timeout | null = null;
+  /** Lockstep: (real ns, emulated ns) at the last progress tick, and the dilations measured. */
+  private lastTick: { realNs: number; emNs: number } | null = null;
+  private readonly dilations: number[] = [];
+  lastDilation = Number.NaN;
   env: RealNodeEnv | null = null;
   nic: Nic | null = null;
   sw: Switch | null = null;
@@ -342,6 +362,15 @@ export class RealNode {
       spinMs: cfg.timerSpinMs,
       onError: (err) => this.fatal(err),
     });
+    if (cfg.sync === 'lockstep') {
+      this.lockstep = new LockstepScheduler<Packet>({
+        clock,
+        inputDelaysNs: this.me.ports.map((p) => p.delayNs),
+        deliver: (port, pkt) => this.env!.deliverLockstep(port, pkt),
+        afterTurn: () => this.afterTurn(),
+        onError: (err) => this.fatal(err),
+      });
+    }
     const rng = createRng(cfg.seed ?? cfg.scenario.seed).fork(this.me.name);
     const log = this.firmwareLogger();
     const env = new RealNodeEnv({
@@ -356,6 +385,7 @@ export class RealNode {
       preciseNow: this.preciseNow,
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
       arrivalStamps: cfg.arrivalStamps,
+      ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
     });
     this.env = env;
     this.createFirmware(env);
@@ -382,15 +412,70 @@ export class RealNode {
     }));
     // Flow starts first, so the t=0 sample sees flows that start at 0 (as in virtual time).
     this.driver?.armStarts();
-    this.timers.setTimer(0, this.sample);
+    this.sched().setTimer(0, this.sample);
     // Event-loop lag counts from the start barrier on: start-up work is not lag.
     this.loop.reset();
     this.loop.enable();
-    if (this.send === null) {
+    const ls = this.lockstep;
+    if (ls !== null) {
+      ls.unbounded = this.driver?.hasUnfinishedSends() ?? false;
+      // Standalone nodes cannot hear of an earlier end: they run to the duration.
+      if (this.send === null) this.endAt(cfg.scenario.durationNs);
+      else ls.capAt(cfg.scenario.durationNs);
+      this.progressTimer = setInterval(() => this.progressTick(), 250);
+      ls.start();
+    } else if (this.send === null) {
       // Standalone: end at the scenario's duration.
       this.timers.setTimer(cfg.scenario.durationNs, () => void this.finish(cfg.scenario.durationNs));
     }
     this.log.info({ t0MonoNs, syncRef: this.syncRef, skewNs: this.skewNs }, 'started');
+  }
+
+  /** Where firmware timers live: the lockstep scheduler, or the wall-clock event timers. */
+  private sched(): TimerService {
+    return this.lockstep ?? this.timers!;
+  }
+
+  /** Lockstep: the run ends at `endNs`; the node reports once it has handled every event up to it. */
+  private endAt(endNs: number): void {
+    this.endingAtNs = endNs;
+    this.lockstep!.endAt(endNs);
+  }
+
+  /** Lockstep, after every turn of the scheduler. */
+  private afterTurn(): void {
+    const ls = this.lockstep!;
+    if (this.driver !== null) ls.unbounded = this.driver.hasUnfinishedSends();
+    this.env!.flushPromises();
+    if (!ls.reachedCap()) return;
+    if (this.endingAtNs !== null) {
+      void this.finish(this.endingAtNs);
+    } else if (!this.atCapSent) {
+      // Every event up to the duration ran without the flows completing: the launcher ends the run.
+      this.atCapSent = true;
+      this.send?.({ t: 'atCap', node: this.me.name });
+    }
+  }
+
+  /** Lockstep: the emulated time every event before which has run (for progress and dilation). */
+  private doneNs(): number {
+    const ls = this.lockstep!;
+    const f = ls.frontierNs();
+    const cap = this.cfg.scenario.durationNs;
+    return Math.max(0, Math.min(f, cap));
+  }
+
+  private progressTick(): void {
+    if (this.finished || this.lockstep === null) return;
+    const realNs = hostMonotonicNs();
+    const emNs = this.doneNs();
+    const last = this.lastTick;
+    if (last !== null && emNs > last.emNs) {
+      this.lastDilation = (realNs - last.realNs) / (emNs - last.emNs);
+      this.dilations.push(this.lastDilation);
+    }
+    if (last === null || emNs > last.emNs) this.lastTick = { realNs, emNs };
+    this.send?.({ t: 'progress', node: this.me.name, doneNs: emNs });
   }
 
   private firmwareLogger(): Logger {
@@ -587,7 +672,7 @@ export class RealNode {
     this.accountLoad(t, hostExpectedBps);
     const interval = Math.max(1, this.cfg.scenario.sampleIntervalNs);
     const next = (Math.floor(t / interval) + 1) * interval;
-    if (next <= this.cfg.scenario.durationNs) this.timers!.setTimer(next, this.sample);
+    if (next <= this.cfg.scenario.durationNs) this.sched().setTimer(next, this.sample);
   };
 
   /**
@@ -635,11 +720,12 @@ export class RealNode {
       case 'startFlow':
         if (this.driver !== null && this.timers !== null) {
           const id = m.flowId;
-          this.timers.setTimer(m.atNs, () => this.driver!.startFlow(id));
+          this.sched().setTimer(m.atNs, () => this.driver!.startFlow(id));
         }
         break;
       case 'finish':
-        void this.finish(m.endNs);
+        if (this.lockstep !== null && this.env !== null) this.endAt(m.endNs);
+        else void this.finish(m.endNs);
         break;
     }
   }
@@ -765,6 +851,18 @@ export class RealNode {
         stampedFrames: io?.stampedFrames ?? 0,
         lateFrames: io?.lateFrames ?? 0,
         maxLateNs: io?.maxLateNs ?? 0,
+        promisesTx: io?.promisesTx ?? 0,
+        promisesRx: io?.promisesRx ?? 0,
+        dataTx: io?.dataTx ?? 0,
+      },
+      sync: {
+        mode: this.cfg.sync,
+        events: this.lockstep?.stats.events ?? 0,
+        turns: this.lockstep?.stats.turns ?? 0,
+        blockedOnPeers: this.lockstep?.stats.blockedOnPeers ?? 0,
+        blockedOnWall: this.lockstep?.stats.blockedOnWall ?? 0,
+        blockedOnBound: this.lockstep?.stats.blockedOnBound ?? 0,
+        dilations: [...this.dilations],
       },
       firmware,
       warnings: [...this.warnings],
@@ -775,7 +873,10 @@ export class RealNode {
   async finish(endNs: number): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    if (this.progressTimer !== null) clearInterval(this.progressTimer);
+    this.env?.promiseForever();
     const report = this.report(endNs);
+    this.lockstep?.close();
     this.timers?.close();
     this.sync?.close();
     this.env?.close();

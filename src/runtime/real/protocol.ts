@@ -100,6 +100,21 @@ export interface NodeReport {
     stampedFrames: number;
     lateFrames: number;
     maxLateNs: number;
+    /** Lockstep null messages sent and received, and data datagrams sent. */
+    promisesTx: number;
+    promisesRx: number;
+    dataTx: number;
+  };
+  /** How this node kept time; lockstep: scheduler counters and the dilations it measured. */
+  sync: {
+    mode: 'lockstep' | 'wallclock';
+    events: number;
+    turns: number;
+    blockedOnPeers: number;
+    blockedOnWall: number;
+    blockedOnBound: number;
+    /** Real ns per emulated ns over each progress window (about 250 ms real). */
+    dilations: number[];
   };
   firmware: { malformed: number; unroutable: number; ttlExpired: number; losslessDrops: number };
   warnings: string[];
@@ -114,6 +129,10 @@ export type NodeMessage =
   | { t: 'ready'; node: string; pid: number; address: string; metrics: string | null }
   | { t: 'synced'; node: string; residualNs: number; correctionNs: number }
   | { t: 'flowDone'; node: string; flowId: number; endNs: number }
+  /** Lockstep: every event before doneNs has run (a few times a second). */
+  | { t: 'progress'; node: string; doneNs: number }
+  /** Lockstep: every event up to the scenario's duration has run. */
+  | { t: 'atCap'; node: string }
   | { t: 'report'; node: string; report: NodeReport }
   | { t: 'fatal'; node: string; message: string };
 
