@@ -15,9 +15,10 @@
  * real time at timeScale, and when it does not, emulated time slows down (adaptive dilation)
  * while every node still sees exactly the events, in exactly the order, it would see unloaded.
  *
- * Equal-time order (documented in docs/realtime.md; independent of when datagrams reached the
- * socket): at one emulated instant, received frames run first, by ingress port and then in link
- * order, then local timers in the order they were set.
+ * Equal-time order (docs/realtime.md; independent of when datagrams reached the socket): the
+ * virtual engine's rule (src/runtime/virtual/engine-scheduler.ts), so a lockstep run handles the
+ * same events in the same order as virtual time: at one instant, due timers first in the order
+ * they were set (re-checked after every frame), then frames in `inputOrder` and link order.
  *
  * The end bound: a run ends when its last flow completes, and every node must report its state at
  * exactly that instant. A host with a flow still to complete cannot complete it before its own
@@ -34,6 +35,8 @@ export interface LockstepOptions<F> {
   clock: RealClock;
   /** Propagation delay of each input port's link, ns: nothing can arrive on it before that. */
   inputDelaysNs: number[];
+  /** Input ports in equal-time order (inputOrderOf); default: by port index. */
+  inputOrder?: number[];
   /** Hand a frame that is due to firmware. */
   deliver(port: number, frame: F): void;
   /** After every turn (sending trains and promises). */
@@ -52,6 +55,9 @@ export class LockstepScheduler<F> implements TimerService {
   readonly clock: RealClock;
   private readonly queue = new TimerQueue();
   private readonly rx: PortRing<F>[];
+  /** Input rings in equal-time order. */
+  private readonly rxOrdered: PortRing<F>[];
+  private readonly portOrdered: number[];
   /** Every future frame on port p has a stamp ≥ channelNs[p] (+∞: the link is down). */
   readonly channelNs: Float64Array;
   private readonly opts: LockstepOptions<F>;
@@ -78,6 +84,8 @@ export class LockstepScheduler<F> implements TimerService {
     this.clock = opts.clock;
     this.batchLimit = opts.batchLimit ?? 5000;
     this.rx = opts.inputDelaysNs.map(() => new PortRing<F>());
+    this.portOrdered = opts.inputOrder ?? opts.inputDelaysNs.map((_, p) => p);
+    this.rxOrdered = this.portOrdered.map((p) => this.rx[p]);
     this.channelNs = Float64Array.from(opts.inputDelaysNs, (d) => Math.max(0, d));
   }
 
@@ -223,7 +231,7 @@ export class LockstepScheduler<F> implements TimerService {
     let wall = this.clock.now();
     let ran = 0;
     let waitWallNs = Number.POSITIVE_INFINITY;
-    const rx = this.rx;
+    const rx = this.rxOrdered;
     const queue = this.queue;
     this.dispatching = true;
     try {
@@ -238,7 +246,7 @@ export class LockstepScheduler<F> implements TimerService {
           }
         }
         const tt = queue.peekTime();
-        const t = ft <= tt ? ft : tt;
+        const t = tt <= ft ? tt : ft;
         if (!(t < horizon)) {
           if (t !== Number.POSITIVE_INFINITY) this.stats.blockedOnPeers++;
           break;
@@ -260,11 +268,11 @@ export class LockstepScheduler<F> implements TimerService {
         ran++;
         this.eventNs = t > this.lastNs ? t : this.lastNs;
         this.lastNs = this.eventNs;
-        if (ft <= tt) {
-          this.opts.deliver(fp, rx[fp].shift());
-        } else {
+        if (tt <= ft) {
           const fn = queue.pop()!;
           fn();
+        } else {
+          this.opts.deliver(this.portOrdered[fp], rx[fp].shift());
         }
       }
     } catch (err) {
@@ -305,4 +313,36 @@ export class LockstepScheduler<F> implements TimerService {
     if (this.wallTimer !== null) clearTimeout(this.wallTimer);
     this.wallTimer = null;
   }
+}
+
+/**
+ * A node's input ports in the virtual engine's equal-time order: by the delay class of the link
+ * (classes numbered in the order the virtual fabric meets the delays: nodes in topology order,
+ * ports in order), then by the sending node's place in the topology, then its port.
+ */
+export function inputOrderOf(
+  nodes: readonly {
+    name: string;
+    ports: readonly { index: number; delayNs: number; peerNode: string; peerPort: number }[];
+  }[],
+  me: string,
+): number[] {
+  const classOf = new Map<number, number>();
+  const ordinal = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    ordinal.set(n.name, i);
+    for (const p of n.ports) if (!classOf.has(p.delayNs)) classOf.set(p.delayNs, classOf.size);
+  });
+  const node = nodes.find((n) => n.name === me);
+  if (node === undefined) return [];
+  // The link into port p is the peer's link out of its port, with the same delay.
+  const key = (p: (typeof node.ports)[number]) => [
+    classOf.get(p.delayNs)!,
+    ordinal.get(p.peerNode)!,
+    p.peerPort,
+  ];
+  return node.ports
+    .map((p) => ({ port: p.index, k: key(p) }))
+    .sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || a.k[2] - b.k[2])
+    .map((x) => x.port);
 }

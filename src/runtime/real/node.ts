@@ -58,7 +58,7 @@ import {
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
 import { HostDriver } from './host-driver.js';
-import { LockstepScheduler } from './lockstep.js';
+import { inputOrderOf, LockstepScheduler } from './lockstep.js';
 import { type Overlay, RealNodeEnv } from './node-env.js';
 import { peerMacOf, planRun, type RunPlan } from './plan.js';
 import {
@@ -366,6 +366,7 @@ export class RealNode {
       this.lockstep = new LockstepScheduler<Packet>({
         clock,
         inputDelaysNs: this.me.ports.map((p) => p.delayNs),
+        inputOrder: inputOrderOf(this.setup.topo.nodes, this.me.name),
         deliver: (port, pkt) => this.env!.deliverLockstep(port, pkt),
         afterTurn: () => this.afterTurn(),
         onError: (err) => this.fatal(err),

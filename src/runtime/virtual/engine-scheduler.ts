@@ -7,8 +7,15 @@
  * so all arrivals over links of the same delay come out in the order they were sent: a FIFO per
  * delay class is already sorted. Keeping them out of the heap saves a heap push and pop per
  * packet-hop. Timer semantics are VirtualScheduler's (integer ns, past times clamp to now,
- * fractional times round up, FIFO among equal times); at equal times heap timers run before
- * arrivals, a fixed rule, so runs stay deterministic.
+ * fractional times round up, FIFO among equal times).
+ *
+ * Equal-time order (docs/realtime.md "Equal-time order"), a rule every node can apply on its
+ * own, so a lockstep real-time run (src/runtime/real/lockstep.ts) handles exactly the same events
+ * in exactly the same order: at one instant a node runs its due timers first (in the order they
+ * were set, re-checked after every arrival), then the frames arriving at it, by the delay class
+ * of their link (classes in order of creation), then by the sending node's place in the topology
+ * and its port. Nodes never affect each other within one instant (links have a delay), so the
+ * order among different nodes' events does not matter.
  */
 import type { TimerId, TimerService } from '../../env/env.js';
 import { TimerQueue, timerFireNs } from '../../time/timer-queue.js';
@@ -28,6 +35,8 @@ export class DelayClass {
   private sinks: (ArrivalSink | null)[] = new Array(64).fill(null);
   private pkts: (Packet | null)[] = new Array(64).fill(null);
   private times = new Float64Array(64);
+  /** Sender order of each entry (equalTimeKey): arrivals due at one instant leave in this order. */
+  private keys = new Float64Array(64);
   private head = 0;
   count = 0;
 
@@ -38,12 +47,28 @@ export class DelayClass {
     return this.times[this.head];
   }
 
-  push(sink: ArrivalSink, atNs: number, pkt: Packet | null = null): void {
+  /**
+   * Queue an arrival at `atNs` (never before the latest one queued). `key` orders arrivals due at
+   * the same instant (equalTimeKey of the sending port), whatever order they were sent in.
+   */
+  push(sink: ArrivalSink, atNs: number, pkt: Packet | null = null, key = 0): void {
     if (this.count === this.sinks.length) this.grow();
-    const tail = (this.head + this.count) & (this.sinks.length - 1);
-    this.sinks[tail] = sink;
-    this.pkts[tail] = pkt;
-    this.times[tail] = atNs;
+    const mask = this.sinks.length - 1;
+    let at = (this.head + this.count) & mask;
+    // Insertion sort within the run of equal times at the tail (usually zero steps).
+    for (let k = this.count; k > 0; k--) {
+      const prev = (at - 1) & mask;
+      if (this.times[prev] !== atNs || this.keys[prev] <= key) break;
+      this.sinks[at] = this.sinks[prev];
+      this.pkts[at] = this.pkts[prev];
+      this.times[at] = this.times[prev];
+      this.keys[at] = this.keys[prev];
+      at = prev;
+    }
+    this.sinks[at] = sink;
+    this.pkts[at] = pkt;
+    this.times[at] = atNs;
+    this.keys[at] = key;
     this.count++;
   }
 
@@ -64,15 +89,18 @@ export class DelayClass {
     const sinks: (ArrivalSink | null)[] = new Array(n * 2).fill(null);
     const pkts: (Packet | null)[] = new Array(n * 2).fill(null);
     const times = new Float64Array(n * 2);
+    const keys = new Float64Array(n * 2);
     for (let k = 0; k < this.count; k++) {
       const j = (this.head + k) & (n - 1);
       sinks[k] = this.sinks[j];
       pkts[k] = this.pkts[j];
       times[k] = this.times[j];
+      keys[k] = this.keys[j];
     }
     this.sinks = sinks;
     this.pkts = pkts;
     this.times = times;
+    this.keys = keys;
     this.head = 0;
   }
 }
@@ -84,6 +112,8 @@ export class EngineScheduler implements TimerService {
   private processed = 0;
   private running = false;
   private stopRequested = false;
+  /** No event after this instant runs in the current run() (finishInstant). */
+  private stopAfterNs = Number.POSITIVE_INFINITY;
   /**
    * Called from the loop every 65 536 events (a mask test per event, no clock read), for
    * progress reporting; it must not schedule or run events.
@@ -130,6 +160,19 @@ export class EngineScheduler implements TimerService {
   }
 
   /**
+   * End the current run() once every event due at the current instant has run (the end of a
+   * run: all nodes are then in their state at that instant, as lockstep nodes stop).
+   */
+  finishInstant(): void {
+    this.stopAfterNs = this.nowNs;
+  }
+
+  /** The earliest `untilNs` a run may use (finishInstant's cap, reset by every run()). */
+  private capped(untilNs: number): number {
+    return untilNs < this.stopAfterNs ? untilNs : this.stopAfterNs;
+  }
+
+  /**
    * Run events in order until none is left, the next one lies after `untilNs`, or `stop()` is
    * called. When the run ends because of `untilNs`, the clock advances to `untilNs`.
    */
@@ -138,6 +181,8 @@ export class EngineScheduler implements TimerService {
     if (Number.isNaN(untilNs)) throw new RangeError('run(untilNs): untilNs is NaN');
     this.running = true;
     this.stopRequested = false;
+    this.stopAfterNs = Number.POSITIVE_INFINITY;
+    const requestedUntilNs = untilNs;
     const queue = this.queue;
     const classes = this.classes;
     const before = this.processed;
@@ -155,6 +200,7 @@ export class EngineScheduler implements TimerService {
         }
         // A timer due no later than the first arrival runs first (ties: timers before arrivals).
         // earliestNs lets a run of arrivals skip the timer queue until a timer may be due.
+        untilNs = this.capped(requestedUntilNs);
         const limit = Math.min(classT, untilNs);
         const fn = queue.earliestNs <= limit ? queue.popUntil(limit) : undefined;
         if (fn !== undefined) {

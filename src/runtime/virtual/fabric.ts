@@ -59,6 +59,8 @@ export class Link implements ArrivalSink {
     readonly to: TopologyNode,
     readonly peerPort: number,
     readonly delayNs: number,
+    /** Order of this link's arrivals among others due at the same instant (equalTimeKey). */
+    private readonly orderKey = 0,
   ) {
     this.cls = sched.delayClass(delayNs);
   }
@@ -89,7 +91,7 @@ export class Link implements ArrivalSink {
       return;
     }
     this.count++;
-    this.cls.push(this, now + this.delayNs, pkt);
+    this.cls.push(this, now + this.delayNs, pkt, this.orderKey);
   }
 
   /** Frames still on the wire. */
@@ -133,10 +135,10 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       }
     },
   };
-  for (const node of topo.nodes) {
+  topo.nodes.forEach((node, ordinal) => {
     const nodeLinks = node.ports.map((p) => {
       const to = topo.byName.get(p.peerNode)!;
-      const link = new Link(sched, node, p.index, to, p.peerPort, p.delayNs);
+      const link = new Link(sched, node, p.index, to, p.peerPort, p.delayNs, equalTimeKey(ordinal, p.index));
       // The topology's per-link loss, unless the run's loss model covers this link.
       let rate = p.lossRate ?? 0;
       if (opts.loss !== undefined && opts.loss.rate > 0 && (opts.loss.match?.(node, p.index) ?? true)) {
@@ -174,6 +176,14 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       nextPacketId: () => ++nextId,
     };
     envs.set(node.name, env);
-  }
+  });
   return fabric;
+}
+
+/**
+ * The order of a sending port's frames among frames due at one receiver at the same instant
+ * (engine-scheduler.ts "Equal-time order"): by the sender's place in `topo.nodes`, then its port.
+ */
+export function equalTimeKey(nodeOrdinal: number, port: number): number {
+  return nodeOrdinal * 65_536 + port;
 }

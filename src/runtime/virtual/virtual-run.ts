@@ -427,7 +427,8 @@ export class VirtualRun {
         }
       }
     }
-    if (this.completed === this.flows.length) this.sched.stop();
+    // Every node ends in its state after the whole instant, as lockstep nodes stop.
+    if (this.completed === this.flows.length) this.sched.finishInstant();
   }
 
   /** Attribute a sender QP's rate or window change to the flow it carries. */
