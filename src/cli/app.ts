@@ -100,7 +100,7 @@ const HELP = `rocelab — RoCEv2 congestion-control testbed (NIC and switch firm
 
 Usage:
   rocelab run <scenario.yaml> [--runtime virtual|local|netns] [--cc NAME] [--set key=value]...
-              [--seed N] [--out DIR] [--pcap] [--json]
+              [--seed N] [--out DIR] [--pcap] [--json] [--allow-late]
   rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--set-for ALG:key=value]... [--seed N]
               [--out DIR] [--json]
   rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
@@ -178,6 +178,7 @@ const RUN_FLAGS = {
   out: { type: 'string' },
   pcap: { type: 'boolean' },
   json: { type: 'boolean' },
+  'allow-late': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -285,6 +286,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (isBadInputError(err)) {
       fail(oneLine((err as Error).message));
       return 2;
+    }
+    // A real run that could not give a right answer: one line, and the status says which kind.
+    const errName = (err as { name?: unknown } | null)?.name;
+    if (errName === 'LateRun') {
+      fail(oneLine((err as Error).message));
+      return 3;
+    }
+    if (errName === 'RunFailed') {
+      fail(oneLine((err as Error).message));
+      return 1;
     }
     const message = err instanceof Error ? err.message : String(err);
     fail(`internal error: ${oneLine(message)} (rerun with ROCELAB_DEBUG=1 for the stack trace)`);
@@ -493,6 +504,7 @@ async function runCommand(
         outDir,
         pcap: values.pcap === true,
         json,
+        allowLate: values['allow-late'] === true,
         print: (t) => {
           progress?.clear();
           io.stdout(t);

@@ -22,6 +22,8 @@ export interface RunOptions {
   pcap: boolean;
   /** `--json`: print results.json instead of the summary table. */
   json: boolean;
+  /** `--allow-late`: a wallclock run with late frames still writes its results (as warnings). */
+  allowLate?: boolean;
   /** Terminal output; null = silent (compare runs). */
   print?: ((text: string) => void) | null;
   /** Progress of a virtual run, about every 100 ms of wall time (the CLI's progress line). */

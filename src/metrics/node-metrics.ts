@@ -36,6 +36,12 @@ export interface MetricsSources {
   achievedBps(port: number): number;
   garbage(): Record<string, number>;
   datagrams(): { tx: number; rx: number };
+  /**
+   * Lockstep: achieved dilation over the last progress window (real ns per emulated ns; NaN
+   * before the first window or in wallclock mode), the emulated time every event before which has
+   * run, and null messages sent and received.
+   */
+  sync?(): { dilation: number; doneNs: number; promisesTx: number; promisesRx: number };
   qpLabelCap?: number;
 }
 
@@ -412,6 +418,31 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
     set({ stat: 'mean' }, l.meanNs / 1e9);
     set({ stat: 'max' }, l.maxNs / 1e9);
   });
+  if (src.sync !== undefined) {
+    const sync = src.sync;
+    gaugeFrom(
+      'rocelab_dilation',
+      'Achieved time dilation over the last window (lockstep): real s per emulated s, timeScale when the host keeps up',
+      [],
+      (set) => set({}, sync().dilation),
+    );
+    gaugeFrom(
+      'rocelab_emulated_seconds',
+      'Emulated time before which every event of this node has run (lockstep)',
+      [],
+      (set) => set({}, sync().doneNs / 1e9),
+    );
+    counterFrom(
+      'rocelab_promise_datagrams_total',
+      'Lockstep null messages (promise datagrams), by direction',
+      ['dir'],
+      (set) => {
+        const s = sync();
+        set({ dir: 'tx' }, s.promisesTx);
+        set({ dir: 'rx' }, s.promisesRx);
+      },
+    );
+  }
   gaugeFrom(
     'rocelab_time_scale',
     'Time-dilation factor: emulated time runs this many times slower',

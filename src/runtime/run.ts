@@ -32,6 +32,8 @@ export interface RunOptions {
   pcap?: boolean;
   /** Print results.json instead of the summary table. */
   json?: boolean;
+  /** Real runtimes, sync wallclock: keep the results of a run with late frames (else exit 3). */
+  allowLate?: boolean;
   /** Terminal output (default: process.stdout); null = silent. */
   print?: ((text: string) => void) | null;
   /** Firmware and loss hooks for tests. */

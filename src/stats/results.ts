@@ -98,6 +98,14 @@ export interface RealtimeResult {
   dataDatagrams: number;
   /** Links declared down by a silent peer (fault handling), in the order they went down. */
   linksDown: { node: string; port: number; peer: string; atNs: number }[];
+  /**
+   * Wallclock only: frames that reached firmware after their emulated arrival instant (the host
+   * did not keep up), and the node with the largest lateness (emulated ns). Lockstep: always 0.
+   */
+  lateFrames: number;
+  worstLate: { node: string; maxLateNs: number } | null;
+  /** The smallest link delay (emulated ns): the slack a late frame is measured against. */
+  minLinkDelayNs: number;
 }
 
 /** Raw per-flow numbers from a runtime. */

@@ -9,9 +9,11 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '../../config/errors.js';
 import type { Results } from '../../stats/results.js';
 import type { RunSetup } from '../scenario-setup.js';
 import type { AddressMap } from './addresses.js';
+import { LateRun, RunFailed } from './errors.js';
 import { mergeReports } from './merge.js';
 import { planRun, type RunPlan } from './plan.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage, type NodeReport } from './protocol.js';
@@ -58,9 +60,7 @@ export interface CoordinatorOptions {
   onMessage?(m: NodeMessage): void;
 }
 
-export class RunFailed extends Error {
-  override name = 'RunFailed';
-}
+export { RunFailed } from './errors.js';
 
 interface Child {
   node: string;
@@ -110,6 +110,8 @@ export class Coordinator {
   private settle: { resolve: (r: Results) => void; reject: (e: Error) => void } | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly restarts: string[] = [];
+  /** Nodes killed on purpose (fault injection) and not restarted since. */
+  private readonly killed = new Set<string>();
   private readonly logFds: number[] = [];
   readonly logFiles = new Map<string, string>();
   private readonly scenarioPath: string;
@@ -142,6 +144,13 @@ export class Coordinator {
     this.scenarioPath = join(this.tmp, 'scenario.json');
     const syncEnv = opts.env?.SYNC;
     this.sync = syncEnv === 'wallclock' || syncEnv === 'lockstep' ? syncEnv : opts.setup.scenario.sync;
+    if (this.sync === 'lockstep' && this.plan.flows.some((f) => f.spec.waitGroup >= 0)) {
+      rmSync(this.tmp, { recursive: true, force: true });
+      throw new ConfigError(
+        'sync',
+        'lockstep cannot run flows that wait for other flows yet (alltoall iterations); use --set sync=wallclock',
+      );
+    }
     writeFileSync(this.scenarioPath, scenarioToJson(opts.setup.scenario));
   }
 
@@ -343,6 +352,20 @@ export class Coordinator {
     if (settle === null) return;
     this.settle = null;
     const missing = this.nodes.filter((n) => !this.reports.has(n));
+    // A node killed on purpose (fault injection) may have nothing to say; any other silence means
+    // its counters are unknown, and results without them would be wrong.
+    const silent = missing.filter((n) => !this.killed.has(n));
+    if (silent.length > 0) {
+      const late = this.sync === 'wallclock';
+      const why = late
+        ? 'the host could not keep up (raise timeScale, or use sync: lockstep)'
+        : 'see their logs (--keep-logs)';
+      const Err = late ? LateRun : RunFailed;
+      this.failure = new Err(`no report from ${silent.join(', ')} after the end of the run: ${why}`);
+      this.cleanup();
+      settle.reject(this.failure);
+      return;
+    }
     if (missing.length > 0)
       this.warnings.push(`no report from ${missing.join(', ')}; their counters are zero`);
     for (const r of this.restarts) this.warnings.push(r);
@@ -430,6 +453,7 @@ export class Coordinator {
     const c = this.children.get(node);
     if (c === undefined || c.exited) return;
     c.expectedExit = true;
+    this.killed.add(node);
     c.proc.kill(signal);
     const t = this.emulatedNowNs();
     this.restarts.push(`${node} was killed at ${t === null ? '?' : Math.round(t)} ns`);
@@ -440,6 +464,7 @@ export class Coordinator {
     const old = this.children.get(node);
     if (old !== undefined && !old.exited) throw new Error(`${node} is still running`);
     const inc = (old?.incarnation ?? 0) + 1;
+    this.killed.delete(node);
     this.spawnNode(node, inc);
     const t = this.emulatedNowNs();
     this.restarts.push(

@@ -191,11 +191,26 @@ export function mergeReports(inp: MergeInput): Results {
 
   let promiseDatagrams = 0;
   let dataDatagrams = 0;
+  let lateFrames = 0;
+  let worstLate: { node: string; maxLateNs: number } | null = null;
   const nodeDilations: number[] = [];
   for (const r of reports.values()) {
     promiseDatagrams += r.io.promisesTx ?? 0;
     dataDatagrams += r.io.dataTx ?? 0;
     nodeDilations.push(...(r.sync?.dilations ?? []));
+  }
+  let minLinkDelayNs = Number.POSITIVE_INFINITY;
+  for (const n of plan.topo.nodes)
+    for (const p of n.ports) minLinkDelayNs = Math.min(minLinkDelayNs, p.delayNs);
+  for (const r of reports.values()) {
+    if (r.sync?.mode === 'lockstep') continue;
+    lateFrames += r.io.lateFrames ?? 0;
+    // A node that received nothing may be one whose every timer ran so late that it never sent:
+    // its timers' lateness beyond the link slack is then what did not keep up.
+    const stuck = r.io.stampedFrames === 0 && r.load.timerMaxLateNs > minLinkDelayNs;
+    const lateNs = (r.io.lateFrames ?? 0) > 0 ? r.io.maxLateNs : stuck ? r.load.timerMaxLateNs : 0;
+    if (lateNs > 0 && (worstLate === null || lateNs > worstLate.maxLateNs))
+      worstLate = { node: r.node, maxLateNs: lateNs };
   }
   const sync = inp.sync ?? 'wallclock';
   const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
@@ -219,6 +234,9 @@ export function mergeReports(inp: MergeInput): Results {
     promiseDatagrams,
     dataDatagrams,
     linksDown: [],
+    lateFrames,
+    worstLate,
+    minLinkDelayNs: Number.isFinite(minLinkDelayNs) ? minLinkDelayNs : 0,
   };
   return results;
 }

@@ -622,6 +622,16 @@ export class RealNode {
       achievedBps: (port) => this.portLoad[port]?.lastAchievedBps ?? Number.NaN,
       garbage: () => ({ ...(this.env?.counters.garbage ?? {}) }),
       datagrams: () => ({ tx: this.env?.counters.txDatagrams ?? 0, rx: this.env?.counters.rxDatagrams ?? 0 }),
+      ...(this.cfg.sync === 'lockstep'
+        ? {
+            sync: () => ({
+              dilation: this.lastDilation,
+              doneNs: this.lockstep !== null ? this.doneNs() : 0,
+              promisesTx: this.env?.counters.promisesTx ?? 0,
+              promisesRx: this.env?.counters.promisesRx ?? 0,
+            }),
+          }
+        : {}),
     });
   }
 
