@@ -245,7 +245,8 @@ export class Coordinator {
         break;
       case 'atCap':
         this.atCap.add(m.node);
-        if (this.nodes.every((n) => this.atCap.has(n))) this.finishAll(this.opts.setup.scenario.durationNs);
+        if (this.nodes.every((n) => this.atCap.has(n) || this.killed.has(n)))
+          this.finishAll(this.opts.setup.scenario.durationNs);
         break;
     }
   }
@@ -281,7 +282,7 @@ export class Coordinator {
   /** Lockstep: the run's progress, the least of what every node has done. */
   private gvtNs(): number {
     let gvt = Number.POSITIVE_INFINITY;
-    for (const n of this.nodes) gvt = Math.min(gvt, this.doneNs.get(n) ?? 0);
+    for (const n of this.nodes) if (!this.killed.has(n)) gvt = Math.min(gvt, this.doneNs.get(n) ?? 0);
     return gvt === Number.POSITIVE_INFINITY ? 0 : gvt;
   }
 
@@ -455,6 +456,13 @@ export class Coordinator {
     c.expectedExit = true;
     this.killed.add(node);
     c.proc.kill(signal);
+    // Its unfinished flows will never complete, so the run lasts its whole duration: nodes held
+    // by the end bound (lockstep.ts) may run on to it.
+    const unfinished = this.plan.flows.some((f) => f.spec.src === node && !this.flowEnd.has(f.spec.id));
+    if (this.sync === 'lockstep' && unfinished) {
+      const endBoundNs = this.opts.setup.scenario.durationNs;
+      for (const other of this.children.values()) this.send(other, { t: 'endBound', endBoundNs });
+    }
     const t = this.emulatedNowNs();
     this.restarts.push(`${node} was killed at ${t === null ? '?' : Math.round(t)} ns`);
   }

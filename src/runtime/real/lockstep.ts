@@ -141,6 +141,12 @@ export class LockstepScheduler<F> implements TimerService {
     this.schedule();
   }
 
+  /** The run cannot end before `ns` (heard from the launcher rather than from a neighbour). */
+  raiseEndBound(ns: number): void {
+    if (ns > this.knownEndBoundNs) this.knownEndBoundNs = ns;
+    this.schedule();
+  }
+
   /** No event after `capNs` will run (the scenario's duration). */
   capAt(capNs: number): void {
     this.capNs = Math.min(this.capNs, capNs);
@@ -203,6 +209,22 @@ export class LockstepScheduler<F> implements TimerService {
     return n;
   }
 
+  /** Where the scheduler stands (for a stall's log line). */
+  state(): Record<string, unknown> {
+    return {
+      lastEventNs: this.lastNs,
+      nextTimerNs: this.queue.peekTime(),
+      nextFrameNs: this.rx.map((r) => (r.count > 0 ? r.headTime() : null)),
+      channelNs: [...this.channelNs],
+      knownEndBoundNs: this.knownEndBoundNs,
+      capNs: this.capNs,
+      unbounded: this.unbounded,
+      wallNs: this.clock.now(),
+      turnQueued: this.turnQueued,
+      wallTimerForNs: this.wallTimer !== null ? this.wallForNs : null,
+    };
+  }
+
   /** True once every event up to the announced end (or the cap) has been handled. */
   reachedCap(): boolean {
     return this.capNs !== Number.POSITIVE_INFINITY && this.frontierNs() > this.capNs;
@@ -210,8 +232,12 @@ export class LockstepScheduler<F> implements TimerService {
 
   // --- running --------------------------------------------------------------------------------
 
-  /** Begin handling events (emulated 0 is the clock's epoch). */
-  start(): void {
+  /**
+   * Begin handling events (emulated 0 is the clock's epoch). A restarted node resumes at
+   * `fromNs`: what its neighbours heard from its previous incarnation (nothing earlier may run).
+   */
+  start(fromNs = 0): void {
+    if (fromNs > 0) this.lastNs = fromNs;
     this.started = true;
     this.schedule();
   }

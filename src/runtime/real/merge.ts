@@ -213,6 +213,9 @@ export function mergeReports(inp: MergeInput): Results {
       worstLate = { node: r.node, maxLateNs: lateNs };
   }
   const sync = inp.sync ?? 'wallclock';
+  const linksDown: { node: string; port: number; peer: string; atNs: number }[] = [];
+  for (const r of reports.values()) for (const d of r.linksDown ?? []) linksDown.push({ node: r.node, ...d });
+  linksDown.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node) || a.port - b.port);
   const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
   const results = buildResults({
     scenario: inp.scenario,
@@ -233,7 +236,7 @@ export function mergeReports(inp: MergeInput): Results {
     dilation: dil.length > 0 ? spread(dil) : null,
     promiseDatagrams,
     dataDatagrams,
-    linksDown: [],
+    linksDown,
     lateFrames,
     worstLate,
     minLinkDelayNs: Number.isFinite(minLinkDelayNs) ? minLinkDelayNs : 0,

@@ -114,6 +114,8 @@ export interface NodeIoCounters {
   promisesRx: number;
   /** Lockstep: data datagrams sent. */
   dataTx: number;
+  /** Lockstep: frames not sent because the link's peer was declared down. */
+  downDrops: number;
 }
 
 export class RealNodeEnv implements FirmwareEnv {
@@ -132,6 +134,14 @@ export class RealNodeEnv implements FirmwareEnv {
   /** Lockstep: the promise and end bound last sent on each output port. */
   private readonly promisedNs: Float64Array;
   private readonly boundSentNs: Float64Array;
+  /** Lockstep: per port, what the neighbour says it heard from us (−∞: nothing yet). */
+  readonly heardByPeerNs: Float64Array;
+  /** Lockstep: datagrams from each neighbour since the last liveness check, and its silence so far. */
+  private readonly rxSinceCheck: Uint32Array;
+  private readonly silentMs: Float64Array;
+  /** Lockstep: links whose peer was declared down (frames towards it are dropped and counted). */
+  readonly down: boolean[];
+  readonly linksDown: { port: number; peer: string; atNs: number }[] = [];
   /** Lockstep: how far ahead of the wall clock a promise may go before we hold the next one. */
   private readonly promiseSlackNs: number;
   private readonly overlay: Overlay;
@@ -192,6 +202,10 @@ export class RealNodeEnv implements FirmwareEnv {
     this.stampsOut = (this.arrivalStamps || this.lockstep !== null) && this.overlay === 'geneve';
     this.promisedNs = new Float64Array(this.links.length);
     this.boundSentNs = new Float64Array(this.links.length);
+    this.heardByPeerNs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
+    this.rxSinceCheck = new Uint32Array(this.links.length);
+    this.silentMs = new Float64Array(this.links.length);
+    this.down = this.links.map(() => false);
     // Two real milliseconds of emulated time: a held promise is released by a wall timer of
     // about that period, so a quiet link costs a few hundred datagrams per second at most.
     this.promiseSlackNs = opts.lockstep !== undefined ? 2e6 / opts.lockstep.clock.timeScale : 0;
@@ -213,6 +227,7 @@ export class RealNodeEnv implements FirmwareEnv {
       promisesTx: 0,
       promisesRx: 0,
       dataTx: 0,
+      downDrops: 0,
     };
     this.socket.on('message', this.onMessage);
   }
@@ -258,6 +273,10 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     if (this.lockstep !== null) {
+      if (this.down[port]) {
+        this.counters.downDrops++;
+        return;
+      }
       // The frame is also a promise: nothing later on this link arrives before its stamp.
       const stamp = now + Math.max(0, link.delayNs);
       if (stamp > this.promisedNs[port]) this.promisedNs[port] = stamp;
@@ -315,6 +334,7 @@ export class RealNodeEnv implements FirmwareEnv {
     const wall = ls.clock.now();
     let holdUntil = Number.POSITIVE_INFINITY;
     for (let p = 0; p < this.links.length; p++) {
+      if (this.down[p]) continue;
       const link = this.links[p];
       const promise = frontier + Math.max(0, link.delayNs);
       const sentP = this.promisedNs[p];
@@ -334,14 +354,51 @@ export class RealNodeEnv implements FirmwareEnv {
   promiseForever(): void {
     if (this.lockstep === null || this.closed) return;
     for (let p = 0; p < this.links.length; p++)
-      this.sendPromise(p, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+      if (!this.down[p]) this.sendPromise(p, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Lockstep, about once a real second: repeat the current promise on every link. It tells a
+   * neighbour we are alive, and tells a restarted neighbour what we heard from it.
+   */
+  keepalive(): void {
+    const ls = this.lockstep;
+    if (ls === null || this.closed) return;
+    for (let p = 0; p < this.links.length; p++)
+      if (!this.down[p]) this.sendPromise(p, this.promisedNs[p], this.boundSentNs[p]);
+  }
+
+  /**
+   * Lockstep liveness, every `periodMs`: a neighbour silent for `timeoutMs` (no data, no promise,
+   * no keepalive) is declared down: its link promises +∞ so the run goes on without it, frames
+   * towards it are dropped and counted, and the report says when (emulated) it went down. A
+   * neighbour that promised +∞ has finished and is never declared down.
+   */
+  checkPeers(periodMs: number, timeoutMs: number): { port: number; peer: string; atNs: number }[] {
+    const ls = this.lockstep;
+    const fresh: { port: number; peer: string; atNs: number }[] = [];
+    if (ls === null || this.closed) return fresh;
+    for (let p = 0; p < this.links.length; p++) {
+      if (this.down[p] || ls.channelNs[p] === Number.POSITIVE_INFINITY) continue;
+      if (this.rxSinceCheck[p] > 0) this.silentMs[p] = 0;
+      else this.silentMs[p] += periodMs;
+      this.rxSinceCheck[p] = 0;
+      if (this.silentMs[p] < timeoutMs) continue;
+      this.down[p] = true;
+      const ev = { port: p, peer: this.links[p].peerNode, atNs: Math.max(0, ls.lastEventNs) };
+      this.linksDown.push(ev);
+      fresh.push(ev);
+      ls.linkDown(p);
+    }
+    return fresh;
   }
 
   private sendPromise(port: number, promiseNs: number, boundNs: number): void {
     this.promisedNs[port] = promiseNs;
     this.boundSentNs[port] = boundNs;
     this.counters.promisesTx++;
-    this.transmit(this.links[port], encodeSyncControl(port, promiseNs, boundNs));
+    const heard = this.lockstep?.channelNs[port] ?? Number.NEGATIVE_INFINITY;
+    this.transmit(this.links[port], encodeSyncControl(port, promiseNs, boundNs, heard));
   }
 
   private fireRing(port: number): void {
@@ -356,10 +413,35 @@ export class RealNodeEnv implements FirmwareEnv {
   private transmit(link: PortLink, buf: Buffer): void {
     this.counters.txDatagrams++;
     this.counters.txBytes += buf.length;
+    this.sending++;
     this.socket.send(buf, link.peer.port, link.peer.host, this.onSent);
   }
 
+  /** Datagrams handed to the socket whose send has not completed yet. */
+  private sending = 0;
+  private drained: (() => void) | null = null;
+
+  /**
+   * Resolves once every datagram handed to the socket has left it (or after `maxMs`): closing
+   * the socket earlier would drop them, and a lockstep node's last promises must arrive.
+   */
+  drain(maxMs = 1000): Promise<void> {
+    if (this.sending === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, maxMs);
+      this.drained = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
   private readonly onSent = (err: Error | null): void => {
+    if (--this.sending === 0 && this.drained !== null) {
+      const d = this.drained;
+      this.drained = null;
+      d();
+    }
     if (err !== null) this.counters.sendErrors++;
   };
 
@@ -398,6 +480,13 @@ export class RealNodeEnv implements FirmwareEnv {
       link = found;
     }
     const ls = this.lockstep;
+    if (ls !== null) {
+      if (this.down[link.port]) {
+        this.garbage('link-down');
+        return;
+      }
+      this.rxSinceCheck[link.port]++;
+    }
     if (ls !== null && kind === 'geneve' && isGeneveControl(msg)) {
       const c = decodeSyncControl(msg);
       if (c === null) {
@@ -405,6 +494,7 @@ export class RealNodeEnv implements FirmwareEnv {
         return;
       }
       this.counters.promisesRx++;
+      if (c.heardNs > this.heardByPeerNs[link.port]) this.heardByPeerNs[link.port] = c.heardNs;
       ls.promise(link.port, c.promiseNs, c.endBoundNs);
       return;
     }

@@ -19,6 +19,7 @@
  *   ARRIVAL_STAMPS    1 (default): Geneve frames carry their emulated arrival instant and are
  *                     delivered at it; 0: delivered when the event loop reads them (wallclock only)
  *   SYNC              lockstep (default: the scenario's `sync`) | wallclock (docs/realtime.md)
+ *   PEER_TIMEOUT_MS   lockstep: a neighbour silent this long (real ms) is declared down (5000)
  *
  * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
  * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at
@@ -98,6 +99,7 @@ export interface NodeConfig {
   warmUp: boolean;
   arrivalStamps: boolean;
   sync: 'lockstep' | 'wallclock';
+  peerTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -223,6 +225,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     warmUp: env.WARMUP !== '0',
     arrivalStamps: env.ARRIVAL_STAMPS !== '0',
     sync: syncRaw,
+    peerTimeoutMs: num(env, 'PEER_TIMEOUT_MS', 5000, (v) => v >= 100),
   };
 }
 
@@ -237,6 +240,10 @@ interface PortLoad {
   lastAchievedBps: number;
   wasLoaded: boolean;
 }
+
+/** Lockstep: progress reports and liveness checks, and keepalives, real ms apart. */
+const PROGRESS_MS = 250;
+const KEEPALIVE_MS = 1000;
 
 export class RealNode {
   readonly cfg: NodeConfig;
@@ -255,6 +262,7 @@ export class RealNode {
   private endingAtNs: number | null = null;
   private atCapSent = false;
   private progressTimer: NodeJS.Timeout | null = null;
+  private ticks = 0;
   /** Lockstep: (real ns, emulated ns) at the last progress tick, and the dilations measured. */
   private lastTick: { realNs: number; emNs: number } | null = null;
   private readonly dilations: number[] = [];
@@ -423,8 +431,9 @@ export class RealNode {
       // Standalone nodes cannot hear of an earlier end: they run to the duration.
       if (this.send === null) this.endAt(cfg.scenario.durationNs);
       else ls.capAt(cfg.scenario.durationNs);
-      this.progressTimer = setInterval(() => this.progressTick(), 250);
-      ls.start();
+      this.progressTimer = setInterval(() => this.progressTick(), PROGRESS_MS);
+      if (cfg.incarnation === 0) ls.start();
+      else void this.resume(ls);
     } else if (this.send === null) {
       // Standalone: end at the scenario's duration.
       this.timers.setTimer(cfg.scenario.durationNs, () => void this.finish(cfg.scenario.durationNs));
@@ -441,6 +450,12 @@ export class RealNode {
   private endAt(endNs: number): void {
     this.endingAtNs = endNs;
     this.lockstep!.endAt(endNs);
+    // A node that cannot reach the end says where it waits (the launcher gives up after 60 s).
+    const ls = this.lockstep!;
+    const t = setTimeout(() => {
+      if (!this.finished) this.log.warn({ endNs, ...ls.state() }, 'lockstep: still not at the end');
+    }, 5000);
+    t.unref();
   }
 
   /** Lockstep, after every turn of the scheduler. */
@@ -466,8 +481,35 @@ export class RealNode {
     return Math.max(0, Math.min(f, cap));
   }
 
+  /**
+   * A restarted node (INCARNATION > 0) resumes where its previous incarnation stopped: after
+   * every neighbour's keepalive has said what it heard from it (at most a few seconds), at the
+   * latest instant from which its frames still arrive after everything heard.
+   */
+  private async resume(ls: LockstepScheduler<Packet>): Promise<void> {
+    const env = this.env!;
+    const t0 = Date.now();
+    const heardAll = () => env.links.every((l) => env.down[l.port] || env.heardByPeerNs[l.port] > -Infinity);
+    while (!heardAll() && Date.now() - t0 < 3 * KEEPALIVE_MS && !this.finished)
+      await new Promise((r) => setTimeout(r, 20));
+    let fromNs = 0;
+    for (const l of env.links) {
+      const h = env.heardByPeerNs[l.port];
+      if (Number.isFinite(h)) fromNs = Math.max(fromNs, h - Math.max(0, l.delayNs));
+    }
+    this.log.info({ fromNs }, 'lockstep: restarted node resumes');
+    ls.start(fromNs);
+  }
+
   private progressTick(): void {
     if (this.finished || this.lockstep === null) return;
+    const env = this.env!;
+    for (const d of env.checkPeers(PROGRESS_MS, this.cfg.peerTimeoutMs)) {
+      const w = `link to ${d.peer} (port ${d.port}) went down at ${d.atNs} ns: silent for ${this.cfg.peerTimeoutMs / 1000} s real`;
+      this.warnings.push(w);
+      this.log.warn({ port: d.port, peer: d.peer, atNs: d.atNs }, 'lockstep: link down');
+    }
+    if (++this.ticks % Math.round(KEEPALIVE_MS / PROGRESS_MS) === 0) env.keepalive();
     const realNs = hostMonotonicNs();
     const emNs = this.doneNs();
     const last = this.lastTick;
@@ -738,6 +780,9 @@ export class RealNode {
         if (this.lockstep !== null && this.env !== null) this.endAt(m.endNs);
         else void this.finish(m.endNs);
         break;
+      case 'endBound':
+        this.lockstep?.raiseEndBound(m.endBoundNs);
+        break;
     }
   }
 
@@ -865,7 +910,9 @@ export class RealNode {
         promisesTx: io?.promisesTx ?? 0,
         promisesRx: io?.promisesRx ?? 0,
         dataTx: io?.dataTx ?? 0,
+        downDrops: io?.downDrops ?? 0,
       },
+      linksDown: [...(this.env?.linksDown ?? [])],
       sync: {
         mode: this.cfg.sync,
         events: this.lockstep?.stats.events ?? 0,
@@ -890,6 +937,8 @@ export class RealNode {
     this.lockstep?.close();
     this.timers?.close();
     this.sync?.close();
+    // The last promises must reach the neighbours that still wait to reach the end.
+    await this.env?.drain();
     this.env?.close();
     if (this.pcap !== null) this.pcap.close();
     if (this.cfg.reportFile !== null) writeFileSync(this.cfg.reportFile, JSON.stringify(report));

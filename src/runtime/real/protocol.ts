@@ -104,7 +104,11 @@ export interface NodeReport {
     promisesTx: number;
     promisesRx: number;
     dataTx: number;
+    /** Frames not sent because their link's peer was declared down. */
+    downDrops: number;
   };
+  /** Lockstep: links whose peer went silent and was declared down, with the emulated time. */
+  linksDown: { port: number; peer: string; atNs: number }[];
   /** How this node kept time; lockstep: scheduler counters and the dilations it measured. */
   sync: {
     mode: 'lockstep' | 'wallclock';
@@ -123,7 +127,9 @@ export interface NodeReport {
 export type LauncherMessage =
   | { t: 'start'; t0MonoNs: number }
   | { t: 'startFlow'; flowId: number; atNs: number }
-  | { t: 'finish'; endNs: number };
+  | { t: 'finish'; endNs: number }
+  /** Lockstep: the run cannot end before this (a node with unfinished flows was killed). */
+  | { t: 'endBound'; endBoundNs: number };
 
 export type NodeMessage =
   | { t: 'ready'; node: string; pid: number; address: string; metrics: string | null }
