@@ -32,7 +32,7 @@ export interface SyncControl {
 }
 
 /** True when the datagram is a Geneve control (OAM) packet. */
-export function isGeneveControl(buf: Buffer): boolean {
+export function isGeneveControl(buf: Uint8Array): boolean {
   return buf.length >= GENEVE_HEADER_BYTES && buf[0] >>> 6 === 0 && (buf[1] & 0x80) !== 0;
 }
 
