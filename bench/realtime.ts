@@ -15,7 +15,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario } from '../src/config/load.js';
-import { nodeEntry } from '../src/runtime/local/launcher.js';
+import { packageRoot } from '../src/package-root.js';
+import { nodeEntry, runLocal } from '../src/runtime/local/launcher.js';
 import { localAddressMap, parseEndpoint } from '../src/runtime/real/addresses.js';
 import { hostMonotonicNs, type NodeMessage } from '../src/runtime/real/protocol.js';
 import { scenarioToJson } from '../src/runtime/real/scenario-json.js';
@@ -175,6 +176,8 @@ topology: { kind: star, hosts: 2 }
         ADDRESS_MAP: JSON.stringify(map),
         TIME_SCALE: '1',
         LOG_LEVEL: 'warn',
+        // Raw forwarding capacity: no lockstep peers here to promise anything.
+        SYNC: 'wallclock',
         // Poll instead of sleeping when a timer is near: egress timers every few hundred ns real at timeScale 1.
         TIMER_SPIN_MS: '2',
       },
@@ -207,5 +210,36 @@ topology: { kind: star, hosts: 2 }
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     for (const s of sockets) s.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+  await benchLockstep();
+}
+
+/**
+ * The lowest dilation lockstep reaches: scenarios run on the local runtime at timeScale 1, so the
+ * wall clock never holds a node back and emulated time goes as fast as promises and the CPU let
+ * it. Prints real time per emulated time (median window and whole run) and null messages per
+ * data datagram. ROCELAB_BENCH_LOCKSTEP=0 skips it.
+ */
+async function benchLockstep(): Promise<void> {
+  if (process.env.ROCELAB_BENCH_LOCKSTEP === '0') return;
+  const cases = [
+    { file: join(packageRoot(), 'scenarios', 'incast-8to1.yaml'), label: 'incast-8to1 (10 processes)' },
+    { file: join(packageRoot(), 'deploy', 'scenarios', 'mini-testbed.yaml'), label: 'mini testbed' },
+  ];
+  console.log('\nlockstep, local runtime at timeScale 1 (the lowest dilation it reaches here):');
+  for (const c of cases) {
+    const out = await runLocal({
+      scenario: loadScenario(c.file, ['timeScale=1']),
+      outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-ls-')),
+      print: null,
+      metricsPort: null,
+    });
+    const r = out.results;
+    const rt = r.realtime!;
+    const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
+    console.log(
+      `  ${c.label.padEnd(28)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataDatagrams)).toFixed(2)} promise datagrams per data datagram (${rt.promiseDatagrams} / ${rt.dataDatagrams}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
+    );
+    rmSync(out.outDir, { recursive: true, force: true });
   }
 }

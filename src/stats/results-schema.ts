@@ -81,6 +81,28 @@ export const resultsSchema = z.strictObject({
     jain: z.number().min(0).max(1).nullable(),
   }),
   warnings: z.array(z.string()),
+  /** Real runtimes only (docs/results.md "realtime"). */
+  realtime: z
+    .strictObject({
+      sync: z.enum(['lockstep', 'wallclock']),
+      dilation: z
+        .strictObject({ min: z.number().positive(), p50: z.number().positive(), max: z.number().positive() })
+        .nullable(),
+      promiseDatagrams: nonNegInt,
+      dataDatagrams: nonNegInt,
+      linksDown: z.array(
+        z.strictObject({
+          node: z.string(),
+          port: nonNegInt,
+          peer: z.string(),
+          atNs: z.number().nonnegative(),
+        }),
+      ),
+      lateFrames: nonNegInt,
+      worstLate: z.strictObject({ node: z.string(), maxLateNs: z.number().positive() }).nullable(),
+      minLinkDelayNs: z.number().nonnegative(),
+    })
+    .optional(),
 });
 
 export type ResultsJson = z.infer<typeof resultsSchema>;
