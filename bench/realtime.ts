@@ -218,7 +218,7 @@ topology: { kind: star, hosts: 2 }
  * The lowest dilation lockstep reaches: scenarios run on the local runtime at timeScale 1, so the
  * wall clock never holds a node back and emulated time goes as fast as promises and the CPU let
  * it. Prints real time per emulated time (median window and whole run) and null messages per
- * data datagram. ROCELAB_BENCH_LOCKSTEP=0 skips it.
+ * data frame. ROCELAB_BENCH_LOCKSTEP=0 skips it.
  */
 async function benchLockstep(): Promise<void> {
   if (process.env.ROCELAB_BENCH_LOCKSTEP === '0') return;
@@ -238,7 +238,7 @@ async function benchLockstep(): Promise<void> {
     const rt = r.realtime!;
     const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
     console.log(
-      `  ${c.label.padEnd(28)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataDatagrams)).toFixed(2)} promise datagrams per data datagram (${rt.promiseDatagrams} / ${rt.dataDatagrams}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
+      `  ${c.label.padEnd(28)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
     );
     rmSync(out.outDir, { recursive: true, force: true });
   }

@@ -533,6 +533,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     durationNs,
     timeScale: p.timeScale,
     sync: p.sync,
+    train: p.train,
     sampleIntervalNs,
     defaults: { link, nic, switch: sw },
     cc: resolveCc(p.cc),

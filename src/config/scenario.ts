@@ -266,6 +266,11 @@ export interface Scenario {
    * `wallclock` (the machine's own timing is the object; late frames fail the run).
    */
   sync: 'lockstep' | 'wallclock';
+  /**
+   * Frame trains of the real runtimes (docs/wire.md §6.1): `auto` packs the frames a link sends in
+   * one event-loop turn into one datagram (up to the path MTU); `off` sends one frame per datagram.
+   */
+  train: 'auto' | 'off';
   sampleIntervalNs: number;
   defaults: { link: LinkParams; nic: NicParams; switch: SwitchParams };
   cc: Record<string, CcSection>;
@@ -631,6 +636,7 @@ export const scenarioSchema = strict({
   duration: duration({ min: 1 }).default(10_000_000),
   timeScale: positiveNumber().default(1000),
   sync: oneOf(['lockstep', 'wallclock'] as const).default('lockstep'),
+  train: oneOf(['auto', 'off'] as const).default('auto'),
   sampleInterval: duration({ min: 1 }).optional(),
   defaults: strict({
     link: linkDefaults.prefault({}),

@@ -89,7 +89,9 @@ export const resultsSchema = z.strictObject({
         .strictObject({ min: z.number().positive(), p50: z.number().positive(), max: z.number().positive() })
         .nullable(),
       promiseDatagrams: nonNegInt,
-      dataDatagrams: nonNegInt,
+      dataFrames: nonNegInt,
+      datagrams: nonNegInt,
+      trainDatagrams: nonNegInt,
       linksDown: z.array(
         z.strictObject({
           node: z.string(),

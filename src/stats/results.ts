@@ -95,7 +95,10 @@ export interface RealtimeResult {
   dilation: { min: number; p50: number; max: number } | null;
   /** Lockstep null messages and data datagrams sent by all nodes. */
   promiseDatagrams: number;
-  dataDatagrams: number;
+  dataFrames: number;
+  /** Datagrams all nodes sent, and those that carried a train of several frames. */
+  datagrams: number;
+  trainDatagrams: number;
   /** Links declared down by a silent peer (fault handling), in the order they went down. */
   linksDown: { node: string; port: number; peer: string; atNs: number }[];
   /**

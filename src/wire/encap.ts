@@ -56,6 +56,12 @@ export interface EncapsulateOptions extends EncodeOptions {
   promiseNs?: number;
 }
 
+/** The f64 options that may ride with a promise (lockstep): end bound and heard. */
+export interface PromiseTrailer {
+  endBoundNs?: number;
+  heardNs?: number;
+}
+
 export interface DecapsulateOptions extends DecodeOptions {
   intMulti?: number;
   /** Datagrams longer than this are 'oversized' (default MAX_DATAGRAM_BYTES). */
@@ -74,11 +80,14 @@ export interface DecapsulatedMeta {
   promiseNs?: number | null;
   /** The LinkSeq option (u32), or null. */
   linkSeq?: number | null;
+  /** The EndBound and Heard options (f64 ns), or null. */
+  endBoundNs?: number | null;
+  heardNs?: number | null;
 }
 
 /** A meta object with every field, so its shape never changes on the receive path. */
 export function createDecapsulatedMeta(): Required<DecapsulatedMeta> {
-  return { arrivalNs: null, promiseNs: null, linkSeq: null };
+  return { arrivalNs: null, promiseNs: null, linkSeq: null, endBoundNs: null, heardNs: null };
 }
 
 function checkVni(vni: number): void {
@@ -221,12 +230,20 @@ function checkLinkOption(
 ): DecodeError | null {
   const type = buf[p + 2];
   const d = p + GENEVE_OPTION_HEADER_BYTES;
-  if (type === OptionType.Promise) {
+  if (type === OptionType.Promise || type === OptionType.EndBound || type === OptionType.Heard) {
     if (dataBytes !== 8)
-      return decodeError('bad-option', `promise option has ${dataBytes} data bytes, expected 8`, p + 3);
+      return decodeError(
+        'bad-option',
+        `option type 0x${type.toString(16)} has ${dataBytes} data bytes, expected 8`,
+        p + 3,
+      );
     const v = readF64(buf, d);
-    if (Number.isNaN(v)) return decodeError('bad-option', 'promise is NaN', d);
-    if (meta !== undefined) meta.promiseNs = v;
+    if (Number.isNaN(v)) return decodeError('bad-option', `option type 0x${type.toString(16)} is NaN`, d);
+    if (meta !== undefined) {
+      if (type === OptionType.Promise) meta.promiseNs = v;
+      else if (type === OptionType.EndBound) meta.endBoundNs = v;
+      else meta.heardNs = v;
+    }
     return null;
   }
   if (dataBytes !== 4) {
@@ -269,6 +286,8 @@ export function decapsulate(
     meta.arrivalNs = null;
     meta.promiseNs = null;
     meta.linkSeq = null;
+    if (meta.endBoundNs !== undefined) meta.endBoundNs = null;
+    if (meta.heardNs !== undefined) meta.heardNs = null;
   }
   const len = buf.length;
   const max = opts.maxDatagramBytes ?? MAX_DATAGRAM_BYTES;
@@ -306,7 +325,7 @@ export function decapsulate(
           p,
         );
       }
-    } else if (buf[p + 2] >= OptionType.TrainLen && buf[p + 2] <= OptionType.LinkSeq) {
+    } else if (buf[p + 2] >= OptionType.TrainLen && buf[p + 2] <= OptionType.Heard) {
       const err = checkLinkOption(buf, p, dataBytes, len - optEnd, meta);
       if (err !== null) return err;
     }

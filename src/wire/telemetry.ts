@@ -72,6 +72,16 @@ export const OptionType = {
   Promise: 0x23,
   /** Real runtime only: u32 datagram sequence number of the (sender, egress port) link, first packet only. */
   LinkSeq: 0x24,
+  /**
+   * Real runtime only (lockstep): f64 ns, the sender's lower bound of the run's end, riding with a
+   * promise (docs/realtime.md "The end").
+   */
+  EndBound: 0x25,
+  /**
+   * Real runtime only (lockstep keepalives): f64 ns, the promise the sender has heard from the
+   * receiver on the reverse link (a restarted node resumes after it).
+   */
+  Heard: 0x26,
 } as const;
 
 const HPCC_DATA_BYTES = 44;

@@ -16,6 +16,7 @@ import {
   encapsulateSized,
   MAX_DATAGRAM_BYTES,
   PROMISE_OPTION_BYTES,
+  type PromiseTrailer,
   packetOptionsBytes,
   U32_OPTION_BYTES,
 } from './encap.js';
@@ -43,6 +44,32 @@ export interface ControlPacketOptions {
   promiseNs: number;
   /** The link's datagram sequence number (u32); omitted when absent. */
   linkSeq?: number;
+  /** Lockstep's end bound and heard promise (f64 ns), after the promise; omitted when absent. */
+  endBoundNs?: number;
+  heardNs?: number;
+}
+
+/** Bytes of the EndBound and Heard options a trailer asks for. */
+function trailerBytes(t: PromiseTrailer): number {
+  return (
+    (t.endBoundNs === undefined ? 0 : PROMISE_OPTION_BYTES) +
+    (t.heardNs === undefined ? 0 : PROMISE_OPTION_BYTES)
+  );
+}
+
+/** Writes the trailer's options at `p`; returns the end. */
+function writeTrailer(buf: Uint8Array, p: number, t: PromiseTrailer): number {
+  for (const [type, v] of [
+    [OptionType.EndBound, t.endBoundNs],
+    [OptionType.Heard, t.heardNs],
+  ] as const) {
+    if (v === undefined) continue;
+    if (Number.isNaN(v)) throw new WireEncodeError(`option type 0x${type.toString(16)} is NaN`);
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, type, 8);
+    writeF64(buf, p, v);
+    p += 8;
+  }
+  return p;
 }
 
 function checkVni(vni: number): void {
@@ -52,7 +79,12 @@ function checkVni(vni: number): void {
 
 /** Bytes `encodeControlInto` writes. */
 export function controlPacketBytes(opts: ControlPacketOptions): number {
-  return GENEVE_HEADER_BYTES + PROMISE_OPTION_BYTES + (opts.linkSeq === undefined ? 0 : U32_OPTION_BYTES);
+  return (
+    GENEVE_HEADER_BYTES +
+    PROMISE_OPTION_BYTES +
+    (opts.linkSeq === undefined ? 0 : U32_OPTION_BYTES) +
+    trailerBytes(opts)
+  );
 }
 
 /** Writes a control packet (O bit, options only) at `off`; returns its length. */
@@ -62,7 +94,7 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
   const hasSeq = opts.linkSeq !== undefined;
   if (hasSeq && !(Number.isInteger(opts.linkSeq) && opts.linkSeq! >= 0 && opts.linkSeq! <= 0xffff_ffff))
     throw new WireEncodeError(`linkSeq ${opts.linkSeq} is not a u32`);
-  const optBytes = PROMISE_OPTION_BYTES + (hasSeq ? U32_OPTION_BYTES : 0);
+  const optBytes = PROMISE_OPTION_BYTES + (hasSeq ? U32_OPTION_BYTES : 0) + trailerBytes(opts);
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet, false, true);
   let p = off + GENEVE_HEADER_BYTES;
   if (hasSeq) {
@@ -72,7 +104,7 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
   }
   p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Promise, 8);
   writeF64(buf, p, opts.promiseNs);
-  return p + 8 - off;
+  return writeTrailer(buf, p + 8, opts) - off;
 }
 
 /** A control datagram: the promise (and link sequence) with no frame. */
@@ -90,6 +122,8 @@ export interface TrainWriterOptions extends EncodeOptions {
   maxDatagramBytes?: number;
   /** HPCC INT_MULTI, as for encapsulate. */
   intMulti?: number;
+  /** Keep room for an EndBound option beside the promise in every datagram (lockstep). */
+  reserveEndBound?: boolean;
 }
 
 /**
@@ -115,6 +149,8 @@ export class TrainWriter {
   private open = false;
   /** Frames in the datagram being built. */
   frames = 0;
+  /** Bytes every datagram keeps free for what finish() adds (the promise, maybe an end bound). */
+  private readonly reserveBytes: number;
 
   constructor(opts: TrainWriterOptions = {}) {
     const max = opts.maxDatagramBytes ?? MTU1500_DATAGRAM_BYTES;
@@ -122,6 +158,7 @@ export class TrainWriter {
       throw new WireEncodeError(`maxDatagramBytes ${max} must be an integer in 64..${MAX_DATAGRAM_BYTES}`);
     this.maxDatagramBytes = max;
     this.scratch = Buffer.allocUnsafe(max);
+    this.reserveBytes = PROMISE_OPTION_BYTES * (opts.reserveEndBound === true ? 2 : 1);
     this.opts = { ...opts, vni: 0, arrivalNs: undefined, linkSeq: undefined, promiseNs: undefined };
   }
 
@@ -157,10 +194,10 @@ export class TrainWriter {
     const need = GENEVE_HEADER_BYTES + optBytes + encodedFrameBytes(pkt, o);
     // The previous packet gains a TrainLen; a promise must still fit on whichever packet ends last.
     const chain = this.frames === 0 ? 0 : U32_OPTION_BYTES;
-    if (this.used + chain + need + PROMISE_OPTION_BYTES > this.maxDatagramBytes) {
+    if (this.used + chain + need + this.reserveBytes > this.maxDatagramBytes) {
       if (this.frames === 0) {
         throw new WireEncodeError(
-          `packet ${pkt.id} needs ${need + PROMISE_OPTION_BYTES} bytes with a promise, more than maxDatagramBytes ${this.maxDatagramBytes}`,
+          `packet ${pkt.id} needs ${need + this.reserveBytes} bytes with a promise, more than maxDatagramBytes ${this.maxDatagramBytes}`,
         );
       }
       return false;
@@ -203,14 +240,34 @@ export class TrainWriter {
    * was appended. The writer then needs begin() again. Throws WireEncodeError for a promise of NaN, for nothing to send, or when the last packet's
    * options are already full (more than 240 bytes of telemetry: send the promise alone then).
    */
-  finish(promiseNs?: number): Buffer {
+  finish(promiseNs?: number, trailer: PromiseTrailer = NO_TRAILER): Buffer {
     if (!this.open) throw new WireEncodeError('TrainWriter.finish before begin()');
     if (promiseNs !== undefined && Number.isNaN(promiseNs)) throw new WireEncodeError('promiseNs is NaN');
     if (this.frames === 0) {
       if (promiseNs === undefined)
         throw new WireEncodeError('TrainWriter.finish with no frame and no promise');
       this.open = false;
-      return encodeControl({ vni: this.opts.vni, promiseNs, linkSeq: this.linkSeq });
+      return encodeControl({ vni: this.opts.vni, promiseNs, linkSeq: this.linkSeq, ...trailer });
+    }
+    if (promiseNs !== undefined && trailerBytes(trailer) > 0) {
+      if (findOption(this.scratch, this.lastOff, OptionType.Promise, 8) >= 0)
+        throw new WireEncodeError(
+          'a trailer goes with the promise finish() writes, not one appended with a frame',
+        );
+      if (!this.canCarry(PROMISE_OPTION_BYTES + trailerBytes(trailer)))
+        throw new WireEncodeError(
+          'no room for a promise and its trailer in the last packet: its Geneve options are full',
+        );
+      for (const [type, v] of [
+        [OptionType.Heard, trailer.heardNs],
+        [OptionType.EndBound, trailer.endBoundNs],
+      ] as const) {
+        if (v === undefined) continue;
+        if (Number.isNaN(v)) throw new WireEncodeError(`option type 0x${type.toString(16)} is NaN`);
+        const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
+        this.insertOption(innerOff, type, 8);
+        writeF64(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, v);
+      }
     }
     const had = promiseNs === undefined ? -1 : findOption(this.scratch, this.lastOff, OptionType.Promise, 8);
     if (had >= 0) {
@@ -228,7 +285,14 @@ export class TrainWriter {
     this.open = false;
     return out;
   }
+
+  /** Whether the last packet's Geneve options have room for `optionBytes` more. */
+  canCarry(optionBytes: number): boolean {
+    return this.frames > 0 && this.lastOptBytes + optionBytes <= GENEVE_MAX_OPTIONS_BYTES;
+  }
 }
+
+const NO_TRAILER: PromiseTrailer = {};
 
 /**
  * Validates a datagram's train structure and gives each Geneve packet's bounds. Never throws.
@@ -252,6 +316,9 @@ export class TrainReader {
   linkSeq: number | null = null;
   /** Largest Promise carried by any packet (promises of a link only grow), or null. */
   promiseNs: number | null = null;
+  /** Largest EndBound and Heard carried by any packet, or null. */
+  endBoundNs: number | null = null;
+  heardNs: number | null = null;
 
   /** Validates `buf` as one datagram; null when it is well formed. */
   reset(buf: Uint8Array, maxDatagramBytes = MAX_DATAGRAM_BYTES): DecodeError | null {
@@ -260,6 +327,8 @@ export class TrainReader {
     this.control = false;
     this.linkSeq = null;
     this.promiseNs = null;
+    this.endBoundNs = null;
+    this.heardNs = null;
     const len = buf.length;
     if (len > maxDatagramBytes)
       return decodeError('oversized', `datagram of ${len} bytes exceeds ${maxDatagramBytes}`, 0);
@@ -315,6 +384,15 @@ export class TrainReader {
           packetPromise = true;
           hasPromise = true;
           if (v > promise) promise = v;
+        } else if (type === OptionType.EndBound || type === OptionType.Heard) {
+          if (dataBytes !== 8)
+            return decodeError('bad-option', `option type 0x${type.toString(16)} needs 8 data bytes`, q + 3);
+          const v = readF64(buf, d);
+          if (Number.isNaN(v))
+            return decodeError('bad-option', `option type 0x${type.toString(16)} is NaN`, d);
+          if (type === OptionType.EndBound) {
+            if (this.endBoundNs === null || v > this.endBoundNs) this.endBoundNs = v;
+          } else if (this.heardNs === null || v > this.heardNs) this.heardNs = v;
         }
         q = d + dataBytes;
       }

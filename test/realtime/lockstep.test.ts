@@ -29,7 +29,7 @@ function sections(r: Results) {
 function describeRun(label: string, r: Results, wallMs: number): string {
   const rt = r.realtime!;
   const d = rt.dilation;
-  return `${label}: ${r.summary.flowsCompleted}/${r.summary.flowsTotal} flows, goodput ${(r.summary.goodputBps / 1e9).toFixed(2)} Gbit/s, wall ${(wallMs / 1000).toFixed(1)} s, dilation p50 ${d?.p50} (min ${d?.min}, max ${d?.max}), ${rt.promiseDatagrams} promise / ${rt.dataDatagrams} data datagrams`;
+  return `${label}: ${r.summary.flowsCompleted}/${r.summary.flowsTotal} flows, goodput ${(r.summary.goodputBps / 1e9).toFixed(2)} Gbit/s, wall ${(wallMs / 1000).toFixed(1)} s, dilation p50 ${d?.p50} (min ${d?.min}, max ${d?.max}), ${rt.promiseDatagrams} promise datagrams / ${rt.dataFrames} data frames`;
 }
 
 describe('lockstep', () => {

@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRun } from '../../src/runtime/local/launcher.js';
-import { isGeneveControl } from '../../src/runtime/real/sync-control.js';
 import { decapsulate } from '../../src/wire/encap.js';
 import { decodeOuterFrame } from '../../src/wire/outer.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { parsePcap } from '../../src/wire/pcap.js';
+import { isControlPacket } from '../../src/wire/train.js';
 import { requireTshark } from '../wire/tshark.js';
 import { ensureBuilt, INCAST_4TO1, scenario, survivors, tmp } from './helpers.js';
 
@@ -116,7 +116,7 @@ describe('tshark on the live testbed', () => {
         other++;
         continue;
       }
-      if (isGeneveControl(outer.payload)) continue;
+      if (isControlPacket(outer.payload)) continue;
       const pkt = decapsulate(outer.payload, { verifyIcrc: true, payload: 'drop' });
       if ('code' in pkt) {
         if (pkt.code === 'bad-icrc') badIcrc++;

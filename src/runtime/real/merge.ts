@@ -190,13 +190,17 @@ export function mergeReports(inp: MergeInput): Results {
   for (const [id, pts] of rateEntries) rate[String(id)] = pts;
 
   let promiseDatagrams = 0;
-  let dataDatagrams = 0;
+  let dataFrames = 0;
+  let datagrams = 0;
+  let trainDatagrams = 0;
   let lateFrames = 0;
   let worstLate: { node: string; maxLateNs: number } | null = null;
   const nodeDilations: number[] = [];
   for (const r of reports.values()) {
     promiseDatagrams += r.io.promisesTx ?? 0;
-    dataDatagrams += r.io.dataTx ?? 0;
+    dataFrames += r.io.dataTx ?? 0;
+    datagrams += r.io.txDatagrams;
+    trainDatagrams += r.io.trainDatagrams ?? 0;
     nodeDilations.push(...(r.sync?.dilations ?? []));
   }
   let minLinkDelayNs = Number.POSITIVE_INFINITY;
@@ -235,7 +239,9 @@ export function mergeReports(inp: MergeInput): Results {
     sync,
     dilation: dil.length > 0 ? spread(dil) : null,
     promiseDatagrams,
-    dataDatagrams,
+    dataFrames,
+    datagrams,
+    trainDatagrams,
     linksDown,
     lateFrames,
     worstLate,

@@ -19,6 +19,7 @@ import type { FirmwareEnv, Logger, NodeFirmware, TimerId } from '../../env/env.j
 import type { Rng } from '../../env/rng.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import {
+  createDecapsulatedMeta,
   type DecapsulatedMeta,
   decapsulate,
   decapsulateVxlan,
@@ -28,11 +29,11 @@ import {
 } from '../../wire/encap.js';
 import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
+import { linkSeqDiff, TrainReader, TrainWriter } from '../../wire/train.js';
 import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
 import type { EventTimers } from './event-timers.js';
 import type { LockstepScheduler } from './lockstep.js';
 import { PortRing } from './port-ring.js';
-import { decodeSyncControl, encodeSyncControl, isGeneveControl } from './sync-control.js';
 
 export type Overlay = 'geneve' | 'vxlan';
 
@@ -74,6 +75,15 @@ export interface NodeEnvOptions {
    * event loop gets to them.
    */
   arrivalStamps?: boolean;
+  /**
+   * Frame trains (docs/wire.md §6.1): the stamped frames a link sends in one event-loop turn leave
+   * in one datagram (default true; 'off' keeps one frame per datagram).
+   */
+  trains?: boolean;
+  /** Largest UDP payload the real path carries without IP fragmentation (MTU − 28). */
+  maxDatagramBytes?: number;
+  /** A datagram lost or reordered by the real network: the run cannot be right (fatal). */
+  onLinkError?(message: string): void;
 }
 
 /** Why a datagram was dropped before firmware saw it. */
@@ -116,6 +126,11 @@ export interface NodeIoCounters {
   dataTx: number;
   /** Lockstep: frames not sent because the link's peer was declared down. */
   downDrops: number;
+  /** Datagrams with more than one frame, sent and received. */
+  trainDatagrams: number;
+  trainsRx: number;
+  /** Datagrams lost or reordered by the real network (link sequence gaps). */
+  linkSeqErrors: number;
 }
 
 export class RealNodeEnv implements FirmwareEnv {
@@ -131,6 +146,17 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly socket: Socket;
   private readonly timers: EventTimers;
   private readonly lockstep: LockstepScheduler<Packet> | null;
+  /** Per output port: the train being built this turn, and the link's next datagram sequence. */
+  private readonly writers: TrainWriter[];
+  private readonly seqOut: Uint32Array;
+  /** Ports whose train holds frames; a flush at the end of the event-loop turn sends them. */
+  private readonly dirty: number[] = [];
+  private flushQueued = false;
+  private readonly trains: boolean;
+  /** Per input port: the next datagram sequence expected (−1: none seen yet). */
+  private readonly seqIn: Float64Array;
+  private readonly reader = new TrainReader();
+  private readonly onLinkError: (message: string) => void;
   /** Lockstep: the promise and end bound last sent on each output port. */
   private readonly promisedNs: Float64Array;
   private readonly boundSentNs: Float64Array;
@@ -156,13 +182,15 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly ingressByIp = new Map<string, PortLink[]>();
   private readonly decodeOpts: DecodeOptions;
   /** Filled by each Geneve decapsulate: the datagram's arrival stamp, read in the same option walk. */
-  private readonly rxMeta: DecapsulatedMeta = { arrivalNs: null };
+  private readonly rxMeta: DecapsulatedMeta = createDecapsulatedMeta();
   private packetIds = 0;
   private closed = false;
   readonly preciseNow: () => number;
   private readonly arrivalStamps: boolean;
   /** Frames we send carry arrival stamps (Geneve only), so peers delay them, not us. */
   private readonly stampsOut: boolean;
+  /** Per output port: a train is open (begun, maybe empty). */
+  private readonly open: boolean[];
   /** The late frame `deliver` hands to firmware (set just before runAt; no closure per frame). */
   private rxPort = 0;
   private rxPkt: Packet | null = null;
@@ -172,6 +200,7 @@ export class RealNodeEnv implements FirmwareEnv {
     this.socket = opts.socket;
     this.timers = opts.timers;
     this.lockstep = opts.lockstep ?? null;
+    this.onLinkError = opts.onLinkError ?? ((m) => this.log.error({}, m));
     this.overlay = opts.overlay;
     this.rng = opts.rng;
     this.log = opts.log;
@@ -200,6 +229,14 @@ export class RealNodeEnv implements FirmwareEnv {
     this.rxRings = this.links.map(() => new PortRing<Packet>());
     this.rxFires = this.links.map((_, i) => () => this.fireRx(i));
     this.stampsOut = (this.arrivalStamps || this.lockstep !== null) && this.overlay === 'geneve';
+    this.trains = this.stampsOut && opts.trains !== false;
+    const maxDatagramBytes = opts.maxDatagramBytes ?? 1472;
+    this.writers = this.links.map(
+      () => new TrainWriter({ maxDatagramBytes, reserveEndBound: this.lockstep !== null }),
+    );
+    this.seqOut = new Uint32Array(this.links.length);
+    this.seqIn = new Float64Array(this.links.length).fill(-1);
+    this.open = this.links.map(() => false);
     this.promisedNs = new Float64Array(this.links.length);
     this.boundSentNs = new Float64Array(this.links.length);
     this.heardByPeerNs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
@@ -228,6 +265,9 @@ export class RealNodeEnv implements FirmwareEnv {
       promisesRx: 0,
       dataTx: 0,
       downDrops: 0,
+      trainDatagrams: 0,
+      trainsRx: 0,
+      linkSeqErrors: 0,
     };
     this.socket.on('message', this.onMessage);
   }
@@ -263,6 +303,20 @@ export class RealNodeEnv implements FirmwareEnv {
     const now = this.now();
     for (let i = 0; i < this.taps.length; i++) this.taps[i].onTx?.(port, pkt, now);
     this.counters.portTxBytes[port] += pkt.sizeBytes;
+    if (this.lockstep !== null && this.down[port]) {
+      this.counters.downDrops++;
+      return;
+    }
+    const stampNs = now + Math.max(0, link.delayNs);
+    if (this.lockstep !== null) {
+      // The frame is also a promise: nothing later on this link arrives before its stamp.
+      if (stampNs > this.promisedNs[port]) this.promisedNs[port] = stampNs;
+      this.counters.dataTx++;
+    }
+    if (this.trains) {
+      this.appendToTrain(port, pkt, stampNs);
+      return;
+    }
     let buf: Buffer;
     try {
       buf = this.encode(pkt, port, now + Math.max(0, link.delayNs));
@@ -273,14 +327,6 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     if (this.lockstep !== null) {
-      if (this.down[port]) {
-        this.counters.downDrops++;
-        return;
-      }
-      // The frame is also a promise: nothing later on this link arrives before its stamp.
-      const stamp = now + Math.max(0, link.delayNs);
-      if (stamp > this.promisedNs[port]) this.promisedNs[port] = stamp;
-      this.counters.dataTx++;
       this.transmit(link, buf);
       return;
     }
@@ -317,7 +363,87 @@ export class RealNodeEnv implements FirmwareEnv {
 
   private encode(pkt: Packet, port: number, arrivalNs: number): Buffer {
     if (this.overlay !== 'geneve') return encapsulateVxlan(pkt, { vni: port });
-    return encapsulate(pkt, this.stampsOut ? { vni: port, arrivalNs } : { vni: port });
+    return encapsulate(
+      pkt,
+      this.stampsOut ? { vni: port, arrivalNs, linkSeq: this.nextSeq(port) } : { vni: port },
+    );
+  }
+
+  private nextSeq(port: number): number {
+    const s = this.seqOut[port];
+    this.seqOut[port] = (s + 1) >>> 0;
+    return s;
+  }
+
+  /** Add a stamped frame to the port's train; a full train leaves at once, the rest at the turn's end. */
+  private appendToTrain(port: number, pkt: Packet, stampNs: number): void {
+    const w = this.writers[port];
+    try {
+      if (!this.open[port]) {
+        w.begin(port, this.nextSeq(port));
+        this.open[port] = true;
+      }
+      if (!w.append(pkt, stampNs)) {
+        this.transmitTrain(port, w.finish());
+        w.begin(port, this.nextSeq(port));
+        w.append(pkt, stampNs);
+      }
+    } catch (err) {
+      this.counters.encodeErrors++;
+      if (this.counters.encodeErrors <= 5)
+        this.log.error({ err: (err as Error).message, port, kind: pkt.kind }, 'frame not encodable');
+      return;
+    }
+    if (w.frames === 1) this.dirty.push(port);
+    if (!this.flushQueued && this.lockstep === null) {
+      this.flushQueued = true;
+      setImmediate(this.flushTrains);
+    }
+  }
+
+  private transmitTrain(port: number, buf: Buffer): void {
+    this.open[port] = false;
+    this.counters.trainDatagrams++;
+    this.transmit(this.links[port], buf);
+  }
+
+  /** Wallclock: at the end of the event-loop turn, every train with frames leaves. */
+  private readonly flushTrains = (): void => {
+    this.flushQueued = false;
+    if (this.closed) return;
+    for (const port of this.dirty) {
+      const w = this.writers[port];
+      if (this.open[port] && w.frames > 0) this.transmitTrain(port, w.finish());
+    }
+    this.dirty.length = 0;
+  };
+
+  /**
+   * Lockstep: send `promiseNs` (with the end bound, and the heard promise on keepalives) on
+   * `port`: on the last packet of the train the turn built, else in a control packet. Both carry
+   * the link sequence.
+   */
+  private sendPromiseOn(port: number, promiseNs: number, boundNs: number, heardNs?: number): void {
+    const w = this.writers[port];
+    const trailer = heardNs === undefined ? { endBoundNs: boundNs } : { endBoundNs: boundNs, heardNs };
+    try {
+      if (this.open[port] && w.frames > 0) {
+        // promise + end bound (+ heard): 12 bytes each (option header and f64)
+        if (w.canCarry(12 * (heardNs === undefined ? 2 : 3))) {
+          this.transmitTrain(port, w.finish(promiseNs, trailer));
+          return;
+        }
+        this.transmitTrain(port, w.finish());
+      }
+      if (!this.open[port]) w.begin(port, this.nextSeq(port));
+      this.open[port] = false;
+      this.counters.promisesTx++;
+      this.transmit(this.links[port], w.finish(promiseNs, trailer));
+    } catch (err) {
+      this.open[port] = false;
+      this.counters.encodeErrors++;
+      this.log.error({ err: (err as Error).message, port }, 'promise not encodable');
+    }
   }
 
   /**
@@ -339,6 +465,11 @@ export class RealNodeEnv implements FirmwareEnv {
       const promise = frontier + Math.max(0, link.delayNs);
       const sentP = this.promisedNs[p];
       const sentB = this.boundSentNs[p];
+      if (this.open[p] && this.writers[p].frames > 0) {
+        // Frames leave now, and the promise rides on their datagram for free.
+        this.sendPromise(p, Math.max(promise, sentP), Math.max(bound, sentB));
+        continue;
+      }
       if (!(promise > sentP) && !(bound > sentB)) continue;
       const ahead = Math.min(sentP, sentB) - this.promiseSlackNs;
       if (ahead > wall) {
@@ -348,6 +479,7 @@ export class RealNodeEnv implements FirmwareEnv {
       this.sendPromise(p, Math.max(promise, sentP), Math.max(bound, sentB));
     }
     if (holdUntil !== Number.POSITIVE_INFINITY) ls.wakeAtWall(holdUntil);
+    this.dirty.length = 0;
   }
 
   /** Lockstep: promise +∞ on every link (this node sends nothing more: it finished or stops). */
@@ -365,7 +497,7 @@ export class RealNodeEnv implements FirmwareEnv {
     const ls = this.lockstep;
     if (ls === null || this.closed) return;
     for (let p = 0; p < this.links.length; p++)
-      if (!this.down[p]) this.sendPromise(p, this.promisedNs[p], this.boundSentNs[p]);
+      if (!this.down[p]) this.sendPromise(p, this.promisedNs[p], this.boundSentNs[p], true);
   }
 
   /**
@@ -393,12 +525,11 @@ export class RealNodeEnv implements FirmwareEnv {
     return fresh;
   }
 
-  private sendPromise(port: number, promiseNs: number, boundNs: number): void {
+  private sendPromise(port: number, promiseNs: number, boundNs: number, withHeard = false): void {
     this.promisedNs[port] = promiseNs;
     this.boundSentNs[port] = boundNs;
-    this.counters.promisesTx++;
-    const heard = this.lockstep?.channelNs[port] ?? Number.NEGATIVE_INFINITY;
-    this.transmit(this.links[port], encodeSyncControl(port, promiseNs, boundNs, heard));
+    const heard = withHeard ? (this.lockstep?.channelNs[port] ?? Number.NEGATIVE_INFINITY) : undefined;
+    this.sendPromiseOn(port, promiseNs, boundNs, heard);
   }
 
   private fireRing(port: number): void {
@@ -487,25 +618,59 @@ export class RealNodeEnv implements FirmwareEnv {
       }
       this.rxSinceCheck[link.port]++;
     }
-    if (ls !== null && kind === 'geneve' && isGeneveControl(msg)) {
-      const c = decodeSyncControl(msg);
-      if (c === null) {
-        this.garbage('bad-control');
-        return;
+    if (kind === 'vxlan') {
+      const pkt = decapsulateVxlan(msg, this.decodeOpts);
+      if ('code' in pkt) this.garbage(pkt.code);
+      else this.receiveFrame(link, pkt, rxPreciseNs, null);
+      return;
+    }
+    const r = this.reader;
+    const err = r.reset(msg);
+    if (err !== null) {
+      this.garbage(err.code);
+      return;
+    }
+    if (r.linkSeq !== null && !this.checkSeq(link, r.linkSeq)) return;
+    if (r.count > 1) this.counters.trainsRx++;
+    for (let i = 0; !r.control && i < r.count; i++) {
+      const pkt = decapsulate(r.packet(i), this.decodeOpts, this.rxMeta);
+      if ('code' in pkt) {
+        this.garbage(pkt.code);
+        continue;
       }
-      this.counters.promisesRx++;
-      if (c.heardNs > this.heardByPeerNs[link.port]) this.heardByPeerNs[link.port] = c.heardNs;
-      ls.promise(link.port, c.promiseNs, c.endBoundNs);
-      return;
+      this.receiveFrame(link, pkt, rxPreciseNs, this.rxMeta.arrivalNs);
     }
-    const pkt =
-      kind === 'geneve'
-        ? decapsulate(msg, this.decodeOpts, this.rxMeta)
-        : decapsulateVxlan(msg, this.decodeOpts);
-    if ('code' in pkt) {
-      this.garbage(pkt.code);
-      return;
+    if (ls !== null && r.promiseNs !== null) {
+      if (r.control) this.counters.promisesRx++;
+      if (r.heardNs !== null && r.heardNs > this.heardByPeerNs[link.port])
+        this.heardByPeerNs[link.port] = r.heardNs;
+      ls.promise(link.port, r.promiseNs, r.endBoundNs ?? Number.NEGATIVE_INFINITY);
     }
+  };
+
+  /**
+   * The link's datagram sequence: a gap or a step back means the real network lost or reordered
+   * datagrams (a full socket buffer, a CNI), which must never pass for an emulated loss, so the run
+   * stops. A peer's first datagram (sequence 0) after others is a restarted peer.
+   */
+  private checkSeq(link: PortLink, seq: number): boolean {
+    const want = this.seqIn[link.port];
+    this.seqIn[link.port] = (seq + 1) >>> 0;
+    if (want < 0 || seq === 0) return true;
+    const d = linkSeqDiff(seq, want);
+    if (d === 0) return true;
+    this.counters.linkSeqErrors++;
+    this.onLinkError(
+      d > 0
+        ? `${d} datagrams from ${link.peerNode} (port ${link.peerPort} → ${this.node.name} port ${link.port}) were lost by the real network or a full socket buffer`
+        : `a datagram from ${link.peerNode} (port ${link.peerPort} → ${this.node.name} port ${link.port}) arrived out of order (${-d} behind)`,
+    );
+    return false;
+  }
+
+  /** One received frame (of a train or alone): clock sync, lockstep queue, or the wallclock path. */
+  private receiveFrame(link: PortLink, pkt: Packet, rxPreciseNs: number, stampNs: number | null): void {
+    const ls = this.lockstep;
     if (pkt.kind === FrameKind.Sync) {
       // Everything due before this datagram arrived happens first, so time stays monotonic.
       if (ls === null) this.timers.runDue();
@@ -514,17 +679,16 @@ export class RealNodeEnv implements FirmwareEnv {
     }
     if (this.firmware === null) return;
     if (ls !== null) {
-      const stamp = kind === 'geneve' ? this.rxMeta.arrivalNs : null;
-      if (stamp === null) {
+      if (stampNs === null) {
         this.garbage('unstamped');
         return;
       }
       this.counters.stampedFrames++;
-      ls.frame(link.port, stamp, pkt);
+      ls.frame(link.port, stampNs, pkt);
       return;
     }
     // A stamp is honoured whatever our own setting: the sender did not hold the frame.
-    const stamp = kind === 'geneve' ? this.rxMeta.arrivalNs : null;
+    const stamp = stampNs;
     if (stamp !== null) this.counters.stampedFrames++;
     const ring = this.rxRings[link.port];
     if (stamp !== null && (ring.count > 0 || stamp > this.timers.clock.now())) {
@@ -543,7 +707,7 @@ export class RealNodeEnv implements FirmwareEnv {
     this.rxPort = link.port;
     this.rxPkt = pkt;
     this.timers.runAt(stamp ?? Number.POSITIVE_INFINITY, this.deliver);
-  };
+  }
 
   /** One frame of port's delay line is due: deliver it, then wait for the next one's stamp. */
   private fireRx(port: number): void {

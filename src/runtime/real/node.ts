@@ -20,6 +20,8 @@
  *                     delivered at it; 0: delivered when the event loop reads them (wallclock only)
  *   SYNC              lockstep (default: the scenario's `sync`) | wallclock (docs/realtime.md)
  *   PEER_TIMEOUT_MS   lockstep: a neighbour silent this long (real ms) is declared down (5000)
+ *   TRAIN             auto (default: the scenario's `train`) | off: frames of one turn in one datagram
+ *   MTU, POD_MTU      MTU of the real path (default: read from the interface holding BIND's address)
  *
  * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
  * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at
@@ -27,6 +29,7 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createNic, type Nic } from '../../../nic/api.js';
@@ -100,6 +103,9 @@ export interface NodeConfig {
   arrivalStamps: boolean;
   sync: 'lockstep' | 'wallclock';
   peerTimeoutMs: number;
+  train: 'auto' | 'off';
+  /** MTU of the real path; datagrams stay below it − 28 bytes (IPv4 + UDP), so IP never fragments. */
+  mtu: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -158,6 +164,9 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     throw new ConfigError('OVERLAY', `expected geneve or vxlan, got ${JSON.stringify(overlayRaw)}`);
   const overlay: Overlay = overlayRaw;
   const syncRaw = env.SYNC !== undefined && env.SYNC !== '' ? env.SYNC : scenario.sync;
+  const trainRaw = env.TRAIN !== undefined && env.TRAIN !== '' ? env.TRAIN : scenario.train;
+  if (trainRaw !== 'auto' && trainRaw !== 'off')
+    throw new ConfigError('TRAIN', `expected auto or off, got ${JSON.stringify(trainRaw)}`);
   if (syncRaw !== 'lockstep' && syncRaw !== 'wallclock')
     throw new ConfigError('SYNC', `expected lockstep or wallclock, got ${JSON.stringify(syncRaw)}`);
   if (syncRaw === 'lockstep' && overlay !== 'geneve')
@@ -226,6 +235,13 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     arrivalStamps: env.ARRIVAL_STAMPS !== '0',
     sync: syncRaw,
     peerTimeoutMs: num(env, 'PEER_TIMEOUT_MS', 5000, (v) => v >= 100),
+    train: trainRaw,
+    mtu: num(
+      env,
+      env.MTU !== undefined ? 'MTU' : 'POD_MTU',
+      interfaceMtu(bind.host),
+      (v) => Number.isInteger(v) && v >= 576 && v <= 65536,
+    ),
   };
 }
 
@@ -239,6 +255,25 @@ interface PortLoad {
   expectedBitNs: number;
   lastAchievedBps: number;
   wasLoaded: boolean;
+}
+
+/**
+ * MTU of the interface holding `ip` (loopback for 127.0.0.0/8), read from sysfs; 1500 when it
+ * cannot be read (not Linux, address not local yet).
+ */
+export function interfaceMtu(ip: string): number {
+  let name: string | undefined = ip.startsWith('127.') ? 'lo' : undefined;
+  if (name === undefined) {
+    for (const [n, addrs] of Object.entries(networkInterfaces()))
+      if (addrs?.some((a) => a.address === ip)) name = n;
+  }
+  if (name === undefined) return 1500;
+  try {
+    const v = Number(readFileSync(`/sys/class/net/${name}/mtu`, 'utf8').trim());
+    return Number.isInteger(v) && v >= 576 ? Math.min(v, 65_536) : 1500;
+  } catch {
+    return 1500;
+  }
 }
 
 /** Lockstep: progress reports and liveness checks, and keepalives, real ms apart. */
@@ -395,6 +430,9 @@ export class RealNode {
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
       arrivalStamps: cfg.arrivalStamps,
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
+      trains: cfg.train !== 'off',
+      maxDatagramBytes: Math.min(65_507, cfg.mtu - 28),
+      onLinkError: (m) => this.fatal(new Error(m)),
     });
     this.env = env;
     this.createFirmware(env);
@@ -911,6 +949,8 @@ export class RealNode {
         promisesRx: io?.promisesRx ?? 0,
         dataTx: io?.dataTx ?? 0,
         downDrops: io?.downDrops ?? 0,
+        trainDatagrams: io?.trainDatagrams ?? 0,
+        linkSeqErrors: io?.linkSeqErrors ?? 0,
       },
       linksDown: [...(this.env?.linksDown ?? [])],
       sync: {

@@ -106,6 +106,9 @@ export interface NodeReport {
     dataTx: number;
     /** Frames not sent because their link's peer was declared down. */
     downDrops: number;
+    /** Datagrams sent carrying more than one frame, and datagrams the real network lost or reordered. */
+    trainDatagrams: number;
+    linkSeqErrors: number;
   };
   /** Lockstep: links whose peer went silent and was declared down, with the emulated time. */
   linksDown: { port: number; peer: string; atNs: number }[];
