@@ -30,6 +30,8 @@ local OPTION_NAMES = {
   [0x22] = "train length",
   [0x23] = "promise",
   [0x24] = "link sequence",
+  [0x25] = "end bound",
+  [0x26] = "heard",
 }
 
 local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
@@ -52,6 +54,8 @@ local f = {
   arrival = ProtoField.double("rocelab.arrival_ns", "Arrival stamp (ns)"),
   train_len = ProtoField.uint32("rocelab.train_len", "Train length (inner frame bytes)", base.DEC),
   promise = ProtoField.double("rocelab.promise_ns", "Promise (ns)"),
+  end_bound = ProtoField.double("rocelab.end_bound_ns", "End bound (ns): the run ends no earlier (lockstep)"),
+  heard = ProtoField.double("rocelab.heard_ns", "Heard (ns): the promise the sender heard from the receiver"),
   link_seq = ProtoField.uint32("rocelab.link_seq", "Link sequence", base.DEC),
   hpcc_nhop = ProtoField.uint16("rocelab.hpcc.nhop", "HPCC nhop", base.DEC),
   hpcc_hop = ProtoField.uint8("rocelab.hpcc.slot", "HPCC hop slot", base.DEC),
@@ -102,7 +106,7 @@ end
 
 -- The value an option's tree line shows, for the options of one value.
 local function option_summary(tvb, type, d, n)
-  if (type == 0x21 or type == 0x23) and n == 8 then
+  if (type == 0x21 or type == 0x23 or type == 0x25 or type == 0x26) and n == 8 then
     return fmt_ns(tvb(d, 8):float()) .. " ns"
   elseif (type == 0x10 or type == 0x11) and n == 8 then
     return tvb(d, 8):uint64():tonumber() .. " ns"
@@ -178,6 +182,10 @@ local function dissect_option(tvb, t, type, d, n)
     t:add(f.promise, tvb(d, 8))
   elseif type == 0x24 and n == 4 then
     t:add(f.link_seq, tvb(d, 4))
+  elseif type == 0x25 and n == 8 then
+    t:add(f.end_bound, tvb(d, 8))
+  elseif type == 0x26 and n == 8 then
+    t:add(f.heard, tvb(d, 8))
   elseif n > 0 then
     t:add(f.opt_data, tvb(d, n))
   end
