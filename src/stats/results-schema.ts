@@ -103,6 +103,11 @@ export const resultsSchema = z.strictObject({
       lateFrames: nonNegInt,
       worstLate: z.strictObject({ node: z.string(), maxLateNs: z.number().positive() }).nullable(),
       minLinkDelayNs: z.number().nonnegative(),
+      pauses: z.strictObject({
+        gcMaxMs: z.number().nonnegative(),
+        gcOver1Ms: nonNegInt,
+        eventLoopMaxMs: z.number().nonnegative(),
+      }),
     })
     .optional(),
 });

@@ -109,6 +109,11 @@ export interface RealtimeResult {
   worstLate: { node: string; maxLateNs: number } | null;
   /** The smallest link delay (emulated ns): the slack a late frame is measured against. */
   minLinkDelayNs: number;
+  /**
+   * Real pauses of the node processes: the longest garbage collection, how many took over 1 ms,
+   * and the longest event-loop delay (perf_hooks), in real ms, over all nodes.
+   */
+  pauses: { gcMaxMs: number; gcOver1Ms: number; eventLoopMaxMs: number };
 }
 
 /** Raw per-flow numbers from a runtime. */

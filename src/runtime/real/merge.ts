@@ -217,6 +217,14 @@ export function mergeReports(inp: MergeInput): Results {
       worstLate = { node: r.node, maxLateNs: lateNs };
   }
   const sync = inp.sync ?? 'wallclock';
+  let gcMaxNs = 0;
+  let gcOver1Ms = 0;
+  let loopMaxNs = 0;
+  for (const r of reports.values()) {
+    gcMaxNs = Math.max(gcMaxNs, r.load.gcMaxNs ?? 0);
+    gcOver1Ms += r.load.gcOver1Ms ?? 0;
+    loopMaxNs = Math.max(loopMaxNs, r.load.eventLoopMaxNs);
+  }
   const linksDown: { node: string; port: number; peer: string; atNs: number }[] = [];
   for (const r of reports.values()) for (const d of r.linksDown ?? []) linksDown.push({ node: r.node, ...d });
   linksDown.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node) || a.port - b.port);
@@ -246,6 +254,11 @@ export function mergeReports(inp: MergeInput): Results {
     lateFrames,
     worstLate,
     minLinkDelayNs: Number.isFinite(minLinkDelayNs) ? minLinkDelayNs : 0,
+    pauses: {
+      gcMaxMs: Math.round(gcMaxNs / 1e3) / 1e3,
+      gcOver1Ms,
+      eventLoopMaxMs: Math.round(loopMaxNs / 1e3) / 1e3,
+    },
   };
   return results;
 }

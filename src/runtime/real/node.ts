@@ -30,7 +30,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createNic, type Nic } from '../../../nic/api.js';
 import { createSwitch, type Switch } from '../../../switch/api.js';
@@ -309,6 +309,10 @@ export class RealNode {
   private sync: ClockSyncClient | null = null;
   private pcap: PcapTap | null = null;
   private readonly loop = monitorEventLoopDelay({ resolution: 1 });
+  /** Garbage-collection pauses since the start: the longest, and how many took over 1 ms real. */
+  private gcMaxNs = 0;
+  private gcOver1Ms = 0;
+  private gcObserver: PerformanceObserver | null = null;
   private readonly queueSeries = new Map<number, number[]>();
   private readonly queueMax = new Map<number, number>();
   private readonly rateSeries = new Map<number, number[]>();
@@ -463,6 +467,14 @@ export class RealNode {
     // Event-loop lag counts from the start barrier on: start-up work is not lag.
     this.loop.reset();
     this.loop.enable();
+    this.gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const ns = e.duration * 1e6;
+        if (ns > this.gcMaxNs) this.gcMaxNs = ns;
+        if (ns > 1e6) this.gcOver1Ms++;
+      }
+    });
+    this.gcObserver.observe({ entryTypes: ['gc'] });
     const ls = this.lockstep;
     if (ls !== null) {
       ls.unbounded = this.driver?.hasUnfinishedSends() ?? false;
@@ -833,6 +845,8 @@ export class RealNode {
       eventLoopMaxNs: e.maxNs,
       timerMeanLateNs: lag?.meanLateNs ?? 0,
       timerMaxLateNs: lag?.maxLateNs ?? 0,
+      gcMaxNs: this.gcMaxNs,
+      gcOver1Ms: this.gcOver1Ms,
       ports: this.portLoad.map((pl, port) => {
         const achieved = pl.loadedNs > 0 ? (pl.loadedBytes * 8e9) / pl.loadedNs : 0;
         const expected = pl.loadedNs > 0 ? pl.expectedBitNs / pl.loadedNs : 0;
@@ -990,6 +1004,7 @@ export class RealNode {
 
   async close(): Promise<void> {
     this.loop.disable();
+    this.gcObserver?.disconnect();
     this.sync?.close();
     this.timers?.close();
     try {

@@ -52,6 +52,9 @@ export interface NodeLoadReport {
   /** Lateness of firmware timers, emulated ns. */
   timerMeanLateNs: number;
   timerMaxLateNs: number;
+  /** Garbage-collection pauses (perf_hooks 'gc'), real ns: the longest, and how many took > 1 ms. */
+  gcMaxNs: number;
+  gcOver1Ms: number;
   /** Per port: achieved / expected rate over the windows in which the port had work. */
   ports: {
     port: number;
