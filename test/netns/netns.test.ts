@@ -59,10 +59,6 @@ function ours(prefix: string): string[] {
   return listNamespaces().filter((n) => n.startsWith(`${prefix}-`));
 }
 
-function rel(a: number, b: number): number {
-  return Math.abs(a - b) / b;
-}
-
 function sideBySide(v: Results, n: Results): string {
   const row = (k: string, a: string, b: string, d = '') =>
     `  ${k.padEnd(20)}${a.padStart(16)}${b.padStart(16)}${d.padStart(10)}`;
