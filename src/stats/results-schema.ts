@@ -103,6 +103,7 @@ export const resultsSchema = z.strictObject({
       lateFrames: nonNegInt,
       worstLate: z.strictObject({ node: z.string(), maxLateNs: z.number().positive() }).nullable(),
       minLinkDelayNs: z.number().nonnegative(),
+      resentDatagrams: nonNegInt,
       pauses: z.strictObject({
         gcMaxMs: z.number().nonnegative(),
         gcOver1Ms: nonNegInt,

@@ -114,6 +114,8 @@ export interface RealtimeResult {
    * and the longest event-loop delay (perf_hooks), in real ms, over all nodes.
    */
   pauses: { gcMaxMs: number; gcOver1Ms: number; eventLoopMaxMs: number };
+  /** Datagrams the overlay sent again because the real network lost or reordered them. */
+  resentDatagrams: number;
 }
 
 /** Raw per-flow numbers from a runtime. */

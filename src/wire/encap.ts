@@ -254,6 +254,7 @@ function checkLinkOption(
     );
   }
   const v = readU32(buf, d);
+  if (type === OptionType.Nack) return null;
   if (type === OptionType.LinkSeq) {
     if (meta !== undefined) meta.linkSeq = v;
     return null;
@@ -325,7 +326,7 @@ export function decapsulate(
           p,
         );
       }
-    } else if (buf[p + 2] >= OptionType.TrainLen && buf[p + 2] <= OptionType.Heard) {
+    } else if (buf[p + 2] >= OptionType.TrainLen && buf[p + 2] <= OptionType.Nack) {
       const err = checkLinkOption(buf, p, dataBytes, len - optEnd, meta);
       if (err !== null) return err;
     }

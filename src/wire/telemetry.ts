@@ -82,6 +82,11 @@ export const OptionType = {
    * receiver on the reverse link (a restarted node resumes after it).
    */
   Heard: 0x26,
+  /**
+   * Real runtime only: u32, the first datagram sequence of the reverse link the sender is missing
+   * (overlay-level retransmission: the receiver of this control packet resends from there).
+   */
+  Nack: 0x27,
 } as const;
 
 const HPCC_DATA_BYTES = 44;

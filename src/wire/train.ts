@@ -47,6 +47,8 @@ export interface ControlPacketOptions {
   /** Lockstep's end bound and heard promise (f64 ns), after the promise; omitted when absent. */
   endBoundNs?: number;
   heardNs?: number;
+  /** The first sequence of the reverse link the sender misses (u32; overlay retransmission). */
+  nackSeq?: number;
 }
 
 /** Bytes of the EndBound and Heard options a trailer asks for. */
@@ -83,6 +85,7 @@ export function controlPacketBytes(opts: ControlPacketOptions): number {
     GENEVE_HEADER_BYTES +
     PROMISE_OPTION_BYTES +
     (opts.linkSeq === undefined ? 0 : U32_OPTION_BYTES) +
+    (opts.nackSeq === undefined ? 0 : U32_OPTION_BYTES) +
     trailerBytes(opts)
   );
 }
@@ -94,12 +97,23 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
   const hasSeq = opts.linkSeq !== undefined;
   if (hasSeq && !(Number.isInteger(opts.linkSeq) && opts.linkSeq! >= 0 && opts.linkSeq! <= 0xffff_ffff))
     throw new WireEncodeError(`linkSeq ${opts.linkSeq} is not a u32`);
-  const optBytes = PROMISE_OPTION_BYTES + (hasSeq ? U32_OPTION_BYTES : 0) + trailerBytes(opts);
+  const optBytes =
+    PROMISE_OPTION_BYTES +
+    (hasSeq ? U32_OPTION_BYTES : 0) +
+    (opts.nackSeq === undefined ? 0 : U32_OPTION_BYTES) +
+    trailerBytes(opts);
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet, false, true);
   let p = off + GENEVE_HEADER_BYTES;
   if (hasSeq) {
     p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.LinkSeq, 4);
     writeU32(buf, p, opts.linkSeq!);
+    p += 4;
+  }
+  if (opts.nackSeq !== undefined) {
+    if (!(Number.isInteger(opts.nackSeq) && opts.nackSeq >= 0 && opts.nackSeq <= 0xffff_ffff))
+      throw new WireEncodeError(`nackSeq ${opts.nackSeq} is not a u32`);
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Nack, 4);
+    writeU32(buf, p, opts.nackSeq);
     p += 4;
   }
   p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Promise, 8);
@@ -319,6 +333,8 @@ export class TrainReader {
   /** Largest EndBound and Heard carried by any packet, or null. */
   endBoundNs: number | null = null;
   heardNs: number | null = null;
+  /** The Nack of a control packet (the first reverse-link sequence its sender misses), or null. */
+  nackSeq: number | null = null;
 
   /** Validates `buf` as one datagram; null when it is well formed. */
   reset(buf: Uint8Array, maxDatagramBytes = MAX_DATAGRAM_BYTES): DecodeError | null {
@@ -329,6 +345,7 @@ export class TrainReader {
     this.promiseNs = null;
     this.endBoundNs = null;
     this.heardNs = null;
+    this.nackSeq = null;
     const len = buf.length;
     if (len > maxDatagramBytes)
       return decodeError('oversized', `datagram of ${len} bytes exceeds ${maxDatagramBytes}`, 0);
@@ -384,6 +401,9 @@ export class TrainReader {
           packetPromise = true;
           hasPromise = true;
           if (v > promise) promise = v;
+        } else if (type === OptionType.Nack) {
+          if (dataBytes !== 4) return decodeError('bad-option', 'nack option needs 4 data bytes', q + 3);
+          this.nackSeq = readU32(buf, d);
         } else if (type === OptionType.EndBound || type === OptionType.Heard) {
           if (dataBytes !== 8)
             return decodeError('bad-option', `option type 0x${type.toString(16)} needs 8 data bytes`, q + 3);

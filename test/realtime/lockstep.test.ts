@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/app.js';
 import { loadScenario } from '../../src/config/load.js';
+import { LocalRun } from '../../src/runtime/local/launcher.js';
 import { runScenario } from '../../src/runtime/run.js';
 import type { Results } from '../../src/stats/results.js';
-import { ensureBuilt, ROOT, tmp } from './helpers.js';
+import { ensureBuilt, INCAST_4TO1, ROOT, scenario, tmp } from './helpers.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -68,6 +69,26 @@ describe('lockstep', () => {
     expect(r.realtime?.dilation?.p50).toBeGreaterThan(10);
     // A whole-run check too: wall time over emulated time.
     expect((out.wallMs * 1e6) / r.durationNs).toBeGreaterThan(10);
+  });
+
+  it('the real network loses 1 datagram in 50: the overlay resends them, and the results are still identical', async () => {
+    const s = scenario(INCAST_4TO1);
+    const v = runScenario({ scenario: s, outDir: tmp(), print: null }).results;
+    const run = await LocalRun.create({
+      scenario: s,
+      outDir: tmp(),
+      print: null,
+      metricsPort: null,
+      env: { DROP_EVERY: '50' },
+    });
+    const out = await run.run();
+    const r = out.results;
+    console.log(
+      `${describeRun('4-to-1, 1 datagram in 50 lost', r, out.wallMs)}; ${r.realtime?.resentDatagrams} resent`,
+    );
+    expect(r.realtime?.resentDatagrams).toBeGreaterThan(0);
+    expect(sections(r)).toEqual(sections(v));
+    expect(r.realtime?.linksDown).toEqual([]);
   });
 
   it('wallclock at an impossible timeScale exits 3 with one line; --allow-late writes the results', async () => {

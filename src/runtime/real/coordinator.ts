@@ -183,7 +183,11 @@ export class Coordinator {
     const child: Child = { node, incarnation, proc, ready: false, expectedExit: false, exited: false };
     this.children.set(node, child);
     proc.on('message', (m: NodeMessage) => this.onMessage(child, m));
-    proc.on('error', (err) => this.fail(new RunFailed(`${node}: could not start (${err.message})`)));
+    proc.on('error', (err) => {
+      // A child killed on purpose may still see an IPC write fail on its way out.
+      if (child.expectedExit) return;
+      this.fail(new RunFailed(`${node}: could not start (${err.message})`));
+    });
     proc.on('exit', (code, signal) => {
       child.exited = true;
       if (child.expectedExit || this.finishing) {
@@ -211,9 +215,10 @@ export class Coordinator {
   }
 
   private send(child: Child, m: LauncherMessage): void {
-    if (child.exited || !child.proc.connected) return;
+    if (child.exited || child.expectedExit || !child.proc.connected) return;
     try {
-      child.proc.send(m);
+      // The callback takes a failed write (the child died meanwhile: EPIPE) off the 'error' path.
+      child.proc.send(m, undefined, undefined, () => {});
     } catch {
       // the child is going away; its exit handler decides what that means
     }

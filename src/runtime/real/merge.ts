@@ -217,6 +217,8 @@ export function mergeReports(inp: MergeInput): Results {
       worstLate = { node: r.node, maxLateNs: lateNs };
   }
   const sync = inp.sync ?? 'wallclock';
+  let resentDatagrams = 0;
+  for (const r of reports.values()) resentDatagrams += r.io.resentDatagrams ?? 0;
   let gcMaxNs = 0;
   let gcOver1Ms = 0;
   let loopMaxNs = 0;
@@ -254,6 +256,7 @@ export function mergeReports(inp: MergeInput): Results {
     lateFrames,
     worstLate,
     minLinkDelayNs: Number.isFinite(minLinkDelayNs) ? minLinkDelayNs : 0,
+    resentDatagrams,
     pauses: {
       gcMaxMs: Math.round(gcMaxNs / 1e3) / 1e3,
       gcOver1Ms,

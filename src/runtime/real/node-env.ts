@@ -29,7 +29,7 @@ import {
 } from '../../wire/encap.js';
 import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
-import { linkSeqDiff, TrainReader, TrainWriter } from '../../wire/train.js';
+import { encodeControl, linkSeqDiff, readLinkSeq, TrainReader, TrainWriter } from '../../wire/train.js';
 import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
 import type { EventTimers } from './event-timers.js';
 import type { LockstepScheduler } from './lockstep.js';
@@ -82,9 +82,18 @@ export interface NodeEnvOptions {
   trains?: boolean;
   /** Largest UDP payload the real path carries without IP fragmentation (MTU − 28). */
   maxDatagramBytes?: number;
-  /** A datagram lost or reordered by the real network: the run cannot be right (fatal). */
+  /** A datagram lost or reordered by the real network that could not be recovered (fatal). */
   onLinkError?(message: string): void;
+  /** Tests: lose every n-th first transmission of a sequenced datagram (0: never). */
+  dropEvery?: number;
 }
+
+/** Sequenced datagrams each output link keeps for a resend (a power of two). */
+const RESEND_RING = 8192;
+/** Out-of-order datagrams an input link holds while it waits for a resend. */
+const MAX_STASHED = 50_000;
+/** Real ms between two NACKs of one link. */
+const NACK_SPACING_MS = 5;
 
 /** Why a datagram was dropped before firmware saw it. */
 export type GarbageReason = 'unknown-peer' | 'bad-overlay' | 'bad-port' | string;
@@ -131,6 +140,11 @@ export interface NodeIoCounters {
   trainsRx: number;
   /** Datagrams lost or reordered by the real network (link sequence gaps). */
   linkSeqErrors: number;
+  /** Overlay retransmission: datagrams held after a gap, NACKs sent, datagrams resent, duplicates dropped. */
+  outOfOrderDatagrams: number;
+  nacksTx: number;
+  resentDatagrams: number;
+  duplicateDatagrams: number;
 }
 
 export class RealNodeEnv implements FirmwareEnv {
@@ -156,6 +170,14 @@ export class RealNodeEnv implements FirmwareEnv {
   /** Per input port: the next datagram sequence expected (−1: none seen yet). */
   private readonly seqIn: Float64Array;
   private readonly reader = new TrainReader();
+  /** Per output link: the last RESEND_RING sequenced datagrams and their sequences. */
+  private readonly sent: (Buffer | null)[][];
+  private readonly sentSeq: Float64Array[];
+  /** Per input link: datagrams that came after a gap, by sequence, and when we last NACKed. */
+  private readonly stash: Map<number, Buffer>[];
+  private readonly lastNackMs: Float64Array;
+  private readonly dropEvery: number;
+  private dropCount = 0;
   private readonly onLinkError: (message: string) => void;
   /** Lockstep: the promise and end bound last sent on each output port. */
   private readonly promisedNs: Float64Array;
@@ -236,6 +258,11 @@ export class RealNodeEnv implements FirmwareEnv {
     );
     this.seqOut = new Uint32Array(this.links.length);
     this.seqIn = new Float64Array(this.links.length).fill(-1);
+    this.sent = this.links.map(() => new Array<Buffer | null>(RESEND_RING).fill(null));
+    this.sentSeq = this.links.map(() => new Float64Array(RESEND_RING).fill(-1));
+    this.stash = this.links.map(() => new Map<number, Buffer>());
+    this.lastNackMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
+    this.dropEvery = opts.dropEvery ?? 0;
     this.open = this.links.map(() => false);
     this.promisedNs = new Float64Array(this.links.length);
     this.boundSentNs = new Float64Array(this.links.length);
@@ -268,6 +295,10 @@ export class RealNodeEnv implements FirmwareEnv {
       trainDatagrams: 0,
       trainsRx: 0,
       linkSeqErrors: 0,
+      outOfOrderDatagrams: 0,
+      nacksTx: 0,
+      resentDatagrams: 0,
+      duplicateDatagrams: 0,
     };
     this.socket.on('message', this.onMessage);
   }
@@ -327,13 +358,13 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     if (this.lockstep !== null) {
-      this.transmit(link, buf);
+      this.recordAndTransmit(link, buf);
       return;
     }
     // With arrival stamps the receiver holds the frame until its stamp (its delay line), so the
     // datagram leaves now and the whole link delay is slack for host scheduling and loopback.
     if (link.delayNs <= 0 || this.stampsOut) {
-      this.transmit(link, buf);
+      this.recordAndTransmit(link, buf);
       return;
     }
     const ring = this.rings[port];
@@ -403,8 +434,8 @@ export class RealNodeEnv implements FirmwareEnv {
 
   private transmitTrain(port: number, buf: Buffer): void {
     this.open[port] = false;
-    this.counters.trainDatagrams++;
-    this.transmit(this.links[port], buf);
+    if (this.writers[port].frames > 1) this.counters.trainDatagrams++;
+    this.recordAndTransmit(this.links[port], buf);
   }
 
   /** Wallclock: at the end of the event-loop turn, every train with frames leaves. */
@@ -438,7 +469,7 @@ export class RealNodeEnv implements FirmwareEnv {
       if (!this.open[port]) w.begin(port, this.nextSeq(port));
       this.open[port] = false;
       this.counters.promisesTx++;
-      this.transmit(this.links[port], w.finish(promiseNs, trailer));
+      this.recordAndTransmit(this.links[port], w.finish(promiseNs, trailer));
     } catch (err) {
       this.open[port] = false;
       this.counters.encodeErrors++;
@@ -541,6 +572,22 @@ export class RealNodeEnv implements FirmwareEnv {
     if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.ringFires[port]);
   }
 
+  /** Send a sequenced datagram, kept for a resend the peer may ask for (resendFrom). */
+  private recordAndTransmit(link: PortLink, buf: Buffer): void {
+    const seq = readLinkSeq(buf);
+    if (seq !== null) {
+      const slot = seq & (RESEND_RING - 1);
+      this.sent[link.port][slot] = buf;
+      this.sentSeq[link.port][slot] = seq;
+      // Fault injection (tests): lose every n-th first transmission; resends always go out.
+      if (this.dropEvery > 0 && ++this.dropCount % this.dropEvery === 0) {
+        this.counters.txDatagrams++;
+        return;
+      }
+    }
+    this.transmit(link, buf);
+  }
+
   private transmit(link: PortLink, buf: Buffer): void {
     this.counters.txDatagrams++;
     this.counters.txBytes += buf.length;
@@ -630,7 +677,43 @@ export class RealNodeEnv implements FirmwareEnv {
       this.garbage(err.code);
       return;
     }
-    if (r.linkSeq !== null && !this.checkSeq(link, r.linkSeq)) return;
+    // A NACK is handled at once, whatever its place in its own link's order: two links that
+    // both lost a datagram must not wait on each other's resend.
+    if (r.nackSeq !== null) this.resendFrom(link, r.nackSeq);
+    const port = link.port;
+    if (r.linkSeq !== null) {
+      const want = this.seqIn[port];
+      if (want >= 0 && r.linkSeq !== 0) {
+        const d = linkSeqDiff(r.linkSeq, want);
+        if (d < 0) {
+          this.counters.duplicateDatagrams++;
+          return;
+        }
+        if (d > 0) {
+          this.holdOutOfOrder(link, r.linkSeq, msg, want);
+          return;
+        }
+      } else if (r.linkSeq === 0 && want > 0) {
+        // A restarted peer starts its sequence again.
+        this.stash[port].clear();
+      }
+      this.seqIn[port] = (r.linkSeq + 1) >>> 0;
+    }
+    this.processDatagram(link, rxPreciseNs);
+    const stash = this.stash[port];
+    while (stash.size > 0) {
+      const next = stash.get(this.seqIn[port]);
+      if (next === undefined) break;
+      stash.delete(this.seqIn[port]);
+      this.seqIn[port] = (this.seqIn[port] + 1) >>> 0;
+      if (this.reader.reset(next) === null) this.processDatagram(link, rxPreciseNs);
+    }
+  };
+
+  /** The frames and promise of the datagram in `this.reader`, in link order. */
+  private processDatagram(link: PortLink, rxPreciseNs: number): void {
+    const r = this.reader;
+    const ls = this.lockstep;
     if (r.count > 1) this.counters.trainsRx++;
     for (let i = 0; !r.control && i < r.count; i++) {
       const pkt = decapsulate(r.packet(i), this.decodeOpts, this.rxMeta);
@@ -646,26 +729,59 @@ export class RealNodeEnv implements FirmwareEnv {
         this.heardByPeerNs[link.port] = r.heardNs;
       ls.promise(link.port, r.promiseNs, r.endBoundNs ?? Number.NEGATIVE_INFINITY);
     }
-  };
+  }
 
   /**
-   * The link's datagram sequence: a gap or a step back means the real network lost or reordered
-   * datagrams (a full socket buffer, a CNI), which must never pass for an emulated loss, so the run
-   * stops. A peer's first datagram (sequence 0) after others is a restarted peer.
+   * A datagram after a gap in its link's sequence: the real network (a full socket buffer, a tc
+   * queue, a CNI) lost or reordered the ones before it. Losing them would pass for an emulated
+   * loss, so it waits here, in order, while a NACK asks the peer to resend from the gap (overlay
+   * retransmission, docs/realtime.md). A NACK goes out at most every 5 ms real per link.
    */
-  private checkSeq(link: PortLink, seq: number): boolean {
-    const want = this.seqIn[link.port];
-    this.seqIn[link.port] = (seq + 1) >>> 0;
-    if (want < 0 || seq === 0) return true;
-    const d = linkSeqDiff(seq, want);
-    if (d === 0) return true;
-    this.counters.linkSeqErrors++;
-    this.onLinkError(
-      d > 0
-        ? `${d} datagrams from ${link.peerNode} (port ${link.peerPort} → ${this.node.name} port ${link.port}) were lost by the real network or a full socket buffer`
-        : `a datagram from ${link.peerNode} (port ${link.peerPort} → ${this.node.name} port ${link.port}) arrived out of order (${-d} behind)`,
-    );
-    return false;
+  private holdOutOfOrder(link: PortLink, seq: number, msg: Buffer, want: number): void {
+    const stash = this.stash[link.port];
+    if (!stash.has(seq)) stash.set(seq, msg);
+    this.counters.outOfOrderDatagrams++;
+    if (stash.size > MAX_STASHED) {
+      this.onLinkError(
+        `${stash.size} datagrams from ${link.peerNode} wait for a resend of sequence ${want} that does not come (port ${link.port})`,
+      );
+      return;
+    }
+    const now = performance.now();
+    if (now - this.lastNackMs[link.port] < NACK_SPACING_MS) return;
+    this.lastNackMs[link.port] = now;
+    this.counters.nacksTx++;
+    this.log.debug({ port: link.port, peer: link.peerNode, want, held: stash.size }, 'overlay: nack');
+    try {
+      // Outside the link's sequence (never resent, so a resend cannot echo it) and promising
+      // nothing (−∞): it must not overtake what it asks for.
+      this.transmit(
+        link,
+        encodeControl({ vni: link.port, promiseNs: Number.NEGATIVE_INFINITY, nackSeq: want }),
+      );
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, 'nack not encodable');
+    }
+  }
+
+  /** The peer misses our datagrams on this link from `seq` on: send them again, in order. */
+  private resendFrom(link: PortLink, seq: number): void {
+    const port = link.port;
+    this.log.debug({ port, peer: link.peerNode, from: seq, next: this.seqOut[port] }, 'overlay: resend');
+    const ring = this.sent[port];
+    const seqs = this.sentSeq[port];
+    for (let s = seq; s !== this.seqOut[port]; s = (s + 1) >>> 0) {
+      const slot = s & (RESEND_RING - 1);
+      const buf = ring[slot];
+      if (buf === null || seqs[slot] !== s) {
+        this.onLinkError(
+          `${link.peerNode} misses datagram ${s} of the link from ${this.node.name} port ${port}, which is no longer kept (the last ${RESEND_RING} are)`,
+        );
+        return;
+      }
+      this.counters.resentDatagrams++;
+      this.transmit(link, buf);
+    }
   }
 
   /** One received frame (of a train or alone): clock sync, lockstep queue, or the wallclock path. */

@@ -22,6 +22,7 @@
  *   PEER_TIMEOUT_MS   lockstep: a neighbour silent this long (real ms) is declared down (5000)
  *   TRAIN             auto (default: the scenario's `train`) | off: frames of one turn in one datagram
  *   MTU, POD_MTU      MTU of the real path (default: read from the interface holding BIND's address)
+ *   DROP_EVERY        tests: lose every n-th sequenced datagram once (the overlay resends it)
  *
  * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
  * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at
@@ -106,6 +107,7 @@ export interface NodeConfig {
   train: 'auto' | 'off';
   /** MTU of the real path; datagrams stay below it − 28 bytes (IPv4 + UDP), so IP never fragments. */
   mtu: number;
+  dropEvery: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -236,6 +238,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     sync: syncRaw,
     peerTimeoutMs: num(env, 'PEER_TIMEOUT_MS', 5000, (v) => v >= 100),
     train: trainRaw,
+    dropEvery: num(env, 'DROP_EVERY', 0, (v) => Number.isInteger(v) && v >= 0),
     mtu: num(
       env,
       env.MTU !== undefined ? 'MTU' : 'POD_MTU',
@@ -278,6 +281,9 @@ export function interfaceMtu(ip: string): number {
 
 /** Lockstep: progress reports and liveness checks, and keepalives, real ms apart. */
 const PROGRESS_MS = 250;
+/** Lockstep, after the report: keepalives carrying the final +∞ promise, real ms apart. */
+const LINGER_KEEPALIVES = 3;
+const LINGER_MS = 100;
 const KEEPALIVE_MS = 1000;
 
 export class RealNode {
@@ -437,6 +443,7 @@ export class RealNode {
       trains: cfg.train !== 'off',
       maxDatagramBytes: Math.min(65_507, cfg.mtu - 28),
       onLinkError: (m) => this.fatal(new Error(m)),
+      dropEvery: cfg.dropEvery,
     });
     this.env = env;
     this.createFirmware(env);
@@ -965,6 +972,8 @@ export class RealNode {
         downDrops: io?.downDrops ?? 0,
         trainDatagrams: io?.trainDatagrams ?? 0,
         linkSeqErrors: io?.linkSeqErrors ?? 0,
+        outOfOrderDatagrams: io?.outOfOrderDatagrams ?? 0,
+        resentDatagrams: io?.resentDatagrams ?? 0,
       },
       linksDown: [...(this.env?.linksDown ?? [])],
       sync: {
@@ -991,12 +1000,19 @@ export class RealNode {
     this.lockstep?.close();
     this.timers?.close();
     this.sync?.close();
-    // The last promises must reach the neighbours that still wait to reach the end.
-    await this.env?.drain();
-    this.env?.close();
     if (this.pcap !== null) this.pcap.close();
     if (this.cfg.reportFile !== null) writeFileSync(this.cfg.reportFile, JSON.stringify(report));
     this.send?.({ t: 'report', node: this.me.name, report });
+    if (this.lockstep !== null && this.env !== null) {
+      // A neighbour may still be on its way to the end and need our last promise, which the real
+      // network may have lost: repeat it a few times, answering resend requests meanwhile.
+      for (let i = 0; i < LINGER_KEEPALIVES; i++) {
+        await new Promise((r) => setTimeout(r, LINGER_MS));
+        this.env.keepalive();
+      }
+    }
+    await this.env?.drain();
+    this.env?.close();
     await this.close();
     this.log.info({ endNs }, 'finished');
     this.exitResolve?.();

@@ -112,6 +112,9 @@ export interface NodeReport {
     /** Datagrams sent carrying more than one frame, and datagrams the real network lost or reordered. */
     trainDatagrams: number;
     linkSeqErrors: number;
+    /** Overlay retransmission: datagrams that arrived after a gap, and datagrams resent. */
+    outOfOrderDatagrams: number;
+    resentDatagrams: number;
   };
   /** Lockstep: links whose peer went silent and was declared down, with the emulated time. */
   linksDown: { port: number; peer: string; atNs: number }[];
