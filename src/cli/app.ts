@@ -107,6 +107,8 @@ Usage:
                              run an algorithm's paper acceptance checks, print the table
   rocelab list [--json]      algorithms with their parameters, shipped scenarios
   rocelab node               one node of a real run, configured from environment variables
+  rocelab deploy compose|k8s <scenario.yaml> [--out DIR]
+                             a docker compose project or a kustomize directory (docs/deploy.md)
   rocelab --help | --version
   rocelab <command> --help   details of one command
 
@@ -228,6 +230,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     if (first.startsWith('-'))
       throw new UsageError(`unknown option ${first.split('=')[0]} (see rocelab --help)`);
+    if (first === 'deploy') return (await import('./deploy.js')).deployCommand(argv.slice(1), io);
     if (!(COMMANDS as readonly string[]).includes(first)) {
       const s = suggest(first, COMMANDS);
       throw new UsageError(
