@@ -160,12 +160,13 @@ export async function runTrafficJob(env: Env, io: JobIo): Promise<JobResult> {
 
   const lead = Number(env.START_LEAD_MS ?? 3000);
   let httpGate: HttpStartGate | null = null;
+  let gateT0MonoNs = 0;
   if (gate !== undefined && /^https?:\/\//.test(gate)) {
     const port = Number(new URL(gate).port || 80);
     httpGate = new HttpStartGate(nodes);
-    await httpGate.listen(io.gatePort ?? port);
+    const listening = await httpGate.listen(io.gatePort ?? port);
     io.log(
-      `traffic: waiting for ${nodes.length} nodes (${nodes.join(', ')}) at the start gate on port ${io.gatePort ?? port}`,
+      `traffic: waiting for ${nodes.length} nodes (${nodes.join(', ')}) at the start gate on port ${listening}`,
     );
     const ok = await httpGate.allReady(Number(env.JOB_READY_TIMEOUT_S ?? 300) * 1000);
     if (!ok) {
@@ -174,7 +175,8 @@ export async function runTrafficJob(env: Env, io: JobIo): Promise<JobResult> {
       return { flowsTotal, flowsCompleted: 0, maxQueueBytes: 0, ok: false };
     }
     if (named) await resolveUrls(30_000);
-    httpGate.start(hostMonotonicNs() + lead * 1e6, runRealNs);
+    gateT0MonoNs = hostMonotonicNs() + lead * 1e6;
+    httpGate.start(gateT0MonoNs, runRealNs);
     io.log(
       `traffic: all nodes ready; emulated t=0 in ${lead} ms, ${flowsTotal} flows, timeScale ${timeScale}`,
     );
@@ -184,8 +186,12 @@ export async function runTrafficJob(env: Env, io: JobIo): Promise<JobResult> {
   try {
     return await follow();
   } finally {
-    // Nodes that ask late still get the start while the job follows the run; not after.
-    await httpGate?.close();
+    // Nodes that ask late still get the start while the job follows the run, and at least until
+    // t = 0; not after.
+    if (httpGate !== null) {
+      await sleep(Math.max(0, (gateT0MonoNs - hostMonotonicNs()) / 1e6 + 500));
+      await httpGate.close();
+    }
   }
 
   async function follow(): Promise<JobResult> {
