@@ -14,6 +14,8 @@ import { allocateAddresses, deployPlan, paramEnvName } from '../../src/deploy/mo
 import { cli, ROOT, shippedScenarios } from './support.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rocelab-deploy-compose-'));
+/** `${NAME:-default}` as compose writes it. */
+const shellVar = (name: string, def: string) => `\${${name}:-${def}}`;
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function composeTool(): string[] | null {
@@ -53,10 +55,10 @@ describe('deploy compose', () => {
     const doc = parseYaml(text, { merge: true }) as { services: Record<string, Svc> };
     const cc = Object.fromEntries(['h1', 'h2', 'h3', 'h4'].map((h) => [h, doc.services[h].environment?.CC]));
     expect(cc).toEqual({
-      h1: '${H1_CC:-dcqcn}',
-      h2: '${H2_CC:-dcqcn}',
-      h3: '${H3_CC:-none}',
-      h4: '${H4_CC:-dcqcn}',
+      h1: shellVar('H1_CC', 'dcqcn'),
+      h2: shellVar('H2_CC', 'dcqcn'),
+      h3: shellVar('H3_CC', 'none'),
+      h4: shellVar('H4_CC', 'dcqcn'),
     });
     // dcqcn's rateAiBps passes through on the dcqcn hosts (null: taken from the shell), not on h3.
     expect(paramEnvName('rateAiBps')).toBe('CC_RATE_AI_BPS');
