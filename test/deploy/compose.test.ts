@@ -67,8 +67,15 @@ describe('deploy compose', () => {
     expect(doc.services.s1.environment).not.toHaveProperty('CC');
   });
 
-  it('gives every shipped scenario unique addresses inside 198.18.0.0/15, role-labelled scrape targets, and a file docker-compose accepts', async () => {
+  it('gives every shipped scenario unique addresses inside 198.18.0.0/15 and role-labelled scrape targets; docker-compose accepts a sample', async () => {
+    // `docker-compose config` on all of them (376-node files included) takes minutes on a busy
+    // machine: npm run test:docker runs it on every shipped scenario; here on a sample.
     const tool = composeTool();
+    const sample = new Set([
+      'deploy/scenarios/mini-testbed.yaml',
+      'deploy/scenarios/leafspine-mixed.yaml',
+      'scenarios/websearch-leafspine.yaml',
+    ]);
     for (const rel of shippedScenarios()) {
       const plan = deployPlan(join(ROOT, rel));
       const addr = allocateAddresses(plan);
@@ -96,7 +103,7 @@ describe('deploy compose', () => {
         byRole.set(sc.labels.role, (byRole.get(sc.labels.role) ?? 0) + sc.targets.length);
       expect(byRole.get('host'), rel).toBe(plan.nodes.filter((n) => n.role === 'host').length);
       expect(byRole.get('switch'), rel).toBe(plan.nodes.filter((n) => n.role === 'switch').length);
-      if (tool !== null) {
+      if (tool !== null && sample.has(rel)) {
         const c = spawnSync(
           tool[0],
           [...tool.slice(1), '-f', join(out, 'docker-compose.yml'), 'config', '-q'],
@@ -108,7 +115,7 @@ describe('deploy compose', () => {
       }
     }
     if (tool === null) console.warn('deploy compose: no docker-compose here; `config` not checked');
-  });
+  }, 600_000);
 
   it('mounts a scenario the image does not ship, and applies --set', async () => {
     const out = join(tmp, 'custom');

@@ -20,7 +20,7 @@
  *    Prometheus config scraping every node.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -266,6 +266,30 @@ describe('docker testbed (docker compose + Prometheus)', () => {
     expect(s1tc).toMatch(/qdisc htb 1: root/);
     expect(h1tc).toMatch(/qdisc tbf .* root .*rate 25Mbit/);
   });
+});
+
+describe('rocelab deploy compose on every shipped scenario', () => {
+  it('writes a project docker-compose config accepts', () => {
+    ensureTools(log);
+    const tool = composeCommand();
+    const dirs = join(tmp, 'generated');
+    const walk = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : [],
+      );
+    const all = [...walk(join(ROOT, 'scenarios')), ...walk(join(ROOT, 'deploy', 'scenarios'))];
+    for (const [i, f] of all.entries()) {
+      const out = join(dirs, String(i));
+      must(process.execPath, [join(ROOT, 'bin', 'rocelab.js'), 'deploy', 'compose', f, '--out', out], {
+        cwd: ROOT,
+      });
+      const r = sh(tool[0], [...tool.slice(1), '-f', join(out, 'docker-compose.yml'), 'config', '-q'], {
+        cwd: out,
+      });
+      expect(r.status, `${f}: ${r.stderr}`).toBe(0);
+    }
+    log(`docker-compose config accepts the generated project of all ${all.length} shipped scenarios`);
+  }, 1_200_000);
 });
 
 describe('a generated leaf-spine testbed (rocelab deploy compose)', () => {
