@@ -1,4 +1,6 @@
 /** Address maps with DNS names (Kubernetes): parsed, refused unresolved, resolved and checked. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   AddressError,
@@ -42,6 +44,26 @@ describe('DNS names in the address map', () => {
   it('addressOf never hands out an unresolved name (the node sends only to addresses)', () => {
     const m = parseAddressMap('{"h1":"h1.lab:6081"}');
     expect(() => addressOf(m, 'h1')).toThrow(/resolve the address map first/);
+  });
+
+  it('rocelab node given an unresolved name exits 2 with one line instead of sending to a name', () => {
+    const r = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'bin', 'rocelab.js'), 'node'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE: 'h1',
+          SCENARIO: join(import.meta.dirname, '..', '..', 'deploy', 'scenarios', 'mini-testbed.yaml'),
+          ADDRESS_MAP: '{"h1":"h1.lab:6081"}',
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/DNS name h1.lab: resolve the address map first/);
   });
 
   it('resolves every name once and checks the address it resolves to', async () => {
