@@ -193,6 +193,20 @@ describe('kubelet-lite: the Kubernetes manifests of a leaf-spine testbed, run wi
       encoding: 'utf8',
     }).stdout;
     expect(filters, lite.log(spine)).toMatch(/match 00000100\/ffffff00 at 32/);
+    // The container entry resolved the names through the Service's records before the node
+    // started: the node's own environment holds addresses, the start, and the pod's MTU.
+    const environ = Object.fromEntries(
+      readFileSync(`/proc/${spine.proc.pid}/environ`, 'utf8')
+        .split('\0')
+        .filter((x) => x.includes('='))
+        .map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]),
+    );
+    const resolved = JSON.parse(environ.ADDRESS_MAP) as Record<string, string>;
+    expect(Object.keys(resolved).sort()).toEqual(nodes.map((p) => p.pod.hostname).sort());
+    for (const p of nodes) expect(resolved[p.pod.hostname]).toBe(`${p.ip}:6081`);
+    expect(environ.ADDRESS_MAP_NAMES).toContain('.leafspine-mixed:6081');
+    expect(Number(environ.START_AT_MONO_NS)).toBeGreaterThan(0);
+    expect(environ.POD_MTU).toBe('1500');
     // Names were resolved through the Service's records, not given as addresses.
     expect(m.pods[0].container.env.find((e: { name: string }) => e.name === 'ADDRESS_MAP').value).toContain(
       '.leafspine-mixed:6081',

@@ -263,7 +263,13 @@ export async function prepareContainer(env: Env, io: PrepareIo): Promise<Record<
   const final = await resolveAll(30_000);
   const cfg = nodeConfigFromEnv({ ...env, ADDRESS_MAP: JSON.stringify(final) });
   shapeNode(cfg, env, io, true);
-  const out: Record<string, string> = { ADDRESS_MAP: JSON.stringify(final) };
+  // The names as given, for a node that re-resolves a peer whose sends fail (not wired yet).
+  const out: Record<string, string> = { ADDRESS_MAP: JSON.stringify(final), ADDRESS_MAP_NAMES: raw! };
+  // The pod interface's MTU, for a node that sizes its datagrams to it (not wired yet).
+  const other = Object.keys(final).find((k) => k !== cfg.name && !k.includes(':'));
+  const dev = other === undefined ? null : routeDev(addressOf(final, other).host);
+  const mtu = dev === null ? null : mtuOf(dev);
+  if (mtu !== null) out.POD_MTU = String(mtu);
   if (t0 !== null) out.START_AT_MONO_NS = String(t0);
   return out;
 }
