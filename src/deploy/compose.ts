@@ -110,7 +110,10 @@ export function renderCompose(plan: DeployPlan, opts: ComposeOptions): FileSet {
     '  volumes:',
     '    - control:/run/rocelab',
   );
-  if (plan.imagePath === null) L.push(`    - ./scenario.yaml:${SCENARIO_MOUNT_DIR}/scenario.yaml:ro`);
+  if (plan.imagePath === null) {
+    L.push(`    - ./scenario.yaml:${SCENARIO_MOUNT_DIR}/scenario.yaml:ro`);
+    for (const name of plan.sideFiles.keys()) L.push(`    - ./${name}:${SCENARIO_MOUNT_DIR}/${name}:ro`);
+  }
   L.push('  restart: "no"', '', 'services:');
   for (const n of plan.nodes) {
     const ip = addr.nodes.get(n.name)!;
@@ -182,7 +185,10 @@ export function renderCompose(plan: DeployPlan, opts: ComposeOptions): FileSet {
     join(assets, 'grafana/rocelab-dashboard.json'),
     readFileSync(join(packageRoot(), 'deploy', 'grafana', 'rocelab-dashboard.json'), 'utf8'),
   );
-  if (plan.imagePath === null) files.set('scenario.yaml', readFileSync(plan.scenarioPath, 'utf8'));
+  if (plan.imagePath === null) {
+    files.set('scenario.yaml', readFileSync(plan.scenarioPath, 'utf8'));
+    for (const [name, path] of plan.sideFiles) files.set(name, readFileSync(path, 'utf8'));
+  }
   return files;
 }
 

@@ -4,7 +4,7 @@
  * and address allocation inside 198.18.0.0/15 (docs/deploy.md).
  */
 import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { listAlgorithms } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
@@ -33,6 +33,11 @@ export interface DeployPlan {
   nodes: DeployNode[];
   /** `--set` overrides the deployment applies on top of the file. */
   sets: string[];
+  /**
+   * Files the scenario names relative to itself (workload CDFs): name beside the scenario →
+   * absolute path. A deployment that copies the scenario copies these next to it.
+   */
+  sideFiles: Map<string, string>;
 }
 
 /** Where the image keeps the repository (deploy/Dockerfile WORKDIR). */
@@ -70,6 +75,16 @@ export function deployPlan(scenarioPath: string, sets: readonly string[] = []): 
       nodes.push({ name: n.name, role: 'host', cc, ccParamEnv: params.get(cc) ?? [] });
     }
   }
+  const sideFiles = new Map<string, string>();
+  for (const [i, w] of scenario.workload.entries()) {
+    if (w.kind !== 'poisson' || w.cdfFile === null || isAbsolute(w.cdf)) continue;
+    if (w.cdf.includes('/') || w.cdf === 'scenario.yaml')
+      throw new ConfigError(
+        `workload[${i}].cdf`,
+        `${w.cdf}: a deployment copies files named beside the scenario only; move it next to the scenario file`,
+      );
+    sideFiles.set(w.cdf, w.cdfFile);
+  }
   const rel = relative(packageRoot(), abs);
   const shipped = !rel.startsWith('..') && /^(deploy\/)?scenarios\//.test(rel);
   return {
@@ -78,6 +93,7 @@ export function deployPlan(scenarioPath: string, sets: readonly string[] = []): 
     imagePath: shipped ? `${IMAGE_APP_DIR}/${rel}` : null,
     nodes,
     sets: [...sets],
+    sideFiles,
   };
 }
 

@@ -10,7 +10,7 @@ import { parseDocument, stringify } from 'yaml';
 import { ConfigError } from '../config/errors.js';
 import type { FileSet } from '../deploy/compose.js';
 import { DEFAULT_IMAGE } from '../deploy/k8s.js';
-import { IMAGE_APP_DIR } from '../deploy/model.js';
+import { deployPlan, IMAGE_APP_DIR } from '../deploy/model.js';
 import { packageRoot } from '../package-root.js';
 import type { Sweep } from './spec.js';
 
@@ -84,6 +84,8 @@ export function emitK8s(
     },
   });
   job.validate();
+  // Workload CDFs the scenario names beside itself travel with it.
+  const side = deployPlan(sweep.scenario).sideFiles;
   const doc = parseDocument(readFileSync(sweep.file, 'utf8'));
   doc.set('scenario', 'scenario.yaml');
   const files: FileSet = new Map();
@@ -96,7 +98,9 @@ export function emitK8s(
           apiVersion: 'kustomize.config.k8s.io/v1beta1',
           kind: 'Kustomization',
           resources: ['job.yaml'],
-          configMapGenerator: [{ name: `${name}-files`, files: ['sweep.yaml', 'scenario.yaml'] }],
+          configMapGenerator: [
+            { name: `${name}-files`, files: ['sweep.yaml', 'scenario.yaml', ...side.keys()] },
+          ],
         },
         { lineWidth: 0 },
       )}`,
@@ -104,6 +108,7 @@ export function emitK8s(
   files.set('job.yaml', stringify(job.toJSON(), { lineWidth: 0 }));
   files.set('sweep.yaml', doc.toString());
   files.set('scenario.yaml', readFileSync(sweep.scenario, 'utf8'));
+  for (const [name, path] of side) files.set(name, readFileSync(path, 'utf8'));
   return files;
 }
 

@@ -127,6 +127,17 @@ describe('deploy k8s', () => {
     }
   });
 
+  it('ships the workload CDF a scenario names beside itself in the ConfigMap', async () => {
+    const out = join(tmp, 'cdf');
+    const r = await cli(['deploy', 'k8s', 'scenarios/papers/dolce-rc/e3-dynamic.yaml', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const kust = parseYaml(readFileSync(join(out, 'kustomization.yaml'), 'utf8')) as Obj;
+    expect(kust.configMapGenerator[0].files).toEqual(['scenario.yaml', 'short-256k.cdf']);
+    expect(readFileSync(join(out, 'short-256k.cdf'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'scenarios', 'papers', 'dolce-rc', 'short-256k.cdf'), 'utf8'),
+    );
+  });
+
   it('takes mixed algorithms per host from the scenario', () => {
     const plan = deployPlan(join(ROOT, 'deploy', 'scenarios', 'mini-testbed.yaml'));
     const m = renderK8s(plan);
