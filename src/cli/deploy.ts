@@ -36,10 +36,12 @@ export function writeFileSet(dir: string, files: FileSet): void {
 
 export function deployCommand(argv: readonly string[], io: DeployIo): number {
   const [target, ...rest] = argv;
-  if (target === '--help' || target === '-h' || target === undefined) {
+  if (target === '--help' || target === '-h') {
     io.stdout(DEPLOY_HELP);
-    return target === undefined ? 2 : 0;
+    return 0;
   }
+  if (target === undefined)
+    throw new ConfigError('deploy', 'needs a target: compose or k8s (see rocelab deploy --help)');
   if (target !== 'compose' && target !== 'k8s')
     throw new ConfigError('deploy', `unknown target "${target}" (compose or k8s)`);
   let parsed: ReturnType<typeof parse>;

@@ -134,6 +134,7 @@ describe('deploy compose', () => {
     for (const argv of [
       ['deploy', 'compose', 'no-such.yaml'],
       ['deploy', 'compose'],
+      ['deploy'],
       ['deploy', 'swarm', 'scenarios/incast-8to1.yaml'],
       ['deploy', 'compose', 'scenarios/incast-8to1.yaml', '--subnet', '10.0.0.0/24'],
       ['deploy', 'compose', 'scenarios/incast-8to1.yaml', '--bogus'],
