@@ -10,7 +10,7 @@
  * CNP's period) and id are lost, prio is re-derived. Use it to interoperate, Geneve to emulate.
  */
 
-import { readF64, writeF64 } from './bytes.js';
+import { isUint, readF64, readU32, writeF64, writeU32 } from './bytes.js';
 import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
 import { EtherType } from './ethernet.js';
 import {
@@ -50,6 +50,10 @@ export interface EncapsulateOptions extends EncodeOptions {
   intMulti?: number;
   /** Emulated arrival instant to stamp (option ArrivalTs, Geneve only); none when absent. */
   arrivalNs?: number;
+  /** Datagram sequence number of the link (option LinkSeq, u32); none when absent. */
+  linkSeq?: number;
+  /** The sender's promise (option Promise, f64 ns, any value but NaN); none when absent. */
+  promiseNs?: number;
 }
 
 export interface DecapsulateOptions extends DecodeOptions {
@@ -66,6 +70,15 @@ const NO_DECAP: DecapsulateOptions = {};
  */
 export interface DecapsulatedMeta {
   arrivalNs: number | null;
+  /** The Promise option (f64 ns), or null. Optional so older holders of a meta object still fit. */
+  promiseNs?: number | null;
+  /** The LinkSeq option (u32), or null. */
+  linkSeq?: number | null;
+}
+
+/** A meta object with every field, so its shape never changes on the receive path. */
+export function createDecapsulatedMeta(): Required<DecapsulatedMeta> {
+  return { arrivalNs: null, promiseNs: null, linkSeq: null };
 }
 
 function checkVni(vni: number): void {
@@ -74,19 +87,50 @@ function checkVni(vni: number): void {
 }
 
 const ARRIVAL_TS_BYTES = GENEVE_OPTION_HEADER_BYTES + 8;
+/** Bytes of a Promise option (header + f64). */
+export const PROMISE_OPTION_BYTES = GENEVE_OPTION_HEADER_BYTES + 8;
+/** Bytes of a LinkSeq or TrainLen option (header + u32). */
+export const U32_OPTION_BYTES = GENEVE_OPTION_HEADER_BYTES + 4;
 
-function stampBytes(opts: EncapsulateOptions): number {
-  if (opts.arrivalNs === undefined) return 0;
-  if (!Number.isFinite(opts.arrivalNs))
-    throw new WireEncodeError(`arrivalNs ${opts.arrivalNs} is not finite`);
-  return ARRIVAL_TS_BYTES;
+/** Bytes of the real-runtime options (stamp, link sequence, promise) `opts` asks for; validates them. */
+function runtimeOptionsBytes(opts: EncapsulateOptions): number {
+  let n = 0;
+  if (opts.arrivalNs !== undefined) {
+    if (!Number.isFinite(opts.arrivalNs))
+      throw new WireEncodeError(`arrivalNs ${opts.arrivalNs} is not finite`);
+    n += ARRIVAL_TS_BYTES;
+  }
+  if (opts.linkSeq !== undefined) {
+    if (!isUint(opts.linkSeq, 32)) throw new WireEncodeError(`linkSeq ${opts.linkSeq} is not a u32`);
+    n += U32_OPTION_BYTES;
+  }
+  if (opts.promiseNs !== undefined) {
+    // +Infinity is a meaningful promise (the link is done); NaN would compare false with everything.
+    if (Number.isNaN(opts.promiseNs)) throw new WireEncodeError('promiseNs is NaN');
+    n += PROMISE_OPTION_BYTES;
+  }
+  return n;
 }
 
-function writeStamp(buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
-  if (opts.arrivalNs === undefined) return off;
-  const p = off + writeGeneveOptionHeader(buf, off, ROCELAB_OPTION_CLASS, OptionType.ArrivalTs, 8);
-  writeF64(buf, p, opts.arrivalNs);
-  return p + 8;
+/** Stamp first (docs/wire.md §3), then link sequence, then promise. */
+function writeRuntimeOptions(buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
+  let p = off;
+  if (opts.arrivalNs !== undefined) {
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.ArrivalTs, 8);
+    writeF64(buf, p, opts.arrivalNs);
+    p += 8;
+  }
+  if (opts.linkSeq !== undefined) {
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.LinkSeq, 4);
+    writeU32(buf, p, opts.linkSeq);
+    p += 4;
+  }
+  if (opts.promiseNs !== undefined) {
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Promise, 8);
+    writeF64(buf, p, opts.promiseNs);
+    p += 8;
+  }
+  return p;
 }
 
 /**
@@ -112,8 +156,12 @@ export function readArrivalNs(buf: Uint8Array): number | null {
   return null;
 }
 
-function optionsBytesOf(pkt: Packet, opts: EncapsulateOptions): number {
-  const n = telemetryOptionsBytes(pkt) + stampBytes(opts);
+/**
+ * Bytes of all Geneve options of `pkt`'s packet (telemetry and runtime options); throws
+ * WireEncodeError beyond what Geneve can hold. For TrainWriter, which sizes before it writes.
+ */
+export function packetOptionsBytes(pkt: Packet, opts: EncapsulateOptions): number {
+  const n = telemetryOptionsBytes(pkt) + runtimeOptionsBytes(opts);
   if (n > GENEVE_MAX_OPTIONS_BYTES) {
     throw new WireEncodeError(
       `packet ${pkt.id} needs ${n} bytes of Geneve options, more than the ${GENEVE_MAX_OPTIONS_BYTES} Geneve allows (too many ext.fields?)`,
@@ -124,7 +172,7 @@ function optionsBytesOf(pkt: Packet, opts: EncapsulateOptions): number {
 
 /** Bytes `encapsulate` will produce. */
 export function encapsulatedBytes(pkt: Packet, opts: EncapsulateOptions): number {
-  return GENEVE_HEADER_BYTES + optionsBytesOf(pkt, opts) + encodedFrameBytes(pkt, opts);
+  return GENEVE_HEADER_BYTES + packetOptionsBytes(pkt, opts) + encodedFrameBytes(pkt, opts);
 }
 
 /**
@@ -133,23 +181,74 @@ export function encapsulatedBytes(pkt: Packet, opts: EncapsulateOptions): number
  */
 export function encapsulateInto(pkt: Packet, buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
   checkVni(opts.vni);
-  const optBytes = optionsBytesOf(pkt, opts);
+  return encapsulateSized(pkt, buf, off, opts, packetOptionsBytes(pkt, opts));
+}
+
+/** encapsulateInto with the options already sized by packetOptionsBytes (and the VNI checked). */
+export function encapsulateSized(
+  pkt: Packet,
+  buf: Uint8Array,
+  off: number,
+  opts: EncapsulateOptions,
+  optBytes: number,
+): number {
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet);
-  const stampEnd = writeStamp(buf, off + GENEVE_HEADER_BYTES, opts);
-  const innerOff = writeTelemetryOptions(pkt, buf, stampEnd, opts.intMulti ?? 1);
+  const runtimeEnd = writeRuntimeOptions(buf, off + GENEVE_HEADER_BYTES, opts);
+  const innerOff = writeTelemetryOptions(pkt, buf, runtimeEnd, opts.intMulti ?? 1);
   return innerOff - off + encodeFrameInto(pkt, buf, innerOff, opts);
 }
 
 /** The UDP payload a dgram socket sends for `pkt` (Geneve, to port 6081 by convention). */
 export function encapsulate(pkt: Packet, opts: EncapsulateOptions): Buffer {
   checkVni(opts.vni);
-  const optBytes = optionsBytesOf(pkt, opts);
+  const optBytes = packetOptionsBytes(pkt, opts);
   const buf = Buffer.allocUnsafe(GENEVE_HEADER_BYTES + optBytes + encodedFrameBytes(pkt, opts));
-  writeGeneveHeader(buf, 0, optBytes, opts.vni, EtherType.TransparentEthernet);
-  const stampEnd = writeStamp(buf, GENEVE_HEADER_BYTES, opts);
-  const innerOff = writeTelemetryOptions(pkt, buf, stampEnd, opts.intMulti ?? 1);
-  encodeFrameInto(pkt, buf, innerOff, opts);
+  encapsulateSized(pkt, buf, 0, opts, optBytes);
   return buf;
+}
+
+/**
+ * Validates a TrainLen, Promise or LinkSeq option at `p` and copies its value into `meta`.
+ * A TrainLen must equal the inner frame's length: decapsulate takes one Geneve packet, and a
+ * whole train handed to it is an error rather than its first frame with the rest dropped.
+ */
+function checkLinkOption(
+  buf: Uint8Array,
+  p: number,
+  dataBytes: number,
+  innerBytes: number,
+  meta: DecapsulatedMeta | undefined,
+): DecodeError | null {
+  const type = buf[p + 2];
+  const d = p + GENEVE_OPTION_HEADER_BYTES;
+  if (type === OptionType.Promise) {
+    if (dataBytes !== 8)
+      return decodeError('bad-option', `promise option has ${dataBytes} data bytes, expected 8`, p + 3);
+    const v = readF64(buf, d);
+    if (Number.isNaN(v)) return decodeError('bad-option', 'promise is NaN', d);
+    if (meta !== undefined) meta.promiseNs = v;
+    return null;
+  }
+  if (dataBytes !== 4) {
+    return decodeError(
+      'bad-option',
+      `option type 0x${type.toString(16)} has ${dataBytes} data bytes, expected 4`,
+      p + 3,
+    );
+  }
+  const v = readU32(buf, d);
+  if (type === OptionType.LinkSeq) {
+    if (meta !== undefined) meta.linkSeq = v;
+    return null;
+  }
+  if (v !== innerBytes) {
+    return decodeError(
+      'bad-length',
+      `train length ${v} != the ${innerBytes} inner bytes (a train datagram is read with TrainReader)`,
+      d,
+    );
+  }
+  return null;
 }
 
 function shifted(e: DecodeError, by: number): DecodeError {
@@ -166,7 +265,11 @@ export function decapsulate(
   opts: DecapsulateOptions = NO_DECAP,
   meta?: DecapsulatedMeta,
 ): Packet | DecodeError {
-  if (meta !== undefined) meta.arrivalNs = null;
+  if (meta !== undefined) {
+    meta.arrivalNs = null;
+    meta.promiseNs = null;
+    meta.linkSeq = null;
+  }
   const len = buf.length;
   const max = opts.maxDatagramBytes ?? MAX_DATAGRAM_BYTES;
   if (len > max) return decodeError('oversized', `datagram of ${len} bytes exceeds ${max}`, 0);
@@ -195,12 +298,17 @@ export function decapsulate(
       return decodeError('bad-option', `option of ${dataBytes} data bytes runs past OptLen`, p + 3);
     }
     const cls = (buf[p] << 8) | buf[p + 1];
-    if (cls !== ROCELAB_OPTION_CLASS && (buf[p + 2] & GENEVE_CRITICAL_TYPE_BIT) !== 0) {
-      return decodeError(
-        'unsupported',
-        `critical option class 0x${cls.toString(16)} type 0x${buf[p + 2].toString(16)}`,
-        p,
-      );
+    if (cls !== ROCELAB_OPTION_CLASS) {
+      if ((buf[p + 2] & GENEVE_CRITICAL_TYPE_BIT) !== 0) {
+        return decodeError(
+          'unsupported',
+          `critical option class 0x${cls.toString(16)} type 0x${buf[p + 2].toString(16)}`,
+          p,
+        );
+      }
+    } else if (buf[p + 2] >= OptionType.TrainLen && buf[p + 2] <= OptionType.LinkSeq) {
+      const err = checkLinkOption(buf, p, dataBytes, len - optEnd, meta);
+      if (err !== null) return err;
     }
     p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
   }

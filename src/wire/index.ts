@@ -25,6 +25,7 @@ export * from './pfc.js';
 export * from './reth.js';
 export * from './size.js';
 export * from './telemetry.js';
+export * from './train.js';
 export * from './udp.js';
 export * from './view.js';
 export * from './vxlan.js';

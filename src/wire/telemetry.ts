@@ -60,6 +60,18 @@ export const OptionType = {
    * `encapsulate` when asked (`arrivalNs`), read with `readArrivalNs`; not part of the Packet.
    */
   ArrivalTs: 0x21,
+  /**
+   * Real runtime only: u32 byte length of this Geneve packet's inner frame, on every packet of a
+   * train except the last (the last runs to the end of the datagram). Written by TrainWriter.
+   */
+  TrainLen: 0x22,
+  /**
+   * Real runtime only: f64 ns, the sender's promise that no later frame on this link carries an
+   * arrival stamp below it (the null message of conservative synchronisation, Chandy–Misra–Bryant).
+   */
+  Promise: 0x23,
+  /** Real runtime only: u32 datagram sequence number of the (sender, egress port) link, first packet only. */
+  LinkSeq: 0x24,
 } as const;
 
 const HPCC_DATA_BYTES = 44;

@@ -241,3 +241,24 @@ export function arbPacket(opts: PacketArbOptions = {}): fc.Arbitrary<Packet> {
     });
   });
 }
+
+/** An emulated instant as the real runtime stamps it (f64 ns, fractional allowed). */
+export const arbStampNs = fc.double({ min: 0, max: 1e15, noNaN: true });
+
+/** A promise: any f64 but NaN, +Infinity included (the link is done). */
+export const arbPromiseNs = fc.oneof(arbStampNs, fc.constant(Number.POSITIVE_INFINITY));
+
+/** One frame a link sends, with the runtime options it may carry. */
+export interface TrainFrame {
+  pkt: Packet;
+  arrivalNs: number | undefined;
+  promiseNs: number | undefined;
+}
+
+export function arbTrainFrame(maxPayloadBytes = 1200): fc.Arbitrary<TrainFrame> {
+  return fc.record({
+    pkt: arbPacket({ telemetry: true, maxPayloadBytes }),
+    arrivalNs: fc.option(arbStampNs, { nil: undefined }),
+    promiseNs: fc.option(arbPromiseNs, { nil: undefined, freq: 4 }),
+  });
+}

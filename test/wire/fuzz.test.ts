@@ -23,6 +23,7 @@ import type { Packet } from '../../src/wire/packet.js';
 import { parsePcap, pcapGlobalHeader, pcapRecord } from '../../src/wire/pcap.js';
 import { decodePfcBody } from '../../src/wire/pfc.js';
 import { decodeReth } from '../../src/wire/reth.js';
+import { encodeControl, readLinkSeq, readPromise, TrainReader, TrainWriter } from '../../src/wire/train.js';
 import { decodeUdp } from '../../src/wire/udp.js';
 import { FrameView } from '../../src/wire/view.js';
 import { decodeVxlanHeader } from '../../src/wire/vxlan.js';
@@ -89,6 +90,20 @@ function corpus(): Buffer[] {
     const g = encapsulate(p, { vni: 100 });
     out.push(g);
     out.push(encodeOuterFrame(g, outerHeaders(0xc6120001, 0xc6120002, 6081)));
+  }
+  // trains of 2..6 frames with stamps, link sequence and promise; control packets
+  const w = new TrainWriter({ maxDatagramBytes: 9000 });
+  for (let i = 0; i + 6 <= 120; i += 6) {
+    w.begin(100, i);
+    for (let k = 0; k < 2 + (i % 5); k++) {
+      try {
+        w.append(plain[i + k], i * 1000 + k, i % 2 === 0 ? i * 1000 : undefined);
+      } catch {
+        // a packet with too many fields for the runtime options: not part of the corpus
+      }
+    }
+    out.push(w.frames > 0 ? w.finish(i * 1000 + 10) : encodeControl({ vni: 100, promiseNs: i }));
+    out.push(encodeControl({ vni: 100, promiseNs: i * 1e6, linkSeq: i }));
   }
   out.push(
     Buffer.concat([
@@ -206,6 +221,8 @@ describe('fuzz', () => {
     const r = rng(SEED);
     const base = corpus();
     const view = new FrameView();
+    const trains = new TrainReader();
+    let trainPackets = 0;
     const stats: Stats = { inputs: 0, decoderCalls: 0, packets: 0, errors: new Map(), throws: [] };
     const t0 = performance.now();
     for (let i = 0; i < FUZZ_INPUTS; i++) {
@@ -240,6 +257,19 @@ describe('fuzz', () => {
         );
       }
       check(stats, 'decapsulateVxlan', input, () => decapsulateVxlan(input));
+      const t = check(stats, 'TrainReader', input, () => trains.reset(input));
+      if (t === null) {
+        for (let k = 0; k < trains.count && !trains.control; k++) {
+          trainPackets++;
+          check(stats, 'decapsulate(train packet)', input, () => decapsulate(trains.packet(k)));
+        }
+      }
+      check(
+        stats,
+        'readPromise/readLinkSeq',
+        input,
+        () => (readPromise(input) ?? 0) + (readLinkSeq(input) ?? 0),
+      );
       const o = check(stats, 'decodeOuterFrame', input, () => decodeOuterFrame(input));
       if (o !== undefined && !isDecodeError(o)) {
         const payload = (o as { payload: Uint8Array }).payload;
@@ -288,5 +318,6 @@ describe('fuzz', () => {
       expect(stats.errors.get(code) ?? 0, code).toBeGreaterThan(100);
     }
     expect(stats.packets).toBeGreaterThan(1000);
+    expect(trainPackets).toBeGreaterThan(1000);
   });
 });

@@ -1,0 +1,425 @@
+/**
+ * Frame trains and control packets of the real runtime (docs/wire.md §6.1–6.3).
+ *
+ * A train datagram is geneve₁ · inner₁ · geneve₂ · inner₂ · … · geneveₙ · innerₙ: every Geneve
+ * packet but the last carries a TrainLen option with its inner frame's length, the last inner
+ * frame runs to the end of the UDP payload. A one-frame datagram is exactly what `encapsulate`
+ * writes. A control packet (RFC 8926 §3.4 O bit, protocol 0x6558, no inner frame) carries a
+ * Promise alone. The first Geneve packet of every datagram may carry the link's LinkSeq.
+ *
+ * Hot path: TrainWriter reuses one scratch buffer and one options object; TrainReader validates a
+ * datagram in one walk over Geneve and option headers and keeps packet bounds in typed arrays.
+ */
+import { readF64, readU32, writeF64, writeU32 } from './bytes.js';
+import {
+  type EncapsulateOptions,
+  encapsulateSized,
+  MAX_DATAGRAM_BYTES,
+  PROMISE_OPTION_BYTES,
+  packetOptionsBytes,
+  U32_OPTION_BYTES,
+} from './encap.js';
+import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
+import { EtherType } from './ethernet.js';
+import { type EncodeOptions, encodedFrameBytes } from './frame.js';
+import {
+  GENEVE_CRITICAL_TYPE_BIT,
+  GENEVE_HEADER_BYTES,
+  GENEVE_MAX_OPTIONS_BYTES,
+  GENEVE_OPTION_HEADER_BYTES,
+  writeGeneveHeader,
+  writeGeneveOptionHeader,
+} from './geneve.js';
+import type { Packet } from './packet.js';
+import { OptionType, ROCELAB_OPTION_CLASS } from './telemetry.js';
+
+/** UDP payload that fits a 1500-byte IPv4 MTU without fragmentation (1500 − 20 − 8). */
+export const MTU1500_DATAGRAM_BYTES = 1472;
+
+export interface ControlPacketOptions {
+  /** 24-bit VNI: the sender's egress port, as for data. */
+  vni: number;
+  /** The promise, f64 ns (any value but NaN; +Infinity = no more frames on this link). */
+  promiseNs: number;
+  /** The link's datagram sequence number (u32); omitted when absent. */
+  linkSeq?: number;
+}
+
+function checkVni(vni: number): void {
+  if (!(Number.isInteger(vni) && vni >= 0 && vni <= 0xff_ffff))
+    throw new WireEncodeError(`VNI ${vni} is not 24-bit`);
+}
+
+/** Bytes `encodeControlInto` writes. */
+export function controlPacketBytes(opts: ControlPacketOptions): number {
+  return GENEVE_HEADER_BYTES + PROMISE_OPTION_BYTES + (opts.linkSeq === undefined ? 0 : U32_OPTION_BYTES);
+}
+
+/** Writes a control packet (O bit, options only) at `off`; returns its length. */
+export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPacketOptions): number {
+  checkVni(opts.vni);
+  if (Number.isNaN(opts.promiseNs)) throw new WireEncodeError('promiseNs is NaN');
+  const hasSeq = opts.linkSeq !== undefined;
+  if (hasSeq && !(Number.isInteger(opts.linkSeq) && opts.linkSeq! >= 0 && opts.linkSeq! <= 0xffff_ffff))
+    throw new WireEncodeError(`linkSeq ${opts.linkSeq} is not a u32`);
+  const optBytes = PROMISE_OPTION_BYTES + (hasSeq ? U32_OPTION_BYTES : 0);
+  writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet, false, true);
+  let p = off + GENEVE_HEADER_BYTES;
+  if (hasSeq) {
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.LinkSeq, 4);
+    writeU32(buf, p, opts.linkSeq!);
+    p += 4;
+  }
+  p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Promise, 8);
+  writeF64(buf, p, opts.promiseNs);
+  return p + 8 - off;
+}
+
+/** A control datagram: the promise (and link sequence) with no frame. */
+export function encodeControl(opts: ControlPacketOptions): Buffer {
+  const buf = Buffer.allocUnsafe(controlPacketBytes(opts));
+  encodeControlInto(buf, 0, opts);
+  return buf;
+}
+
+export interface TrainWriterOptions extends EncodeOptions {
+  /**
+   * Largest UDP payload to build (default MTU1500_DATAGRAM_BYTES): the caller passes what its
+   * path carries without IP fragmentation (65507 on loopback, 1472 on a 1500-byte MTU).
+   */
+  maxDatagramBytes?: number;
+  /** HPCC INT_MULTI, as for encapsulate. */
+  intMulti?: number;
+}
+
+/**
+ * Packs encapsulated frames of one link into datagrams of at most maxDatagramBytes:
+ *
+ *   w.begin(vni, seq++);
+ *   if (!w.append(pkt, arrivalNs)) { send(w.finish(promiseNs)); w.begin(vni, seq++); w.append(pkt, arrivalNs); }
+ *   …
+ *   send(w.finish(promiseNs));
+ *
+ * finish() on a writer with no frames sends the promise alone in a control packet. Each
+ * datagram keeps room for a promise, so finish(promiseNs) never overflows maxDatagramBytes.
+ */
+export class TrainWriter {
+  readonly maxDatagramBytes: number;
+  private readonly scratch: Buffer;
+  /** Reused for every packet so appending allocates nothing. */
+  private readonly opts: EncapsulateOptions;
+  private used = 0;
+  private lastOff = 0;
+  private lastOptBytes = 0;
+  private linkSeq: number | undefined = undefined;
+  private open = false;
+  /** Frames in the datagram being built. */
+  frames = 0;
+
+  constructor(opts: TrainWriterOptions = {}) {
+    const max = opts.maxDatagramBytes ?? MTU1500_DATAGRAM_BYTES;
+    if (!(Number.isInteger(max) && max >= 64 && max <= MAX_DATAGRAM_BYTES))
+      throw new WireEncodeError(`maxDatagramBytes ${max} must be an integer in 64..${MAX_DATAGRAM_BYTES}`);
+    this.maxDatagramBytes = max;
+    this.scratch = Buffer.allocUnsafe(max);
+    this.opts = { ...opts, vni: 0, arrivalNs: undefined, linkSeq: undefined, promiseNs: undefined };
+  }
+
+  /** Bytes of the datagram so far. */
+  get bytes(): number {
+    return this.used;
+  }
+
+  /** Starts a datagram of link `vni`; `linkSeq` (u32) rides on its first Geneve packet. */
+  begin(vni: number, linkSeq?: number): void {
+    checkVni(vni);
+    if (linkSeq !== undefined && !(Number.isInteger(linkSeq) && linkSeq >= 0 && linkSeq <= 0xffff_ffff))
+      throw new WireEncodeError(`linkSeq ${linkSeq} is not a u32`);
+    this.opts.vni = vni;
+    this.linkSeq = linkSeq;
+    this.used = 0;
+    this.frames = 0;
+    this.open = true;
+  }
+
+  /**
+   * Appends `pkt` as the datagram's next Geneve packet. Returns false, leaving the datagram as it
+   * was, when it does not fit; throws WireEncodeError when not even an empty datagram could hold it
+   * (or for a Packet `encapsulate` refuses).
+   */
+  append(pkt: Packet, arrivalNs?: number, promiseNs?: number): boolean {
+    if (!this.open) throw new WireEncodeError('TrainWriter.append before begin()');
+    const o = this.opts;
+    o.arrivalNs = arrivalNs;
+    o.promiseNs = promiseNs;
+    o.linkSeq = this.frames === 0 ? this.linkSeq : undefined;
+    const optBytes = packetOptionsBytes(pkt, o);
+    const need = GENEVE_HEADER_BYTES + optBytes + encodedFrameBytes(pkt, o);
+    // The previous packet gains a TrainLen; a promise must still fit on whichever packet ends last.
+    const chain = this.frames === 0 ? 0 : U32_OPTION_BYTES;
+    if (this.used + chain + need + PROMISE_OPTION_BYTES > this.maxDatagramBytes) {
+      if (this.frames === 0) {
+        throw new WireEncodeError(
+          `packet ${pkt.id} needs ${need + PROMISE_OPTION_BYTES} bytes with a promise, more than maxDatagramBytes ${this.maxDatagramBytes}`,
+        );
+      }
+      return false;
+    }
+    if (this.frames > 0) {
+      if (this.lastOptBytes + U32_OPTION_BYTES > GENEVE_MAX_OPTIONS_BYTES) return false;
+      const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
+      this.insertOption(innerOff, OptionType.TrainLen, 4);
+      writeU32(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, this.used - U32_OPTION_BYTES - innerOff);
+    }
+    const at = this.used;
+    this.used += encapsulateSized(pkt, this.scratch, at, o, optBytes);
+    this.lastOff = at;
+    this.lastOptBytes = optBytes;
+    this.frames++;
+    return true;
+  }
+
+  /**
+   * Opens room for an option of the last packet at `at` (the end of its options) by moving its
+   * inner frame up, and writes the option header; the caller writes the data.
+   */
+  private insertOption(at: number, type: number, dataBytes: number): void {
+    const n = GENEVE_OPTION_HEADER_BYTES + dataBytes;
+    const buf = this.scratch;
+    buf.copyWithin(at + n, at, this.used);
+    writeGeneveOptionHeader(buf, at, ROCELAB_OPTION_CLASS, type, dataBytes);
+    this.lastOptBytes += n;
+    buf[this.lastOff] = (buf[this.lastOff] & 0xc0) | (this.lastOptBytes >>> 2);
+    this.used += n;
+  }
+
+  /**
+   * The datagram as a fresh Buffer (the socket may keep it); `promiseNs` rides on its last packet
+   * (replacing a promise appended with that frame), or alone in a control packet when no frame was appended. The writer then needs begin() again.
+   * Throws WireEncodeError for a promise of NaN, for nothing to send, or when the last packet's
+   * options are already full (more than 240 bytes of telemetry: send the promise alone then).
+   */
+  finish(promiseNs?: number): Buffer {
+    if (!this.open) throw new WireEncodeError('TrainWriter.finish before begin()');
+    if (promiseNs !== undefined && Number.isNaN(promiseNs)) throw new WireEncodeError('promiseNs is NaN');
+    if (this.frames === 0) {
+      if (promiseNs === undefined)
+        throw new WireEncodeError('TrainWriter.finish with no frame and no promise');
+      this.open = false;
+      return encodeControl({ vni: this.opts.vni, promiseNs, linkSeq: this.linkSeq });
+    }
+    const had = promiseNs === undefined ? -1 : findOption(this.scratch, this.lastOff, OptionType.Promise, 8);
+    if (had >= 0) {
+      // the last frame was appended with a promise: the newer one replaces it
+      writeF64(this.scratch, had, promiseNs!);
+    } else if (promiseNs !== undefined) {
+      if (this.lastOptBytes + PROMISE_OPTION_BYTES > GENEVE_MAX_OPTIONS_BYTES)
+        throw new WireEncodeError('no room for a promise in the last packet: its Geneve options are full');
+      const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
+      this.insertOption(innerOff, OptionType.Promise, 8);
+      writeF64(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, promiseNs);
+    }
+    const out = Buffer.allocUnsafe(this.used);
+    this.scratch.copy(out, 0, 0, this.used);
+    this.open = false;
+    return out;
+  }
+}
+
+/**
+ * Validates a datagram's train structure and gives each Geneve packet's bounds. Never throws.
+ *
+ *   const err = reader.reset(msg);
+ *   if (err === null) for (let i = 0; i < reader.count; i++) decapsulate(reader.packet(i), opts, meta);
+ *
+ * All or nothing: reset() checks every Geneve header, option bound and TrainLen before the first
+ * frame is handed out. It does not decode inner frames (decapsulate does, per packet, and
+ * validates each packet's TrainLen again against its slice).
+ */
+export class TrainReader {
+  private buf: Uint8Array = new Uint8Array(0);
+  private offs = new Int32Array(16);
+  private lens = new Int32Array(16);
+  /** Geneve packets in the datagram (0 after an error; 1 for a control packet). */
+  count = 0;
+  /** True for a control packet (O bit set, no inner frame). */
+  control = false;
+  /** LinkSeq of the first packet, or null. */
+  linkSeq: number | null = null;
+  /** Largest Promise carried by any packet (promises of a link only grow), or null. */
+  promiseNs: number | null = null;
+
+  /** Validates `buf` as one datagram; null when it is well formed. */
+  reset(buf: Uint8Array, maxDatagramBytes = MAX_DATAGRAM_BYTES): DecodeError | null {
+    this.buf = buf;
+    this.count = 0;
+    this.control = false;
+    this.linkSeq = null;
+    this.promiseNs = null;
+    const len = buf.length;
+    if (len > maxDatagramBytes)
+      return decodeError('oversized', `datagram of ${len} bytes exceeds ${maxDatagramBytes}`, 0);
+    let n = 0;
+    let p = 0;
+    let promise = Number.NEGATIVE_INFINITY;
+    let hasPromise = false;
+    while (p < len || n === 0) {
+      if (len - p < GENEVE_HEADER_BYTES) return decodeError('truncated', 'Geneve header needs 8 bytes', p);
+      const b0 = buf[p];
+      if (b0 >>> 6 !== 0) return decodeError('bad-version', `Geneve version ${b0 >>> 6}, expected 0`, p);
+      const oam = (buf[p + 1] & 0x80) !== 0;
+      const protocol = (buf[p + 2] << 8) | buf[p + 3];
+      if (protocol !== EtherType.TransparentEthernet) {
+        return decodeError(
+          'unsupported',
+          `Geneve protocol 0x${protocol.toString(16)} is not Ethernet (0x6558)`,
+          p + 2,
+        );
+      }
+      const optEnd = p + GENEVE_HEADER_BYTES + (b0 & 0x3f) * 4;
+      if (optEnd > len) return decodeError('truncated', 'Geneve options run past the datagram', p);
+      let trainLen = -1;
+      let packetPromise = false;
+      for (let q = p + GENEVE_HEADER_BYTES; q < optEnd; ) {
+        if (optEnd - q < GENEVE_OPTION_HEADER_BYTES)
+          return decodeError('bad-option', 'option header runs past OptLen', q);
+        const dataBytes = (buf[q + 3] & 0x1f) * 4;
+        const d = q + GENEVE_OPTION_HEADER_BYTES;
+        if (d + dataBytes > optEnd)
+          return decodeError('bad-option', `option of ${dataBytes} data bytes runs past OptLen`, q + 3);
+        const cls = (buf[q] << 8) | buf[q + 1];
+        const type = buf[q + 2];
+        if (cls !== ROCELAB_OPTION_CLASS) {
+          if ((type & GENEVE_CRITICAL_TYPE_BIT) !== 0)
+            return decodeError('unsupported', `critical option class 0x${cls.toString(16)}`, q);
+        } else if (type === OptionType.TrainLen || type === OptionType.LinkSeq) {
+          if (dataBytes !== 4)
+            return decodeError('bad-option', `option type 0x${type.toString(16)} needs 4 data bytes`, q + 3);
+          if (type === OptionType.LinkSeq) {
+            if (n !== 0) return decodeError('bad-option', 'link sequence after the first packet', q);
+            if (this.linkSeq !== null) return decodeError('bad-option', 'two link sequences', q);
+            this.linkSeq = readU32(buf, d);
+          } else {
+            if (trainLen >= 0) return decodeError('bad-option', 'two train lengths in one packet', q);
+            trainLen = readU32(buf, d);
+          }
+        } else if (type === OptionType.Promise) {
+          if (dataBytes !== 8) return decodeError('bad-option', 'promise option needs 8 data bytes', q + 3);
+          if (packetPromise) return decodeError('bad-option', 'two promises in one packet', q);
+          const v = readF64(buf, d);
+          if (Number.isNaN(v)) return decodeError('bad-option', 'promise is NaN', d);
+          packetPromise = true;
+          hasPromise = true;
+          if (v > promise) promise = v;
+        }
+        q = d + dataBytes;
+      }
+      let end: number;
+      if (oam) {
+        if (n !== 0 || trainLen >= 0 || optEnd !== len) {
+          return decodeError('bad-length', 'a control packet stands alone, with no inner frame', p);
+        }
+        if (!packetPromise) return decodeError('bad-option', 'control packet without a promise', p);
+        this.control = true;
+        end = optEnd;
+      } else if (trainLen >= 0) {
+        if (trainLen === 0) return decodeError('bad-length', 'train length 0: empty inner frame', p);
+        if (trainLen > len - optEnd)
+          return decodeError('bad-length', `train length ${trainLen} overruns the datagram`, p);
+        if (trainLen === len - optEnd)
+          return decodeError('bad-length', 'train length on the last packet of a datagram', p);
+        end = optEnd + trainLen;
+      } else {
+        if (optEnd === len) return decodeError('bad-length', 'Geneve packet with no inner frame', p);
+        end = len;
+      }
+      if (n === this.offs.length) this.grow();
+      this.offs[n] = p;
+      this.lens[n] = end - p;
+      n++;
+      p = end;
+    }
+    this.count = n;
+    this.promiseNs = hasPromise ? promise : null;
+    return null;
+  }
+
+  private grow(): void {
+    const offs = new Int32Array(this.offs.length * 2);
+    const lens = new Int32Array(this.lens.length * 2);
+    offs.set(this.offs);
+    lens.set(this.lens);
+    this.offs = offs;
+    this.lens = lens;
+  }
+
+  /** Offset of packet `i` in the datagram. */
+  offset(i: number): number {
+    return this.offs[i];
+  }
+
+  /** Bytes of packet `i` (Geneve header, options and inner frame). */
+  length(i: number): number {
+    return this.lens[i];
+  }
+
+  /** Packet `i` as a view, ready for decapsulate. */
+  packet(i: number): Uint8Array {
+    const o = this.offs[i];
+    return this.buf.subarray(o, o + this.lens[i]);
+  }
+}
+
+const sharedReader = new TrainReader();
+
+/** Calls `cb(offset, length)` for every Geneve packet of a well-formed datagram; the error otherwise. */
+export function forEachTrainPacket(
+  buf: Uint8Array,
+  cb: (offset: number, length: number) => void,
+): DecodeError | null {
+  const err = sharedReader.reset(buf);
+  if (err !== null) return err;
+  const n = sharedReader.count;
+  // copy out first: cb may itself use forEachTrainPacket
+  const offs = Array.from({ length: n }, (_, i) => sharedReader.offset(i));
+  const lens = Array.from({ length: n }, (_, i) => sharedReader.length(i));
+  for (let i = 0; i < n; i++) cb(offs[i], lens[i]);
+  return null;
+}
+
+/** Offset of the data of our option `type` (with `dataBytes` data) in the packet at `off`, or −1. */
+function findOption(buf: Uint8Array, off: number, type: number, dataBytes: number): number {
+  if (buf.length - off < GENEVE_HEADER_BYTES || buf[off] >>> 6 !== 0) return -1;
+  const optEnd = Math.min(buf.length, off + GENEVE_HEADER_BYTES + (buf[off] & 0x3f) * 4);
+  for (let p = off + GENEVE_HEADER_BYTES; p + GENEVE_OPTION_HEADER_BYTES <= optEnd; ) {
+    const n = (buf[p + 3] & 0x1f) * 4;
+    if (
+      buf[p + 2] === type &&
+      ((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS &&
+      n === dataBytes &&
+      p + GENEVE_OPTION_HEADER_BYTES + n <= optEnd
+    )
+      return p + GENEVE_OPTION_HEADER_BYTES;
+    p += GENEVE_OPTION_HEADER_BYTES + n;
+  }
+  return -1;
+}
+
+/** The Promise of the Geneve packet at `off` (default: the datagram's first), or null. Never throws. */
+export function readPromise(buf: Uint8Array, off = 0): number | null {
+  const d = findOption(buf, off, OptionType.Promise, 8);
+  if (d < 0) return null;
+  const v = readF64(buf, d);
+  return Number.isNaN(v) ? null : v;
+}
+
+/** The LinkSeq of a datagram (on its first Geneve packet), or null. Never throws. */
+export function readLinkSeq(buf: Uint8Array): number | null {
+  const d = findOption(buf, 0, OptionType.LinkSeq, 4);
+  return d < 0 ? null : readU32(buf, d);
+}
+
+/** True when the datagram is a Geneve control packet (O bit set). */
+export function isControlPacket(buf: Uint8Array): boolean {
+  return buf.length >= GENEVE_HEADER_BYTES && buf[0] >>> 6 === 0 && (buf[1] & 0x80) !== 0;
+}
