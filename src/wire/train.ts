@@ -165,14 +165,18 @@ export class TrainWriter {
       }
       return false;
     }
-    if (this.frames > 0) {
-      if (this.lastOptBytes + U32_OPTION_BYTES > GENEVE_MAX_OPTIONS_BYTES) return false;
+    if (this.frames > 0 && this.lastOptBytes + U32_OPTION_BYTES > GENEVE_MAX_OPTIONS_BYTES) return false;
+    // Written past the room the previous packet's TrainLen will take, and before it is inserted,
+    // so a Packet the encoder refuses (it throws) leaves the datagram as it was.
+    const at = this.used + chain;
+    const written = encapsulateSized(pkt, this.scratch, at, o, optBytes);
+    if (chain > 0) {
       const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
+      const innerBytes = this.used - innerOff;
       this.insertOption(innerOff, OptionType.TrainLen, 4);
-      writeU32(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, this.used - U32_OPTION_BYTES - innerOff);
+      writeU32(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, innerBytes);
     }
-    const at = this.used;
-    this.used += encapsulateSized(pkt, this.scratch, at, o, optBytes);
+    this.used = at + written;
     this.lastOff = at;
     this.lastOptBytes = optBytes;
     this.frames++;
@@ -181,7 +185,7 @@ export class TrainWriter {
 
   /**
    * Opens room for an option of the last packet at `at` (the end of its options) by moving its
-   * inner frame up, and writes the option header; the caller writes the data.
+   * inner frame, which ends at this.used, up; writes the option header (the caller writes the data).
    */
   private insertOption(at: number, type: number, dataBytes: number): void {
     const n = GENEVE_OPTION_HEADER_BYTES + dataBytes;

@@ -196,6 +196,23 @@ describe('TrainWriter / TrainReader', () => {
     expect(() => new TrainWriter().append(dataPacket(0))).toThrow(/begin/);
   });
 
+  it('a packet the encoder refuses leaves the datagram as it was', () => {
+    const w = new TrainWriter();
+    w.begin(1, 5);
+    w.append(dataPacket(1), 10);
+    const before = w.bytes;
+    const bad = dataPacket(2);
+    bad.opcode = Opcode.Acknowledge; // a Data packet with an ACK opcode
+    expect(() => w.append(bad, 11)).toThrow(WireEncodeError);
+    expect(w.bytes).toBe(before);
+    expect(w.frames).toBe(1);
+    expect(w.append(dataPacket(3), 12)).toBe(true);
+    const r = new TrainReader();
+    const d = w.finish();
+    expect(r.reset(d)).toBeNull();
+    expect([0, 1].map((i) => must(decapsulate(r.packet(i))).psn)).toEqual([1, 3]);
+  });
+
   it('a frame appended with a promise takes the later promise of finish, not a second option', () => {
     const w = new TrainWriter();
     w.begin(3, 7);

@@ -1,0 +1,300 @@
+-- rocelab.lua: Wireshark/tshark dissector for rocelab's Geneve datagrams (UDP 6081).
+--
+-- Decodes every Geneve packet of a datagram: one frame, a train of frames (option 0x22 train
+-- length on every packet but the last), or a control packet (O bit, options only: a promise).
+-- Names our class-0xFFF0 options (docs/wire.md §3) and hands each inner frame to Wireshark's own
+-- Ethernet dissector, so it decodes down to IPv4 / UDP 4791 / InfiniBand BTH.
+--
+-- Load:  wireshark -X lua_script:deploy/wireshark/rocelab.lua   (or tshark -X lua_script:...)
+-- or copy this file into the personal Lua plugins folder (Help > About > Folders), e.g.
+-- ~/.local/lib/wireshark/plugins/. It takes UDP 6081 over from the built-in Geneve dissector;
+-- other ports: Decode As… "ROCELAB" (tshark: -d udp.port==N,rocelab).
+
+local rocelab = Proto("rocelab", "rocelab Geneve (frames, trains, promises)")
+
+local CLASS = 0xFFF0
+local GENEVE_HEADER = 8
+
+local OPTION_NAMES = {
+  [0x01] = "HPCC INT",
+  [0x02] = "MPCC INT",
+  [0x03] = "HPCC active flows",
+  [0x10] = "TX timestamp",
+  [0x11] = "timestamp echo",
+  [0x12] = "window",
+  [0x13] = "ECN count",
+  [0x14] = "CNP period",
+  [0x15] = "fields",
+  [0x20] = "meta",
+  [0x21] = "arrival stamp",
+  [0x22] = "train length",
+  [0x23] = "promise",
+  [0x24] = "link sequence",
+}
+
+local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
+
+local f = {
+  packets = ProtoField.uint16("rocelab.packets", "Geneve packets in datagram", base.DEC),
+  packet = ProtoField.uint16("rocelab.packet", "Geneve packet", base.DEC),
+  version = ProtoField.uint8("rocelab.geneve.version", "Version", base.DEC, nil, 0xC0),
+  optlen = ProtoField.uint8("rocelab.geneve.optlen", "Options length (4-byte words)", base.DEC, nil, 0x3F),
+  oam = ProtoField.bool("rocelab.geneve.oam", "O (control packet)", 8, nil, 0x80),
+  critical = ProtoField.bool("rocelab.geneve.critical", "C (critical options)", 8, nil, 0x40),
+  protocol = ProtoField.uint16("rocelab.geneve.protocol", "Protocol type", base.HEX),
+  vni = ProtoField.uint24("rocelab.geneve.vni", "VNI (sender egress port)", base.HEX_DEC),
+  inner_len = ProtoField.uint32("rocelab.inner_len", "Inner frame length", base.DEC),
+  control = ProtoField.bool("rocelab.control", "Control packet (promise only)"),
+  opt_class = ProtoField.uint16("rocelab.option.class", "Class", base.HEX),
+  opt_type = ProtoField.uint8("rocelab.option.type", "Type", base.HEX, OPTION_NAMES),
+  opt_len = ProtoField.uint8("rocelab.option.length", "Data bytes", base.DEC),
+  opt_data = ProtoField.bytes("rocelab.option.data", "Data"),
+  arrival = ProtoField.double("rocelab.arrival_ns", "Arrival stamp (ns)"),
+  train_len = ProtoField.uint32("rocelab.train_len", "Train length (inner frame bytes)", base.DEC),
+  promise = ProtoField.double("rocelab.promise_ns", "Promise (ns)"),
+  link_seq = ProtoField.uint32("rocelab.link_seq", "Link sequence", base.DEC),
+  hpcc_nhop = ProtoField.uint16("rocelab.hpcc.nhop", "HPCC nhop", base.DEC),
+  hpcc_hop = ProtoField.uint8("rocelab.hpcc.slot", "HPCC hop slot", base.DEC),
+  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC, HPCC_RATES),
+  hpcc_time = ProtoField.uint32("rocelab.hpcc.time_ns", "Dequeue time (ns mod 2^24)", base.DEC),
+  hpcc_tx = ProtoField.uint32("rocelab.hpcc.tx_units", "Bytes sent (units of 128·multi)", base.DEC),
+  hpcc_qlen = ProtoField.uint32("rocelab.hpcc.qlen_units", "Queue length (units of 80·multi)", base.DEC),
+  mpcc_nhop = ProtoField.uint16("rocelab.mpcc.nhop", "MPCC nhop", base.DEC),
+  mpcc_qlen = ProtoField.uint32("rocelab.mpcc.qlen_bytes", "Queue length (bytes)", base.DEC),
+  mpcc_flows = ProtoField.uint16("rocelab.mpcc.active_flows", "Active flows", base.DEC),
+  active_flows = ProtoField.uint16("rocelab.active_flows", "Active flows (HPCC slot)", base.DEC),
+  tx_ts = ProtoField.uint64("rocelab.tx_ts_ns", "TX timestamp (ns)", base.DEC),
+  ts_echo = ProtoField.uint64("rocelab.ts_echo_ns", "Timestamp echo (ns)", base.DEC),
+  window = ProtoField.uint32("rocelab.window_bytes", "Window (bytes)", base.DEC),
+  ecn_count = ProtoField.uint32("rocelab.ecn_count", "ECN count", base.DEC),
+  cnp_period = ProtoField.uint32("rocelab.cnp_period_ns", "CNP period (ns)", base.DEC),
+  field_name = ProtoField.string("rocelab.field.name", "Field", base.UNICODE),
+  field_u32 = ProtoField.uint32("rocelab.field.u32", "Value (u32)", base.DEC),
+  field_f64 = ProtoField.double("rocelab.field.f64", "Value (f64)"),
+  meta_prio = ProtoField.uint8("rocelab.meta.prio", "Priority", base.DEC),
+  meta_id = ProtoField.uint64("rocelab.meta.id", "Packet id", base.DEC),
+}
+local list = {}
+for _, v in pairs(f) do
+  list[#list + 1] = v
+end
+rocelab.fields = list
+
+local ef_malformed = ProtoExpert.new("rocelab.malformed", "Malformed rocelab datagram", expert.group.MALFORMED, expert.severity.ERROR)
+rocelab.experts = { ef_malformed }
+
+local eth = Dissector.get("eth_withoutfcs")
+
+-- One option's data: named fields for our class, raw bytes otherwise.
+local function dissect_option(tvb, t, type, d, n)
+  if type == 0x01 and n == 44 then
+    local nhop = tvb(d + 40, 2):le_uint()
+    t:add_le(f.hpcc_nhop, tvb(d + 40, 2))
+    for i = 0, math.min(nhop, 5) - 1 do
+      local r = tvb(d + 8 * i, 8)
+      local w = r:le_uint64()
+      local h = t:add(f.hpcc_hop, r, i)
+      h:add(f.hpcc_rate, r, w:band(7):tonumber())
+      h:add(f.hpcc_time, r, w:rshift(3):band(0xFFFFFF):tonumber())
+      h:add(f.hpcc_tx, r, w:rshift(27):band(0xFFFFF):tonumber())
+      h:add(f.hpcc_qlen, r, w:rshift(47):band(0x1FFFF):tonumber())
+    end
+  elseif type == 0x02 and n == 32 then
+    local nhop = tvb(d, 2):uint()
+    t:add(f.mpcc_nhop, tvb(d, 2))
+    for i = 0, math.min(nhop, 5) - 1 do
+      t:add(f.mpcc_qlen, tvb(d + 2 + 6 * i, 4))
+      t:add(f.mpcc_flows, tvb(d + 6 + 6 * i, 2))
+    end
+  elseif type == 0x03 and n == 12 then
+    for i = 0, 4 do
+      t:add(f.active_flows, tvb(d + 2 * i, 2))
+    end
+  elseif type == 0x10 and n == 8 then
+    t:add(f.tx_ts, tvb(d, 8))
+  elseif type == 0x11 and n == 8 then
+    t:add(f.ts_echo, tvb(d, 8))
+  elseif type == 0x12 and n == 4 then
+    t:add(f.window, tvb(d, 4))
+  elseif type == 0x13 and n == 4 then
+    t:add(f.ecn_count, tvb(d, 4))
+  elseif type == 0x14 and n == 4 then
+    t:add(f.cnp_period, tvb(d, 4))
+  elseif type == 0x15 then
+    local p, e = d, d + n
+    while p < e do
+      local len = tvb(p, 1):uint()
+      if len == 0 or p + 2 + len > e then
+        break
+      end
+      local tag = tvb(p + 1 + len, 1):uint()
+      local vlen = (tag == 0) and 4 or 8
+      if p + 2 + len + vlen > e then
+        break
+      end
+      local ft = t:add_packet_field(f.field_name, tvb(p + 1, len), ENC_UTF_8)
+      if tag == 0 then
+        ft:add(f.field_u32, tvb(p + 2 + len, 4))
+      else
+        ft:add(f.field_f64, tvb(p + 2 + len, 8))
+      end
+      p = p + 2 + len + vlen
+    end
+  elseif type == 0x20 and n == 12 then
+    t:add(f.meta_prio, tvb(d, 1))
+    t:add(f.meta_id, tvb(d + 4, 8))
+  elseif type == 0x21 and n == 8 then
+    t:add(f.arrival, tvb(d, 8))
+  elseif type == 0x22 and n == 4 then
+    t:add(f.train_len, tvb(d, 4))
+  elseif type == 0x23 and n == 8 then
+    t:add(f.promise, tvb(d, 8))
+  elseif type == 0x24 and n == 4 then
+    t:add(f.link_seq, tvb(d, 4))
+  elseif n > 0 then
+    t:add(f.opt_data, tvb(d, n))
+  end
+end
+
+local function fmt_ns(v)
+  if v == math.huge then
+    return "+inf"
+  end
+  return string.format("%.17g", v)
+end
+
+-- Dissects the Geneve packet at `p`; returns its end offset, or nil and a reason when malformed.
+local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
+  local len = tvb:len()
+  if len - p < GENEVE_HEADER then
+    return nil, "Geneve header cut short at offset " .. p
+  end
+  local b0 = tvb(p, 1):uint()
+  local opt_end = p + GENEVE_HEADER + bit32.band(b0, 0x3F) * 4
+  if opt_end > len then
+    return nil, "Geneve options run past the datagram"
+  end
+  local oam = bit32.band(tvb(p + 1, 1):uint(), 0x80) ~= 0
+  local t = tree:add(f.packet, tvb(p, opt_end - p), index)
+  t:add(f.version, tvb(p, 1))
+  t:add(f.optlen, tvb(p, 1))
+  t:add(f.oam, tvb(p + 1, 1))
+  t:add(f.critical, tvb(p + 1, 1))
+  t:add(f.protocol, tvb(p + 2, 2))
+  t:add(f.vni, tvb(p + 4, 3))
+  if bit32.rshift(b0, 6) ~= 0 then
+    return nil, "Geneve version " .. bit32.rshift(b0, 6)
+  end
+
+  local train_len = nil
+  local q = p + GENEVE_HEADER
+  while q < opt_end do
+    if opt_end - q < 4 then
+      return nil, "option header runs past OptLen"
+    end
+    local cls = tvb(q, 2):uint()
+    local type = tvb(q + 2, 1):uint()
+    local n = bit32.band(tvb(q + 3, 1):uint(), 0x1F) * 4
+    if q + 4 + n > opt_end then
+      return nil, "option runs past OptLen"
+    end
+    local name = (cls == CLASS and OPTION_NAMES[type]) or string.format("class 0x%04x type 0x%02x", cls, type)
+    local ot = t:add(rocelab, tvb(q, 4 + n), "Option: " .. name)
+    ot:add(f.opt_class, tvb(q, 2))
+    ot:add(f.opt_type, tvb(q + 2, 1))
+    ot:add(f.opt_len, tvb(q + 3, 1), n)
+    if cls == CLASS then
+      dissect_option(tvb, ot, type, q + 4, n)
+      if type == 0x22 and n == 4 then
+        train_len = tvb(q + 4, 4):uint()
+      elseif type == 0x23 and n == 8 then
+        summary.promise = tvb(q + 4, 8):float()
+      elseif type == 0x24 and n == 4 then
+        summary.seq = tvb(q + 4, 4):uint()
+      end
+    elseif n > 0 then
+      ot:add(f.opt_data, tvb(q + 4, n))
+    end
+    q = q + 4 + n
+  end
+
+  if oam then
+    t:add(f.control, tvb(p + 1, 1), true)
+    t:set_text(string.format("Geneve control packet %d, VNI %d", index, tvb(p + 4, 3):uint()))
+    if p ~= 0 or opt_end ~= len or train_len ~= nil then
+      return nil, "a control packet stands alone, with no inner frame"
+    end
+    summary.control = true
+    return len
+  end
+  local inner_end = len
+  if train_len ~= nil then
+    if train_len == 0 or opt_end + train_len >= len then
+      return nil, "train length " .. train_len .. " is 0 or overruns the datagram"
+    end
+    inner_end = opt_end + train_len
+  elseif opt_end == len then
+    return nil, "Geneve packet with no inner frame"
+  end
+  t:set_len(inner_end - p)
+  t:set_text(string.format("Geneve packet %d, VNI %d, inner frame %d bytes", index, tvb(p + 4, 3):uint(), inner_end - opt_end))
+  t:add(f.inner_len, tvb(opt_end, inner_end - opt_end), inner_end - opt_end)
+  local proto = tvb(p + 2, 2):uint()
+  local inner = tvb(opt_end, inner_end - opt_end):tvb()
+  if proto == 0x6558 then
+    eth:call(inner, pinfo, t)
+  else
+    DissectorTable.get("ethertype"):try(proto, inner, pinfo, t)
+  end
+  infos[#infos + 1] = tostring(pinfo.cols.info)
+  return inner_end
+end
+
+function rocelab.dissector(tvb, pinfo, tree)
+  local len = tvb:len()
+  if len < GENEVE_HEADER then
+    return 0
+  end
+  local root = tree:add(rocelab, tvb())
+  local infos = {}
+  local summary = { control = false, seq = nil, promise = nil }
+  local p, index, err = 0, 0, nil
+  while p < len do
+    index = index + 1
+    local e, why = dissect_packet(tvb, pinfo, root, p, index, infos, summary)
+    if e == nil then
+      err = why
+      break
+    end
+    p = e
+  end
+  root:add(f.packets, tvb(0, 0), index):set_generated()
+  pinfo.cols.protocol = "rocelab"
+  local head
+  if summary.control then
+    head = "rocelab promise " .. fmt_ns(summary.promise or 0 / 0) .. " ns"
+  elseif index > 1 then
+    head = "rocelab train of " .. index
+  else
+    head = "rocelab"
+  end
+  if summary.seq ~= nil then
+    head = head .. " seq " .. summary.seq
+  end
+  if summary.promise ~= nil and not summary.control then
+    head = head .. " promise " .. fmt_ns(summary.promise) .. " ns"
+  end
+  root:append_text(": " .. head)
+  if err ~= nil then
+    root:add_proto_expert_info(ef_malformed, err)
+    head = head .. " [malformed: " .. err .. "]"
+  end
+  if #infos > 0 then
+    head = head .. ": " .. table.concat(infos, " | ")
+  end
+  pinfo.cols.info = head
+  return len
+end
+
+DissectorTable.get("udp.port"):add(6081, rocelab)
+DissectorTable.get("udp.port"):add_for_decode_as(rocelab)
