@@ -81,9 +81,36 @@ end
 rocelab.fields = list
 
 local ef_malformed = ProtoExpert.new("rocelab.malformed", "Malformed rocelab datagram", expert.group.MALFORMED, expert.severity.ERROR)
-rocelab.experts = { ef_malformed }
+local ef_inner = ProtoExpert.new("rocelab.inner_malformed", "Malformed inner frame", expert.group.MALFORMED, expert.severity.ERROR)
+rocelab.experts = { ef_malformed, ef_inner }
 
 local eth = Dissector.get("eth_withoutfcs")
+
+-- Shortest of %.15g / %.17g that reads back as the same double.
+local function fmt_ns(v)
+  if v == math.huge then
+    return "+inf"
+  elseif v == -math.huge then
+    return "-inf"
+  end
+  local s = string.format("%.15g", v)
+  if tonumber(s) ~= v then
+    s = string.format("%.17g", v)
+  end
+  return s
+end
+
+-- The value an option's tree line shows, for the options of one value.
+local function option_summary(tvb, type, d, n)
+  if (type == 0x21 or type == 0x23) and n == 8 then
+    return fmt_ns(tvb(d, 8):float()) .. " ns"
+  elseif (type == 0x10 or type == 0x11) and n == 8 then
+    return tvb(d, 8):uint64():tonumber() .. " ns"
+  elseif (type == 0x22 or type == 0x24 or (type >= 0x12 and type <= 0x14)) and n == 4 then
+    return tostring(tvb(d, 4):uint())
+  end
+  return nil
+end
 
 -- One option's data: named fields for our class, raw bytes otherwise.
 local function dissect_option(tvb, t, type, d, n)
@@ -156,13 +183,6 @@ local function dissect_option(tvb, t, type, d, n)
   end
 end
 
-local function fmt_ns(v)
-  if v == math.huge then
-    return "+inf"
-  end
-  return string.format("%.17g", v)
-end
-
 -- Dissects the Geneve packet at `p`; returns its end offset, or nil and a reason when malformed.
 local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
   local len = tvb:len()
@@ -204,6 +224,10 @@ local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
     ot:add(f.opt_type, tvb(q + 2, 1))
     ot:add(f.opt_len, tvb(q + 3, 1), n)
     if cls == CLASS then
+      local value = option_summary(tvb, type, q + 4, n)
+      if value ~= nil then
+        ot:append_text(" = " .. value)
+      end
       dissect_option(tvb, ot, type, q + 4, n)
       if type == 0x22 and n == 4 then
         train_len = tvb(q + 4, 4):uint()
@@ -241,10 +265,16 @@ local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
   t:add(f.inner_len, tvb(opt_end, inner_end - opt_end), inner_end - opt_end)
   local proto = tvb(p + 2, 2):uint()
   local inner = tvb(opt_end, inner_end - opt_end):tvb()
+  -- A malformed inner frame raises an error in the called dissector: shown, and the next packet
+  -- of the train is still dissected.
+  local ok, why
   if proto == 0x6558 then
-    eth:call(inner, pinfo, t)
+    ok, why = pcall(Dissector.call, eth, inner, pinfo, t)
   else
-    DissectorTable.get("ethertype"):try(proto, inner, pinfo, t)
+    ok, why = pcall(DissectorTable.try, DissectorTable.get("ethertype"), proto, inner, pinfo, t)
+  end
+  if not ok then
+    t:add_proto_expert_info(ef_inner, "inner frame " .. index .. ": " .. tostring(why))
   end
   infos[#infos + 1] = tostring(pinfo.cols.info)
   return inner_end

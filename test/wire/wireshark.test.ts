@@ -16,7 +16,7 @@ import { Ecn, FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createExt, createPacket } from '../../src/wire/packet-factory.js';
 import { PcapWriter } from '../../src/wire/pcap.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
-import { encodeControl, TrainWriter } from '../../src/wire/train.js';
+import { encodeControl, TrainReader, TrainWriter } from '../../src/wire/train.js';
 import { repoRoot } from './shared.js';
 import { requireTshark } from './tshark.js';
 
@@ -273,6 +273,57 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     expect(train['rocelab.train_len'].map(Number).every((n) => n > 60)).toBe(true);
     console.log(
       `tshark + rocelab.lua: ${rows.length} datagrams, ${innerFrames} inner frames decoded to the BTH; train info: ${train['_ws.col.Info'][0].slice(0, 160)}`,
+    );
+  });
+
+  it('never fails with a Lua error on mutated datagrams, and flags the malformed ones', () => {
+    let seed = 0x5eed;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const w = new TrainWriter({ maxDatagramBytes: 9000 });
+    const chunks: Buffer[] = [];
+    const pcap = new PcapWriter((c) => chunks.push(Buffer.from(c)));
+    let written = 0;
+    for (let i = 0; i < 600; i++) {
+      w.begin(1, i);
+      for (let k = 0; k < 1 + rnd(4); k++) {
+        const p = roce(k % 2 === 0 ? Opcode.SendMiddle : Opcode.Acknowledge, 0x100 + k, i, rnd(200));
+        p.ext = { ...createExt(), fields: { a: 1.5, bb: i } };
+        w.append(p, i * 10 + k);
+      }
+      let d = i % 7 === 0 ? encodeControl({ vni: 1, promiseNs: i, linkSeq: i }) : w.finish(i);
+      const how = rnd(4);
+      if (how === 3) d = d.subarray(0, rnd(d.length));
+      else for (let j = 0; j <= rnd(4); j++) d[rnd(how === 0 ? Math.min(d.length, 48) : d.length)] = rnd(256);
+      if (d.length === 0) continue;
+      pcap.writeFrame(i * 1000, encodeOuterFrame(d, outerHeaders(0xc6120001, 0xc6120002, 6081)));
+      written++;
+    }
+    // a train whose second inner frame is 5 bytes: the Ethernet dissector throws on it
+    w.begin(1, 999);
+    w.append(roce(Opcode.SendMiddle, 0x100, 1, 10), 1);
+    w.append(roce(Opcode.SendMiddle, 0x100, 2, 10), 2);
+    const short = w.finish();
+    const r = new TrainReader();
+    expect(r.reset(short)).toBeNull();
+    const cut = short.subarray(0, r.offset(1) + 8 + (short[r.offset(1)] & 0x3f) * 4 + 5);
+    pcap.writeFrame(1e9, encodeOuterFrame(cut, outerHeaders(0xc6120001, 0xc6120002, 6081)));
+    written++;
+    pcap.flush();
+    const file = join(dir, 'mutated.pcap');
+    writeFileSync(file, Buffer.concat(chunks));
+    const rows = runTshark(file);
+    expect(rows.length).toBe(written);
+    const messages = rows.flatMap((r) => r['_ws.expert.message']);
+    expect(messages.filter((m) => /Lua Error/i.test(m))).toEqual([]);
+    expect(rows[rows.length - 1]['_ws.expert.message'].join()).toMatch(/inner frame 2: /);
+    expect(rows[rows.length - 1]['infiniband.bth.psn']).toEqual(['1']);
+    const ours = messages.filter((m) => /Geneve|option|train length|control packet|inner frame/.test(m));
+    expect(ours.length).toBeGreaterThan(20);
+    console.log(
+      `tshark + rocelab.lua: ${written} mutated datagrams, ${ours.length} flagged malformed by the dissector, no Lua error`,
     );
   });
 });
