@@ -423,6 +423,14 @@ export function readLinkSeq(buf: Uint8Array): number | null {
   return d < 0 ? null : readU32(buf, d);
 }
 
+/**
+ * `seq − expected` as a signed 32-bit number, so u32 wrap-around is handled: 0 in order, n > 0
+ * means n datagrams are missing before `seq`, n < 0 a late (reordered or duplicated) datagram.
+ */
+export function linkSeqDiff(seq: number, expected: number): number {
+  return (seq - expected) | 0;
+}
+
 /** True when the datagram is a Geneve control packet (O bit set). */
 export function isControlPacket(buf: Uint8Array): boolean {
   return buf.length >= GENEVE_HEADER_BYTES && buf[0] >>> 6 === 0 && (buf[1] & 0x80) !== 0;

@@ -14,7 +14,7 @@ import { type DecodeError, isDecodeError, WireEncodeError } from '../../src/wire
 import { decodeGeneveHeader, decodeGeneveOptions, GENEVE_MAX_OPTIONS_BYTES } from '../../src/wire/geneve.js';
 import { Opcode } from '../../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../../src/wire/packet.js';
-import { createPacket } from '../../src/wire/packet-factory.js';
+import { createExt, createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { OptionType, ROCELAB_OPTION_CLASS } from '../../src/wire/telemetry.js';
 import {
@@ -22,6 +22,7 @@ import {
   encodeControl,
   forEachTrainPacket,
   isControlPacket,
+  linkSeqDiff,
   readLinkSeq,
   readPromise,
   TrainReader,
@@ -451,5 +452,38 @@ describe('decapsulate and the new options', () => {
     ]);
     expect(() => encapsulate(p, { vni: 1, linkSeq: 2 ** 32 })).toThrow(WireEncodeError);
     expect(() => encapsulate(p, { vni: 1, promiseNs: Number.NaN })).toThrow(WireEncodeError);
+  });
+});
+
+describe('link sequence arithmetic and option limits', () => {
+  it('linkSeqDiff counts gaps and late datagrams across the u32 wrap', () => {
+    expect(linkSeqDiff(5, 5)).toBe(0);
+    expect(linkSeqDiff(8, 5)).toBe(3);
+    expect(linkSeqDiff(4, 5)).toBe(-1);
+    expect(linkSeqDiff(1, 0xffff_ffff)).toBe(2);
+    expect(linkSeqDiff(0xffff_fffe, 1)).toBe(-3);
+    fc.assert(
+      fc.property(u32, fc.integer({ min: -1000, max: 1000 }), (expected, d) => {
+        expect(linkSeqDiff((expected + d) >>> 0, expected)).toBe(d);
+      }),
+    );
+  });
+
+  it('a last packet whose options are full cannot take a promise: finish says so, and works without one', () => {
+    const p = dataPacket(1, 8);
+    const fields: Record<string, number> = {};
+    p.ext = { ...createExt(), fields };
+    const room = () => packetOptionsBytes(p, { vni: 1, arrivalNs: 0, linkSeq: 0 });
+    // fill to within 8 bytes of the limit: neither a train length nor a promise fits any more
+    for (let i = 0; room() <= GENEVE_MAX_OPTIONS_BYTES - 8; i++) fields[`f${i}`] = i;
+    const w = new TrainWriter();
+    w.begin(1, 0);
+    expect(w.append(p, 5)).toBe(true);
+    expect(w.append(dataPacket(2, 8), 6)).toBe(false); // no room for its train length either
+    expect(() => w.finish(100)).toThrow(/no room for a promise/);
+    const d = w.finish();
+    const meta = createDecapsulatedMeta();
+    expect(must(decapsulate(d, {}, meta)).ext?.fields).toEqual(fields);
+    expect(meta).toMatchObject({ arrivalNs: 5, linkSeq: 0, promiseNs: null });
   });
 });
