@@ -199,8 +199,8 @@ export class TrainWriter {
 
   /**
    * The datagram as a fresh Buffer (the socket may keep it); `promiseNs` rides on its last packet
-   * (replacing a promise appended with that frame), or alone in a control packet when no frame was appended. The writer then needs begin() again.
-   * Throws WireEncodeError for a promise of NaN, for nothing to send, or when the last packet's
+   * (replacing a promise appended with that frame), or alone in a control packet when no frame
+   * was appended. The writer then needs begin() again. Throws WireEncodeError for a promise of NaN, for nothing to send, or when the last packet's
    * options are already full (more than 240 bytes of telemetry: send the promise alone then).
    */
   finish(promiseNs?: number): Buffer {
