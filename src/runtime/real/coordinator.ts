@@ -10,10 +10,10 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Results } from '../../stats/results.js';
+import { planFromSetup, type RunPlan } from '../app/plan.js';
 import type { RunSetup } from '../scenario-setup.js';
 import type { AddressMap } from './addresses.js';
 import { mergeReports } from './merge.js';
-import { planRun, type RunPlan } from './plan.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage, type NodeReport } from './protocol.js';
 import { scenarioToJson } from './scenario-json.js';
 
@@ -107,7 +107,7 @@ export class Coordinator {
   private readonly scenarioPath: string;
 
   constructor(private readonly opts: CoordinatorOptions) {
-    this.plan = planRun(opts.setup);
+    this.plan = planFromSetup(opts.setup);
     this.nodes = this.plan.topo.nodes.map((n) => n.name);
     this.groupLeft = [...this.plan.workload.groupSizes];
     for (const f of this.plan.flows) {

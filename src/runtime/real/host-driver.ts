@@ -18,7 +18,7 @@ import {
   type PlannedFlow,
   type PlannedQp,
   type RunPlan,
-} from './plan.js';
+} from '../app/plan.js';
 import type { NodeFlowReport, NodeRxReport } from './protocol.js';
 
 const MSG_ID_SPACE = 2 ** 20;

@@ -11,7 +11,7 @@ import {
   type Results,
   type SeriesPoints,
 } from '../../stats/results.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from '../app/plan.js';
 import type { NodeReport } from './protocol.js';
 
 export interface MergeInput {

@@ -40,6 +40,7 @@ import { idealFctNs, slowdown } from '../../stats/fct.js';
 import type { PortResult, SeriesPoints } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
 import type { TopologyNode } from '../../topology/model.js';
+import { peerMacOf, planFromSetup, type RunPlan } from '../app/plan.js';
 import { setupRun } from '../scenario-setup.js';
 import { createPcapTap, type PcapTap } from '../virtual/pcap-tap.js';
 import {
@@ -57,7 +58,6 @@ import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree
 import { EventTimers } from './event-timers.js';
 import { HostDriver } from './host-driver.js';
 import { type Overlay, RealNodeEnv } from './node-env.js';
-import { peerMacOf, planRun, type RunPlan } from './plan.js';
 import {
   hostMonotonicNs,
   type LauncherMessage,
@@ -265,7 +265,7 @@ export class RealNode {
     this.cfg = cfg;
     this.send = send;
     this.setup = setupRun(cfg.scenario, { cc: cfg.cc, seed: cfg.seed });
-    this.plan = planRun(this.setup);
+    this.plan = planFromSetup(this.setup);
     const me = this.setup.topo.byName.get(cfg.name);
     if (me === undefined) {
       const names = this.setup.topo.nodes.map((n) => n.name);

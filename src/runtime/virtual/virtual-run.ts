@@ -19,13 +19,14 @@ import {
 } from '../../stats/results.js';
 import { type FlowRateLog, slowerFirst, slownessKey, TRACE_CHANGES, TRACE_FLOWS } from '../../stats/trace.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
-import { type HostPath, hostPath } from '../../topology/path.js';
+import type { HostPath } from '../../topology/path.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import type { FlowSpec, Workload } from '../../workload/generate.js';
+import { LONG_FLOW_DEPTH, LONG_FLOW_MESSAGE_BYTES, type PlannedQp, planRun } from '../app/plan.js';
+import { FIRST_QPN, rocev2SrcPort } from '../app/qp.js';
 import { EngineScheduler } from './engine-scheduler.js';
 import { createFabric, type DropFilter, type Fabric, type LinkLoss, type LinkTap } from './fabric.js';
-import { FIRST_QPN, rocev2SrcPort } from './qp.js';
 
 export type NicFactory = (env: FirmwareEnv, cfg: NicConfig) => Nic;
 export type SwitchFactory = (env: FirmwareEnv, cfg: SwitchConfig) => Switch;
@@ -122,10 +123,6 @@ export interface FlowState {
   rateRing: RateRing | null;
 }
 
-/** Message size of long-lived flows without an explicit messageSize. */
-export const LONG_FLOW_MESSAGE_BYTES = 1_000_000;
-/** Messages a long-lived flow keeps posted, so the QP never idles between two of them. */
-const LONG_FLOW_DEPTH = 2;
 const PSN_MASK = 0xffffff;
 const INITIAL_PSN = 0;
 
@@ -241,35 +238,30 @@ export class VirtualRun {
     });
   }
 
-  /** QPNs are assigned in flow-id order, so they do not depend on run dynamics. */
+  /** The shared planner (src/runtime/app/plan.ts) numbers QPs exactly as a real run does. */
   private planFlows(w: Workload): FlowState[] {
-    const nextQpn = new Map<string, number>();
-    const alloc = (host: string) => {
-      const q = nextQpn.get(host) ?? FIRST_QPN;
-      nextQpn.set(host, q + 1);
-      return q;
-    };
-    const qps = new Map<string, QpState>();
-    const paths = new Map<string, HostPath>();
-    let reads = 0;
-    const flows = w.flows.map((f): FlowState => {
-      let qp = qps.get(f.qpKey);
-      const mtu = this.nicCfg.get(f.src)!.mtuBytes;
+    const plan = planRun({
+      topo: this.topo,
+      routes: this.routes,
+      workload: w,
+      nic: (h) => {
+        const cfg = this.nicCfg.get(h.name)!;
+        return { mtuBytes: cfg.mtuBytes, cc: cfg.cc.name };
+      },
+    });
+    this.warnings.push(...plan.warnings);
+    const qps = new Map<PlannedQp, QpState>();
+    return plan.flows.map((pf): FlowState => {
+      let qp = qps.get(pf.qp);
       if (qp === undefined) {
-        const pk = `${f.src}>${f.dst}>${mtu}`;
-        let path = paths.get(pk);
-        if (path === undefined) {
-          path = hostPath(this.topo, this.routes, f.src, f.dst, mtu);
-          paths.set(pk, path);
-        }
         qp = {
-          key: f.qpKey,
-          src: this.topo.byName.get(f.src)!,
-          dst: this.topo.byName.get(f.dst)!,
-          srcQpn: alloc(f.src),
-          dstQpn: alloc(f.dst),
+          key: pf.qp.key,
+          src: pf.qp.src,
+          dst: pf.qp.dst,
+          srcQpn: pf.qp.srcQpn,
+          dstQpn: pf.qp.dstQpn,
           created: false,
-          path,
+          path: pf.qp.path,
           rxMsgFlow: [],
           rxMsgBytes: [],
           rxHead: 0,
@@ -279,17 +271,16 @@ export class VirtualRun {
           lastRateBps: Number.NaN,
           lastWindowBytes: Number.NaN,
         };
-        qps.set(f.qpKey, qp);
+        qps.set(pf.qp, qp);
       }
-      if (f.verb === 'read') reads++;
       return {
-        spec: f,
+        spec: pf.spec,
         qp,
-        cc: this.nicCfg.get(f.src)!.cc.name,
-        mtuBytes: mtu,
-        verb: f.verb === 'send' ? 'send' : 'write',
+        cc: pf.cc,
+        mtuBytes: pf.mtuBytes,
+        verb: pf.verb,
         started: false,
-        startNs: f.startNs,
+        startNs: pf.spec.startNs,
         endNs: null,
         stopped: false,
         postedBytes: 0,
@@ -301,9 +292,6 @@ export class VirtualRun {
         rateRing: null,
       };
     });
-    if (reads > 0)
-      this.warnings.push(`${reads} flows use verb read, carried as RDMA WRITE (the NIC has no READ)`);
-    return flows;
   }
 
   // --- flow lifecycle -------------------------------------------------------------------------
