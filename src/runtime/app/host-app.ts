@@ -68,6 +68,8 @@ export interface TxFlow {
   messagesOutstanding: number;
   senderCompletions: number;
   nextOrdinal: number;
+  /** Ordinals of the messages that completed at the sender. */
+  completedOrdinals: OrdinalSet;
   /** Set while the flow may still be among this host's slowest (src/stats/trace.ts). */
   rateRing: RateRing | null;
 }
@@ -96,6 +98,8 @@ interface RxQp {
   announced: boolean;
   /** Messages are learnt from the sending application (virtual time), not derived. */
   fromPeer: boolean;
+  /** Receiver completions seen, by message ordinal on the QP (flow ordinal when announced: rxDone). */
+  completedOrdinals: OrdinalSet;
 }
 
 export interface HostAppEvents {
@@ -124,10 +128,8 @@ export class HostApp {
   private readonly createdTx = new Set<string>();
   private readonly starts: PlannedFlow[];
   private nextStart = 0;
-  /** Ids of messages posted and not yet completed at the sender. */
-  private readonly outstanding = new Set<number>();
-  /** Receiver completions seen (duplicate deliveries are counted, never accounted twice). */
-  private readonly rxDone = new Set<number>();
+  /** Receiver completions seen per flow, by ordinal (announced QPs). */
+  private readonly rxDone = new Map<number, OrdinalSet>();
   private readonly active = new Set<number>();
   /** Completed flows that are this host's slowest so far, slowest first (at most TRACE_FLOWS). */
   private readonly slowest: { key: number; id: number }[] = [];
@@ -143,26 +145,26 @@ export class HostApp {
     opts: HostAppOptions = {},
   ) {
     this.peers = opts.peers ?? null;
-    for (const f of plan.flows) {
-      if (f.spec.src === host.name) {
-        this.txFlows.set(f.spec.id, {
-          plan: f,
-          started: false,
-          startNs: f.spec.startNs,
-          endNs: null,
-          stopped: false,
-          postedBytes: 0,
-          messagesPosted: 0,
-          messagesOutstanding: 0,
-          senderCompletions: 0,
-          nextOrdinal: 0,
-          rateRing: null,
-        });
-      }
-      if (f.spec.dst === host.name)
-        this.rxByFlow.set(f.spec.id, { flowId: f.spec.id, deliveredBytes: 0, receiverCompletions: 0 });
+    const mine = flowsOf(plan, host.name);
+    for (const f of mine.tx) {
+      this.txFlows.set(f.spec.id, {
+        plan: f,
+        started: false,
+        startNs: f.spec.startNs,
+        endNs: null,
+        stopped: false,
+        postedBytes: 0,
+        messagesPosted: 0,
+        messagesOutstanding: 0,
+        senderCompletions: 0,
+        nextOrdinal: 0,
+        completedOrdinals: new OrdinalSet(),
+        rateRing: null,
+      });
     }
-    this.starts = plan.staticStarts.filter((f) => f.spec.src === host.name);
+    for (const f of mine.rx)
+      this.rxByFlow.set(f.spec.id, { flowId: f.spec.id, deliveredBytes: 0, receiverCompletions: 0 });
+    this.starts = mine.starts;
     this.observer = {
       onMessageComplete: (c) => this.onMessageComplete(c),
       onRateChange: (c) => this.onRateChange(c),
@@ -212,6 +214,7 @@ export class HostApp {
       expectedPsn: INITIAL_PSN,
       announced: fromPeer,
       fromPeer,
+      completedOrdinals: new OrdinalSet(),
     };
     const i = qp.dstQpn - FIRST_QPN;
     while (this.rxQps.length <= i) this.rxQps.push(undefined);
@@ -294,7 +297,6 @@ export class HostApp {
     st.postedBytes += bytes;
     st.messagesPosted++;
     st.messagesOutstanding++;
-    this.outstanding.add(id);
     this.peers?.(qp.dst.name).announce(qp, st.plan, id, bytes);
     this.nic.post({ qpn: qp.srcQpn, id, bytes, verb: st.plan.verb });
   }
@@ -312,7 +314,7 @@ export class HostApp {
       return;
     }
     st.senderCompletions++;
-    if (!this.outstanding.delete(id)) {
+    if (!st.completedOrdinals.add(id % MSG_ID_SPACE)) {
       this.duplicateCompletions++;
       return;
     }
@@ -343,14 +345,18 @@ export class HostApp {
     }
     // Without announced ids the completion carries the message's ordinal on the QP, which
     // indexes the derived messages.
-    const key = rx.announced ? id : -(qpn * MSG_ID_SPACE + id) - 1;
     const flowId = rx.announced
       ? Math.floor(id / MSG_ID_SPACE)
       : (rx.msgFlow[id] ?? (rx.qp.flowIds.length === 1 ? rx.qp.flowIds[0] : -1));
     const r = this.rxByFlow.get(flowId);
     if (r !== undefined) r.receiverCompletions++;
-    if (this.rxDone.has(key)) this.duplicateDeliveries++;
-    else this.rxDone.add(key);
+    let seen = rx.completedOrdinals;
+    if (rx.announced) {
+      let f = this.rxDone.get(flowId);
+      if (f === undefined) this.rxDone.set(flowId, (f = new OrdinalSet()));
+      seen = f;
+    }
+    if (!seen.add(rx.announced ? id % MSG_ID_SPACE : id)) this.duplicateDeliveries++;
   }
 
   /** Attribute a sender QP's rate or window change to the flow it carries. */
@@ -499,6 +505,57 @@ export class HostApp {
     for (const [id, pts] of [...this.rates].sort((a, b) => a[0] - b[0])) out[String(id)] = pairs(pts);
     return out;
   }
+}
+
+/**
+ * A set of message ordinals that arrive mostly in order (one QP completes its messages in
+ * order): everything below `below` is in, the rest sits in a small set until the gap closes.
+ */
+class OrdinalSet {
+  private below = 0;
+  private above: Set<number> | null = null;
+
+  /** Adds `k`; false when it was already in. */
+  add(k: number): boolean {
+    if (k < this.below || this.above?.has(k) === true) return false;
+    if (k !== this.below) {
+      this.above ??= new Set();
+      this.above.add(k);
+      return true;
+    }
+    this.below++;
+    while (this.above?.delete(this.below) === true) this.below++;
+    return true;
+  }
+}
+
+interface HostFlows {
+  tx: PlannedFlow[];
+  rx: PlannedFlow[];
+  /** Static starts of the flows the host sends, in the plan's (startNs, id) order. */
+  starts: PlannedFlow[];
+}
+
+/** The plan's flows by host, indexed once per plan (one pass, not one per host). */
+const byHost = new WeakMap<RunPlan, Map<string, HostFlows>>();
+
+function flowsOf(plan: RunPlan, host: string): HostFlows {
+  let index = byHost.get(plan);
+  if (index === undefined) {
+    index = new Map();
+    const of = (h: string) => {
+      let e = index!.get(h);
+      if (e === undefined) index!.set(h, (e = { tx: [], rx: [], starts: [] }));
+      return e;
+    };
+    for (const f of plan.flows) {
+      of(f.spec.src).tx.push(f);
+      of(f.spec.dst).rx.push(f);
+    }
+    for (const f of plan.staticStarts) of(f.spec.src).starts.push(f);
+    byHost.set(plan, index);
+  }
+  return index.get(host) ?? { tx: [], rx: [], starts: [] };
 }
 
 function msgId(flowId: number, ordinal: number): number {
