@@ -43,8 +43,9 @@ import type { TopologyNode } from '../../topology/model.js';
 import { HostApp } from '../app/host-app.js';
 import { firmwareReport, pairs } from '../app/node-report.js';
 import { peerMacOf, planFromSetup, type RunPlan } from '../app/plan.js';
+import { createPcapTap, type PcapTap } from '../pcap-tap.js';
 import { setupRun } from '../scenario-setup.js';
-import { createPcapTap, type PcapTap } from '../virtual/pcap-tap.js';
+import { warmUp } from '../warmup.js';
 import {
   AddressError,
   type AddressMap,
@@ -67,7 +68,6 @@ import {
   type NodeReport,
 } from './protocol.js';
 import { scenarioFromJson } from './scenario-json.js';
-import { warmUp } from './warmup.js';
 
 export interface NodeConfig {
   name: string;

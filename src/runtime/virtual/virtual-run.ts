@@ -16,6 +16,7 @@ import type { Topology, TopologyNode } from '../../topology/model.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
 import { FrameKind } from '../../wire/packet.js';
 import type { FlowSpec, Workload } from '../../workload/generate.js';
+import { BarrierGroups } from '../app/barriers.js';
 import { HostApp, type TxFlow } from '../app/host-app.js';
 import {
   firmwareReport,
@@ -24,7 +25,7 @@ import {
   type NodeRxReport,
   pairs,
 } from '../app/node-report.js';
-import { type PlannedFlow, type PlannedQp, planRun, type RunPlan } from '../app/plan.js';
+import { type PlannedQp, planRun, type RunPlan } from '../app/plan.js';
 import { EngineScheduler } from './engine-scheduler.js';
 import { createFabric, type DropFilter, type Fabric, type LinkLoss, type LinkTap } from './fabric.js';
 
@@ -133,8 +134,7 @@ export class VirtualRun {
   readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
   private nextStatic = 0;
-  private readonly groupLeft: number[];
-  private readonly waiters = new Map<number, PlannedFlow[]>();
+  private readonly barriers: BarrierGroups;
   private completed = 0;
   private started = false;
   // Series, flat [t, v, t, v, ...] per switch port.
@@ -186,14 +186,7 @@ export class VirtualRun {
           this.apps[f.qp.dst.index].rxOf(f.spec.id)!,
         ),
     );
-    this.groupLeft = [...inp.workload.groupSizes];
-    for (const f of this.plan.flows) {
-      const g = f.spec.waitGroup;
-      if (g < 0) continue;
-      const w = this.waiters.get(g);
-      if (w === undefined) this.waiters.set(g, [f]);
-      else w.push(f);
-    }
+    this.barriers = new BarrierGroups(this.plan);
   }
 
   private peerMac(node: TopologyNode, port: number): number {
@@ -249,12 +242,8 @@ export class VirtualRun {
   /** A flow completed: release the barrier groups it closes; stop once every flow completed. */
   private onFlowDone(flowId: number): void {
     this.completed++;
-    for (const g of this.plan.flows[flowId].spec.groups) {
-      if (--this.groupLeft[g] !== 0) continue;
-      const now = this.sched.now();
-      for (const f of this.waiters.get(g) ?? [])
-        this.apps[f.qp.src.index].startFlow(f.spec.id, Math.max(f.spec.startNs, now + f.spec.waitGapNs));
-    }
+    for (const { flow, atNs } of this.barriers.flowDone(flowId, this.sched.now()))
+      this.apps[flow.qp.src.index].startFlow(flow.spec.id, atNs);
     if (this.completed === this.plan.flows.length) this.sched.stop();
   }
 
