@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import { loadScenario } from '../../config/load.js';
 import { formatDuration, formatSize } from '../../config/units.js';
+import { planFromSetup } from '../app/plan.js';
 import {
   AddressError,
   type AddressMap,
@@ -34,7 +35,6 @@ import {
   parseAddressMap,
   resolveAddressMapRetrying,
 } from '../real/addresses.js';
-import { planRun } from '../real/plan.js';
 import { hostMonotonicNs } from '../real/protocol.js';
 import { setupRun } from '../scenario-setup.js';
 import { type StartGateFile, writeAtomic } from './container.js';
@@ -123,7 +123,7 @@ export async function runTrafficJob(env: Env, io: JobIo): Promise<JobResult> {
   if (env.SEED !== undefined && env.SEED !== '') sets.push(`seed=${env.SEED}`);
   const scenario = loadScenario(file, sets);
   const setup = setupRun(scenario);
-  const plan = planRun(setup);
+  const plan = planFromSetup(setup);
   const timeScale =
     env.TIME_SCALE !== undefined && env.TIME_SCALE !== '' ? Number(env.TIME_SCALE) : scenario.timeScale;
   if (!(timeScale > 0))
