@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // Timing-sensitive suites (real-time processes, network namespaces) run afterwards, one file at a
 // time, from vitest.realtime.config.ts; paper-scale reproductions from vitest.paper.config.ts
 // (`npm run test:paper`); docker from test/docker/vitest.config.ts (`npm run test:docker`).
-export const SEQUENTIAL_SUITES = ['test/realtime/**', 'test/netns/**'];
+export const SEQUENTIAL_SUITES = ['test/realtime/**', 'test/netns/**', 'test/k8s/**'];
 
 export default defineConfig({
   test: {

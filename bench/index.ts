@@ -4,6 +4,7 @@
  */
 import { benchMpcc } from './mpcc.js';
 import { benchRealtime } from './realtime.js';
+import { benchSweep } from './sweep.js';
 import { benchVirtual } from './virtual.js';
 import { benchWire } from './wire.js';
 
@@ -12,6 +13,7 @@ export const BENCHES: { name: string; run: () => Promise<void> }[] = [
   { name: 'virtual', run: benchVirtual },
   { name: 'realtime', run: benchRealtime },
   { name: 'mpcc', run: benchMpcc },
+  { name: 'sweep', run: benchSweep },
 ];
 
 async function main(): Promise<void> {

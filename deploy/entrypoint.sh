@@ -6,7 +6,8 @@
 # then run `rocelab <command>` as PID 1's replacement, so docker's SIGTERM reaches it.
 # docs/docker.md describes the environment.
 set -e
-cd /app
+# The image keeps the app in /app; run from a checkout, the entry finds it the same way.
+cd "$(dirname "$0")/.."
 if [ "${1:-node}" = node ]; then
   start="$(node dist/src/runtime/netns/container-main.js)"
   eval "$start"

@@ -107,6 +107,10 @@ Usage:
                              run an algorithm's paper acceptance checks, print the table
   rocelab list [--json]      algorithms with their parameters, shipped scenarios
   rocelab node               one node of a real run, configured from environment variables
+  rocelab deploy compose|k8s <scenario.yaml> [--out DIR]
+                             a docker compose project or a kustomize directory (docs/deploy.md)
+  rocelab sweep <sweep.yaml> [--jobs N] [--emit k8s|slurm] | rocelab sweep collect <DIR>
+                             many runs: on local cores, or as cluster job arrays (docs/deploy.md)
   rocelab --help | --version
   rocelab <command> --help   details of one command
 
@@ -229,6 +233,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     if (first.startsWith('-'))
       throw new UsageError(`unknown option ${first.split('=')[0]} (see rocelab --help)`);
+    if (first === 'deploy') return (await import('./deploy.js')).deployCommand(argv.slice(1), io);
+    if (first === 'sweep') return await (await import('./sweep.js')).sweepCommand(argv.slice(1), io);
     if (!(COMMANDS as readonly string[]).includes(first)) {
       const s = suggest(first, COMMANDS);
       throw new UsageError(

@@ -12,10 +12,10 @@ import type { Scenario } from '../config/scenario.js';
 import type { Results } from '../stats/results.js';
 import { runLocal } from './local/launcher.js';
 import { runNetns } from './netns/launcher.js';
+import { createPcapTap } from './pcap-tap.js';
 import { writeRunOutput } from './run-output.js';
 import { setupRun } from './scenario-setup.js';
 import type { DropFilter, LinkLoss } from './virtual/fabric.js';
-import { createPcapTap } from './virtual/pcap-tap.js';
 import { type NicFactory, type SwitchFactory, VirtualRun } from './virtual/virtual-run.js';
 
 export type RuntimeKind = 'virtual' | 'local' | 'netns' | 'docker';

@@ -15,9 +15,12 @@
  *    must exit 0 (all flows complete); tc must shape the containers' links.
  * 5. Everything is torn down: compose down -v, Prometheus stopped, temp dirs removed, and the
  *    docker engine stopped again if this suite started it.
+ * 6. Then a generated testbed: `rocelab deploy compose` of the 10-node leaf-spine with mixed
+ *    algorithms (deploy/scenarios/leafspine-mixed.yaml) runs end to end with the generated
+ *    Prometheus config scraping every node.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -74,7 +77,7 @@ afterAll(() => {
 });
 
 interface ComposeService {
-  environment?: Record<string, string>;
+  environment?: Record<string, string | null>;
   networks?: Record<string, { ipv4_address?: string }>;
 }
 
@@ -86,7 +89,7 @@ function scrapeTargets(): { node: string; target: string }[] {
   const out: { node: string; target: string }[] = [];
   for (const [name, svc] of Object.entries(doc.services)) {
     const env = svc.environment ?? {};
-    if (env.NODE === undefined) continue;
+    if (env.NODE === undefined || env.NODE === null) continue;
     const ip = svc.networks?.fabric?.ipv4_address;
     if (ip === undefined) throw new Error(`service ${name} has no fixed address`);
     out.push({ node: env.NODE, target: `${ip}:${env.METRICS_PORT}` });
@@ -262,5 +265,114 @@ describe('docker testbed (docker compose + Prometheus)', () => {
     const h1tc = must('docker', ['exec', containerId('h1'), 'tc', 'qdisc', 'show', 'dev', 'eth0']);
     expect(s1tc).toMatch(/qdisc htb 1: root/);
     expect(h1tc).toMatch(/qdisc tbf .* root .*rate 25Mbit/);
+  });
+});
+
+describe('rocelab deploy compose on every shipped scenario', () => {
+  it('writes a project docker-compose config accepts', () => {
+    ensureTools(log);
+    const tool = composeCommand();
+    const dirs = join(tmp, 'generated');
+    const walk = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : [],
+      );
+    const all = [...walk(join(ROOT, 'scenarios')), ...walk(join(ROOT, 'deploy', 'scenarios'))];
+    for (const [i, f] of all.entries()) {
+      const out = join(dirs, String(i));
+      must(process.execPath, [join(ROOT, 'bin', 'rocelab.js'), 'deploy', 'compose', f, '--out', out], {
+        cwd: ROOT,
+      });
+      const r = sh(tool[0], [...tool.slice(1), '-f', join(out, 'docker-compose.yml'), 'config', '-q'], {
+        cwd: out,
+      });
+      expect(r.status, `${f}: ${r.stderr}`).toBe(0);
+    }
+    log(`docker-compose config accepts the generated project of all ${all.length} shipped scenarios`);
+  }, 1_200_000);
+});
+
+describe('a generated leaf-spine testbed (rocelab deploy compose)', () => {
+  it('runs 10 nodes with mixed algorithms end to end while Prometheus scrapes every node', async () => {
+    // Needs the engine and the rocelab:local image of the test above.
+    expect(engine, 'the mini-testbed test must run first (engine, image)').not.toBeNull();
+    const dir = join(tmp, 'leafspine');
+    // Its own subnet, apart from the mini testbed's 198.18.200.0/24.
+    must(
+      process.execPath,
+      [
+        join(ROOT, 'bin', 'rocelab.js'),
+        'deploy',
+        'compose',
+        'deploy/scenarios/leafspine-mixed.yaml',
+        '--out',
+        dir,
+        '--subnet',
+        '198.18.201.0/24',
+      ],
+      { cwd: ROOT },
+    );
+    const file = join(dir, 'docker-compose.yml');
+    const project = `${PROJECT}ls`;
+    const [cmd, ...pre] = compose!;
+    const args = (...a: string[]) => [...pre, '-p', project, '-f', file, ...a];
+    const doc = parseYaml(readFileSync(file, 'utf8'), { merge: true }) as {
+      services: Record<string, ComposeService>;
+    };
+    const nodes = Object.entries(doc.services)
+      .filter(([, s]) => s.environment?.NODE !== undefined)
+      .map(([name, s]) => ({ name, target: `${s.networks!.fabric!.ipv4_address}:9464` }));
+    expect(nodes.length).toBeGreaterThanOrEqual(8);
+    let promLs: ChildProcess | null = null;
+    try {
+      must(cmd, args('up', '-d', '--no-build', ...nodes.map((n) => n.name), 'traffic'), {
+        cwd: dir,
+        timeoutMs: 180_000,
+      });
+      const promPort = await freePort();
+      const promCfg = join(dir, 'prometheus-host.yml');
+      // The generated prometheus.yml, as is: every node with its role label.
+      writeFileSync(promCfg, readFileSync(join(dir, 'prometheus.yml'), 'utf8'));
+      const promLog = openSync(join(dir, 'prometheus.log'), 'a');
+      promLs = spawn(
+        'prometheus',
+        [
+          `--config.file=${promCfg}`,
+          `--storage.tsdb.path=${join(dir, 'prom-data')}`,
+          `--web.listen-address=127.0.0.1:${promPort}`,
+        ],
+        { stdio: ['ignore', promLog, promLog] },
+      );
+      closeSync(promLog);
+      const base = `http://127.0.0.1:${promPort}`;
+      const traffic = must(cmd, args('ps', '-q', 'traffic'), { cwd: dir }).trim();
+      const code = await until('the leaf-spine traffic job to finish', 330_000, async () => {
+        const s = must('docker', ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', traffic])
+          .trim()
+          .split(' ');
+        return s[0] === 'exited' ? Number(s[1]) : undefined;
+      });
+      const jobLog = sh('docker', ['logs', traffic]).stdout;
+      log(`leaf-spine traffic job: ${jobLog.trim().split('\n').slice(-1)[0]}`);
+      expect(code, jobLog).toBe(0);
+      const up = await until(`Prometheus to scrape all ${nodes.length} nodes`, 120_000, async () => {
+        const r = await getJson<{
+          data: { activeTargets: { health: string; labels: Record<string, string> }[] };
+        }>(`${base}/api/v1/targets`);
+        const ok = r.data.activeTargets.filter((t) => t.health === 'up');
+        return ok.length === nodes.length ? ok : undefined;
+      });
+      expect(up.filter((t) => t.labels.role === 'switch')).toHaveLength(4);
+      const done = await until('flow completions of h1 (dcqcn), h2 (dctcp), h3 (none)', 60_000, async () => {
+        const r = await query(base, 'sum by (node) (rocelab_fct_seconds_count)');
+        const by = Object.fromEntries(r.map((x) => [x.metric.node, Number(x.value[1])]));
+        return (by.h1 ?? 0) + (by.h2 ?? 0) + (by.h3 ?? 0) >= 3 ? by : undefined;
+      });
+      expect([done.h1, done.h2, done.h3]).toEqual([1, 1, 1]);
+    } finally {
+      if (promLs !== null && promLs.exitCode === null) promLs.kill('SIGTERM');
+      const r = sh(cmd, args('down', '-v', '--remove-orphans', '-t', '5'), { cwd: dir });
+      if (r.status !== 0) log(`leaf-spine compose down failed: ${r.stderr.trim()}`);
+    }
   });
 });

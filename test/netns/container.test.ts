@@ -23,13 +23,15 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 /** The environment docker-compose.yml gives service `svc`. */
 function composeEnv(svc: string): Record<string, string> {
   const doc = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-    services: Record<string, { environment: Record<string, string> }>;
+    services: Record<string, { environment: Record<string, string | null> }>;
   };
-  const env = { ...doc.services[svc].environment };
+  const env: Record<string, string | null> = { ...doc.services[svc].environment };
   env.SCENARIO = join(ROOT, 'deploy', 'scenarios', 'mini-testbed.yaml');
   for (const [k, v] of Object.entries(env))
-    if (v.startsWith('${')) env[k] = v.replace(/^\$\{[A-Z0-9_]+:-(.*)\}$/, '$1');
-  return env;
+    if (v === null)
+      delete env[k]; // a variable passed through from the shell, unset there
+    else if (v.startsWith('${')) env[k] = v.replace(/^\$\{[A-Z0-9_]+:-(.*)\}$/, '$1');
+  return env as Record<string, string>;
 }
 
 describe('docker-compose.yml and the container-side shaping', () => {

@@ -19,6 +19,8 @@ export interface TestRunOptions {
   tap?: LinkTap;
   createNic?: NicFactory;
   createSwitch?: SwitchFactory;
+  /** false: hosts' applications run as real nodes do (VirtualRunInput.directPeers). */
+  directPeers?: boolean;
 }
 
 export function scenario(yaml: string): Scenario {
@@ -47,6 +49,7 @@ export function makeRun(
     loss: o.loss,
     drop: o.drop,
     tap: o.tap,
+    directPeers: o.directPeers,
     warnings: setup.warnings,
   });
   return { run, setup };

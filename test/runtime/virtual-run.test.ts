@@ -1,6 +1,6 @@
 /** The virtual runtime's own mechanics, with minimal stub firmware (exact, CC-free timing). */
 import { describe, expect, it } from 'vitest';
-import { rocev2SrcPort } from '../../src/runtime/virtual/qp.js';
+import { rocev2SrcPort } from '../../src/runtime/app/qp.js';
 import { serializeResults } from '../../src/stats/results.js';
 import { resultsSchema } from '../../src/stats/results-schema.js';
 import { FrameKind } from '../../src/wire/packet.js';

@@ -10,13 +10,12 @@ import type { Nic } from '../../../nic/api.js';
 import { createNic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { createSwitch } from '../../../switch/api.js';
-import { nicFor, type Scenario } from '../../config/scenario.js';
+import type { Scenario } from '../../config/scenario.js';
 import type { FirmwareEnv } from '../../env/env.js';
+import { planFromSetup } from '../../runtime/app/plan.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
-import { FIRST_QPN } from '../../runtime/virtual/qp.js';
 import type { Topology } from '../../topology/model.js';
-import { hostPath } from '../../topology/path.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import type { FlowSpec } from '../../workload/generate.js';
 import { loadPaperScenario } from '../paper-scenario.js';
@@ -139,36 +138,16 @@ export function portKey(p: WatchedPort): string {
   return `${p.sw}:${p.port}`;
 }
 
-/** The QPNs VirtualRun gives each flow (per host, in flow-id order, one QP per qpKey). */
-function planQpns(flows: FlowSpec[]): { src: number; dst: number }[] {
-  const next = new Map<string, number>();
-  const alloc = (h: string) => {
-    const q = next.get(h) ?? FIRST_QPN;
-    next.set(h, q + 1);
-    return q;
-  };
-  const byKey = new Map<string, { src: number; dst: number }>();
-  return flows.map((f) => {
-    let q = byKey.get(f.qpKey);
-    if (q === undefined) {
-      q = { src: alloc(f.src), dst: alloc(f.dst) };
-      byKey.set(f.qpKey, q);
-    }
-    return q;
-  });
-}
-
 export function probedRun(scenario: Scenario, o: ProbeOptions): RccProbe {
   const setup = setupRun(scenario, { seed: o.seed });
   const binNs = o.binNs ?? 100;
-  const qpns = planQpns(setup.workload.flows);
-  const flows: FlowProbe[] = setup.workload.flows.map((spec, i) => ({
+  // The runtime's own plan: the QPNs and paths the virtual run will use.
+  const plan = planFromSetup(setup);
+  const flows: FlowProbe[] = plan.flows.map(({ spec, qp }) => ({
     spec,
-    srcQpn: qpns[i].src,
-    dstQpn: qpns[i].dst,
-    baseRttNs: Math.round(
-      hostPath(setup.topo, setup.routes, spec.src, spec.dst, nicFor(scenario, spec.src).mtuBytes).baseRttNs,
-    ),
+    srcQpn: qp.srcQpn,
+    dstQpn: qp.dstQpn,
+    baseRttNs: Math.round(qp.path.baseRttNs),
     rx: new Bins(0),
     firstRxNs: Number.NaN,
     lastRxNs: Number.NaN,

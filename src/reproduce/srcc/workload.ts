@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import type { SwitchCpFactory } from '../../../switch/cp.js';
-import { FIRST_QPN } from '../../runtime/virtual/qp.js';
+import { planQpns } from '../../runtime/app/plan.js';
 import type { FlowResult } from '../../stats/results.js';
 import { FrameKind } from '../../wire/packet.js';
 import type { ReproCheck, ReproOutcome } from '../types.js';
@@ -72,19 +72,13 @@ function runArm(
     l.push([start, r.durationNs]);
     pauses.set(node, l);
   }
-  // Flow ↔ (receiver IP, receiver QPN): the virtual runtime numbers QPs per host in flow-id
-  // order from FIRST_QPN, sender first (VirtualRun.planFlows); every flow here has its own QP.
-  const next = new Map<string, number>();
-  const alloc = (h: string) => {
-    const q = next.get(h) ?? FIRST_QPN;
-    next.set(h, q + 1);
-    return q;
-  };
+  // Flow ↔ (receiver IP, receiver QPN), numbered by the runtime's planner; every flow here has
+  // its own QP.
+  const qpns = planQpns(r.flows.map((f) => ({ src: f.src, dst: f.dst, qpKey: `f${f.id}` })));
   const keyOf = new Map<number, string>();
-  for (const f of r.flows) {
-    alloc(f.src);
-    keyOf.set(f.id, `${probe.hostIp.get(f.dst)! >>> 0}:${alloc(f.dst)}`);
-  }
+  r.flows.forEach((f, i) => {
+    keyOf.set(f.id, `${probe.hostIp.get(f.dst)! >>> 0}:${qpns[i].dst}`);
+  });
   const done = r.flows.filter((f): f is FlowResult & { endNs: number; fctNs: number } => f.endNs !== null);
   const blocked = done.filter((f) => {
     if (blockedKeys.has(keyOf.get(f.id)!)) return true;

@@ -13,10 +13,18 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
-import { addressOf } from '../real/addresses.js';
+import {
+  AddressError,
+  type AddressMap,
+  addressOf,
+  hasDnsNames,
+  parseAddressMap,
+  resolveAddressMapRetrying,
+} from '../real/addresses.js';
 import { type NodeConfig, nodeConfigFromEnv } from '../real/node.js';
 import { hostMonotonicNs } from '../real/protocol.js';
 import { setupRun } from '../scenario-setup.js';
+import { GateError, passHttpGate } from './http-gate.js';
 import { runCommand } from './sys.js';
 import { ENCAP_OVERHEAD_BYTES, type ShapeLink, shapeCommands } from './tc.js';
 
@@ -48,6 +56,7 @@ export function routeDev(ip: string): string | null {
 export function containerShapeCommands(
   cfg: NodeConfig,
   devOf: (ip: string) => string | null = routeDev,
+  opts: { keyByVni?: boolean } = {},
 ): { commands: string[][]; problems: string[] } {
   const setup = setupRun(cfg.scenario, { cc: cfg.cc, seed: cfg.seed });
   const me = setup.topo.byName.get(cfg.name);
@@ -63,10 +72,15 @@ export function containerShapeCommands(
     }
     if (dev === 'lo') continue;
     const list = byDev.get(dev) ?? [];
-    // Parallel links to one peer address share a class: one class per distinct peer address.
-    const same = list.find((l) => l.peerIp === peer.host);
-    if (same !== undefined) same.rateBps += p.rateBps;
-    else list.push({ rateBps: p.rateBps, peerIp: peer.host });
+    if (opts.keyByVni === true) {
+      // One class per port, found by the VNI (= this egress port) whatever the peer's address.
+      list.push({ rateBps: p.rateBps, peerIp: peer.host, vni: { vni: p.index, udpPort: peer.port } });
+    } else {
+      // Parallel links to one peer address share a class: one class per distinct peer address.
+      const same = list.find((l) => l.peerIp === peer.host);
+      if (same !== undefined) same.rateBps += p.rateBps;
+      else list.push({ rateBps: p.rateBps, peerIp: peer.host });
+    }
     byDev.set(dev, list);
   }
   const mtu =
@@ -78,14 +92,34 @@ export function containerShapeCommands(
     ),
   );
   const commands: string[][] = [];
-  for (const [dev, links] of byDev)
+  for (const [dev, links] of byDev) {
+    const ifMtu = mtuOf(dev);
+    const largest = maxMtu + MAX_HEADERS_BYTES + ENCAP_OVERHEAD_BYTES;
+    if (ifMtu !== null && largest > ifMtu)
+      problems.push(
+        `datagrams of up to ${largest} bytes exceed ${dev}'s MTU ${ifMtu}: the kernel fragments them (slow, lossy); give the scenario's NICs mtu ≤ ${ifMtu - MAX_HEADERS_BYTES - ENCAP_OVERHEAD_BYTES}`,
+      );
     commands.push(
       ...shapeCommands(dev, links, {
         timeScale: cfg.timeScale,
-        maxPacketBytes: maxMtu + 200 + ENCAP_OVERHEAD_BYTES,
+        maxPacketBytes: maxMtu + MAX_HEADERS_BYTES + ENCAP_OVERHEAD_BYTES,
       }),
     );
+  }
   return { commands, problems };
+}
+
+/** Emulated headers above the NIC's MTU payload, and the Geneve options, at most (bytes). */
+const MAX_HEADERS_BYTES = 200;
+
+/** An interface's MTU (/sys/class/net/<dev>/mtu), null when unknown. */
+export function mtuOf(dev: string): number | null {
+  try {
+    const v = Number(readFileSync(`/sys/class/net/${dev}/mtu`, 'utf8').trim());
+    return Number.isInteger(v) && v > 0 ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 function dummyPort() {
@@ -114,14 +148,9 @@ export function writeAtomic(dir: string, name: string, text: string): void {
   renameSync(tmp, join(dir, name));
 }
 
-/**
- * Shape, pass the start gate; returns START_AT_MONO_NS for the node (null: let it start on its
- * own). Shaping problems are logged, not fatal (a container without NET_ADMIN still runs).
- */
-export async function prepareContainerNode(env: Env, io: PrepareIo): Promise<number | null> {
-  const cfg = nodeConfigFromEnv(env);
+function shapeNode(cfg: NodeConfig, env: Env, io: PrepareIo, keyByVni: boolean): void {
   if (env.SHAPE !== '0') {
-    const { commands, problems } = containerShapeCommands(cfg);
+    const { commands, problems } = containerShapeCommands(cfg, routeDev, { keyByVni });
     for (const p of problems) io.log(`rocelab: tc shaping: ${p}`);
     for (const c of commands) {
       const r = runCommand('tc', c);
@@ -137,9 +166,19 @@ export async function prepareContainerNode(env: Env, io: PrepareIo): Promise<num
         `rocelab: ${cfg.name}: ${commands.length} tc commands shape its links to rate ÷ ${cfg.timeScale}`,
       );
   }
+}
+
+/**
+ * Shape, pass the start gate; returns START_AT_MONO_NS for the node (null: let it start on its
+ * own). Shaping problems are logged, not fatal (a container without NET_ADMIN still runs).
+ */
+export async function prepareContainerNode(env: Env, io: PrepareIo): Promise<number | null> {
+  const cfg = nodeConfigFromEnv(env);
+  shapeNode(cfg, env, io, false);
   if (env.START_AT_MONO_NS !== undefined && env.START_AT_MONO_NS !== '') return null;
   const gate = env.START_GATE;
   if (gate === undefined || gate === '') return null;
+  if (/^https?:\/\//.test(gate)) return httpGate(gate, cfg.name, env, io);
   const bornNs = hostMonotonicNs();
   writeAtomic(join(gate, 'ready'), cfg.name, JSON.stringify({ node: cfg.name, monoNs: bornNs }));
   const timeoutMs = Number(env.START_GATE_TIMEOUT_S ?? 600) * 1000;
@@ -155,4 +194,89 @@ export async function prepareContainerNode(env: Env, io: PrepareIo): Promise<num
     `rocelab: ${cfg.name}: no start from the traffic job after ${timeoutMs / 1000} s; starting on its own`,
   );
   return null;
+}
+
+function gateTimeoutMs(env: Env): number {
+  return Number(env.START_GATE_TIMEOUT_S ?? 600) * 1000;
+}
+
+async function httpGate(url: string, node: string, env: Env, io: PrepareIo): Promise<number | null> {
+  io.log(`rocelab: ${node}: waiting for the traffic job's start (${url})`);
+  let t0: number | null;
+  try {
+    t0 = await passHttpGate(url, node, { timeoutMs: gateTimeoutMs(env), pollMs: io.pollMs, log: io.log });
+  } catch (err) {
+    if (err instanceof GateError) throw new ConfigError('START_GATE', err.message);
+    throw err;
+  }
+  if (t0 === null) io.log(`rocelab: ${node}: no start from ${url}; starting on its own`);
+  return t0;
+}
+
+/**
+ * Everything the container entry hands the node (deploy/entrypoint.sh evaluates it): the
+ * start (START_AT_MONO_NS) and, when the address map names peers by DNS (Kubernetes: the
+ * headless Service's `<node>.<service>` records), the map with those names resolved.
+ *
+ * With names, the order differs from prepareContainerNode: resolve (retrying: a peer's record
+ * appears once its pod has an address), pass the gate (then every peer exists), resolve again
+ * (a peer that restarted meanwhile has a new address), and shape last, by VNI, so the classes
+ * do not depend on addresses at all.
+ */
+export async function prepareContainer(env: Env, io: PrepareIo): Promise<Record<string, string>> {
+  const raw = env.ADDRESS_MAP;
+  let map: AddressMap | null = null;
+  if (raw !== undefined && raw !== '' && !raw.startsWith('@')) {
+    try {
+      map = parseAddressMap(raw);
+    } catch (err) {
+      if (err instanceof AddressError) throw new ConfigError('ADDRESS_MAP', err.message);
+      throw err;
+    }
+  }
+  if (map === null || !hasDnsNames(map)) {
+    const t0 = await prepareContainerNode(env, io);
+    return t0 === null ? {} : { START_AT_MONO_NS: String(t0) };
+  }
+  const named = map;
+  const resolveAll = async (timeoutMs: number) => {
+    try {
+      return await resolveAddressMapRetrying(named, {
+        timeoutMs,
+        retryMs: io.pollMs ?? 500,
+        onRetry: (p) => io.log(`rocelab: ${p}; retrying`),
+      });
+    } catch (err) {
+      if (err instanceof AddressError) throw new ConfigError('ADDRESS_MAP', err.message);
+      throw err;
+    }
+  };
+  const first = await resolveAll(gateTimeoutMs(env));
+  const cfg0 = nodeConfigFromEnv({ ...env, ADDRESS_MAP: JSON.stringify(first) });
+  let t0: number | null = null;
+  if (env.START_AT_MONO_NS === undefined || env.START_AT_MONO_NS === '') {
+    const gate = env.START_GATE;
+    if (gate !== undefined && /^https?:\/\//.test(gate)) t0 = await httpGate(gate, cfg0.name, env, io);
+    else if (gate !== undefined && gate !== '')
+      throw new ConfigError('START_GATE', 'with DNS names in ADDRESS_MAP the gate must be an http:// URL');
+  }
+  const final = await resolveAll(30_000);
+  const cfg = nodeConfigFromEnv({ ...env, ADDRESS_MAP: JSON.stringify(final) });
+  shapeNode(cfg, env, io, true);
+  // The names as given, for a node that re-resolves a peer whose sends fail (not wired yet).
+  const out: Record<string, string> = { ADDRESS_MAP: JSON.stringify(final), ADDRESS_MAP_NAMES: raw! };
+  // The pod interface's MTU, for a node that sizes its datagrams to it (not wired yet).
+  const other = Object.keys(final).find((k) => k !== cfg.name && !k.includes(':'));
+  const dev = other === undefined ? null : routeDev(addressOf(final, other).host);
+  const mtu = dev === null ? null : mtuOf(dev);
+  if (mtu !== null) out.POD_MTU = String(mtu);
+  if (t0 !== null) out.START_AT_MONO_NS = String(t0);
+  return out;
+}
+
+/** `export K='v'` lines for sh (single quotes; a quote inside becomes '\''). */
+export function shellExports(vars: Record<string, string>): string {
+  return Object.entries(vars)
+    .map(([k, v]) => `export ${k}='${v.replace(/'/g, "'\\''")}'\n`)
+    .join('');
 }

@@ -5,7 +5,10 @@
  *
  * - One link on an interface (netns: always; a container's only link): `tbf` on that interface.
  * - Several links on one interface (a switch container on one docker network): `htb` with one
- *   class per link, chosen by the peer's address (u32 match on the destination).
+ *   class per link, chosen by the peer's address (u32 match on the destination), or, where peer
+ *   addresses can change under us (Kubernetes pods are re-addressed when they restart), by the
+ *   overlay header's VNI, which is the sender's egress port (docs/realtime.md) and so names the
+ *   link whatever the addresses.
  *
  * Sizes are counted as the emulated frame: a size table with a negative overhead takes the
  * encapsulation (outer Ethernet 14 + IPv4 20 + UDP 8 + Geneve/VXLAN 8 = 50 bytes) off every
@@ -25,7 +28,18 @@ export interface ShapeLink {
   rateBps: number;
   /** Peer address on this link (needed when several links share an interface). */
   peerIp: string;
+  /**
+   * Key the class by the overlay VNI (this node's egress port) and the peer's UDP port instead
+   * of the peer's address.
+   */
+  vni?: { vni: number; udpPort: number };
 }
+
+/**
+ * Offset of the VNI from the start of the IPv4 header: 20 (no options: the kernel sends none) +
+ * 8 (UDP) + 4 (Geneve and VXLAN both keep the 24-bit VNI in bytes 4–6, a reserved byte after).
+ */
+const VNI_U32_OFFSET = 32;
 
 export interface ShapeOptions {
   timeScale: number;
@@ -151,10 +165,26 @@ export function shapeCommands(dev: string, links: readonly ShapeLink[], o: Shape
       'handle',
       `800::${i + 1}`,
       'u32',
-      'match',
-      'ip',
-      'dst',
-      `${l.peerIp}/32`,
+      ...(l.vni === undefined
+        ? ['match', 'ip', 'dst', `${l.peerIp}/32`]
+        : [
+            'match',
+            'ip',
+            'protocol',
+            '17',
+            '0xff',
+            'match',
+            'ip',
+            'dport',
+            String(l.vni.udpPort),
+            '0xffff',
+            'match',
+            'u32',
+            `0x${((l.vni.vni << 8) >>> 0).toString(16).padStart(8, '0')}`,
+            '0xffffff00',
+            'at',
+            String(VNI_U32_OFFSET),
+          ]),
       'flowid',
       `1:${i + 1}`,
     ]);

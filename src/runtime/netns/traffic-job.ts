@@ -10,6 +10,12 @@
  *    switch queue, CNPs) until every finite flow completed: exit 0, with a summary. Exit 1 when the
  *    run's duration passed first or a node stopped answering.
  *
+ * Across machines (Kubernetes) START_GATE is `http://<job's name>:<port>`: the job serves the
+ * gate over HTTP (http-gate.ts) on that port and hands out a relative start, so neither a shared
+ * volume nor a shared clock is needed. The address map may then name nodes by DNS; the job
+ * resolves the names once every node said ready, and again for a node that stops answering
+ * (its pod may have been re-addressed).
+ *
  * Environment: SCENARIO (+ ROCELAB_SET, SEED), ADDRESS_MAP, METRICS_PORT (the nodes'), START_GATE,
  * START_LEAD_MS (default 3000), TIME_SCALE (default the scenario's), JOB_TIMEOUT_S.
  */
@@ -18,11 +24,21 @@ import { join } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import { loadScenario } from '../../config/load.js';
 import { formatDuration, formatSize } from '../../config/units.js';
-import { addressOf, parseAddressMap } from '../real/addresses.js';
-import { planRun } from '../real/plan.js';
+import { planFromSetup } from '../app/plan.js';
+import {
+  AddressError,
+  type AddressMap,
+  addressOf,
+  endpointOf,
+  hasDnsNames,
+  type Lookup,
+  parseAddressMap,
+  resolveAddressMapRetrying,
+} from '../real/addresses.js';
 import { hostMonotonicNs } from '../real/protocol.js';
 import { setupRun } from '../scenario-setup.js';
 import { type StartGateFile, writeAtomic } from './container.js';
+import { HttpStartGate } from './http-gate.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -31,6 +47,10 @@ export interface JobIo {
   /** GET a URL's body (tests inject); default fetch with a 2 s timeout. */
   get?(url: string): Promise<string>;
   pollMs?: number;
+  /** Name lookups (tests inject; default the system resolver). */
+  lookup?: Lookup;
+  /** Listen for the HTTP gate here instead of the URL's port (tests: 0 = any). */
+  gatePort?: number;
 }
 
 /** One sample of the Prometheus text format: name, labels, value. */
@@ -103,7 +123,7 @@ export async function runTrafficJob(env: Env, io: JobIo): Promise<JobResult> {
   if (env.SEED !== undefined && env.SEED !== '') sets.push(`seed=${env.SEED}`);
   const scenario = loadScenario(file, sets);
   const setup = setupRun(scenario);
-  const plan = planRun(setup);
+  const plan = planFromSetup(setup);
   const timeScale =
     env.TIME_SCALE !== undefined && env.TIME_SCALE !== '' ? Number(env.TIME_SCALE) : scenario.timeScale;
   if (!(timeScale > 0))
@@ -111,86 +131,141 @@ export async function runTrafficJob(env: Env, io: JobIo): Promise<JobResult> {
   const rawMap = env.ADDRESS_MAP;
   if (rawMap === undefined || rawMap === '')
     throw new ConfigError('ADDRESS_MAP', 'required: where the nodes are');
-  const map = parseAddressMap(rawMap);
+  let map: AddressMap;
+  try {
+    map = parseAddressMap(rawMap);
+  } catch (err) {
+    if (err instanceof AddressError) throw new ConfigError('ADDRESS_MAP', err.message);
+    throw err;
+  }
   const metricsPort = Number(env.METRICS_PORT ?? 9464);
   const gate = env.START_GATE;
   const get = io.get ?? defaultGet;
   const poll = io.pollMs ?? 1000;
   const nodes = setup.topo.nodes.map((n) => n.name);
-  const urls = new Map(nodes.map((n) => [n, `http://${addressOf(map, n).host}:${metricsPort}/metrics`]));
+  for (const n of nodes) endpointOf(map, n);
+  const named = hasDnsNames(map);
+  const urls = new Map<string, string>();
+  const urlFor = (m: AddressMap, n: string) => `http://${addressOf(m, n).host}:${metricsPort}/metrics`;
+  /** Resolve the names (of `only`, else all) into `urls`; retried while a name is not published. */
+  const resolveUrls = async (timeoutMs: number, only?: string) => {
+    const part = only === undefined ? map : { [only]: map[only] };
+    const m = named ? await resolveAddressMapRetrying(part, { timeoutMs, lookup: io.lookup }) : part;
+    for (const n of only === undefined ? nodes : [only]) urls.set(n, urlFor(m, n));
+  };
+  if (!named) await resolveUrls(0);
   const finite = plan.flows.filter((f) => Number.isFinite(f.spec.sizeBytes) || f.spec.stopNs !== null);
   const flowsTotal = finite.length;
   const runRealNs = scenario.durationNs * timeScale;
 
-  if (gate !== undefined && gate !== '') {
-    // A start left by an earlier `up` must not start anyone now.
-    rmSync(join(gate, 'start'), { force: true });
-    io.log(`traffic: waiting for ${nodes.length} nodes (${nodes.join(', ')}) at ${gate}`);
-    const readyUntil = Date.now() + Number(env.JOB_READY_TIMEOUT_S ?? 300) * 1000;
-    for (;;) {
-      let ready: string[] = [];
-      try {
-        ready = readdirSync(join(gate, 'ready'));
-      } catch {
-        // not yet created
-      }
-      const missing = nodes.filter((n) => !ready.includes(n));
-      if (missing.length === 0) break;
-      if (Date.now() > readyUntil) {
-        io.log(`traffic: nodes not ready: ${missing.join(', ')}`);
-        return { flowsTotal, flowsCompleted: 0, maxQueueBytes: 0, ok: false };
-      }
-      await sleep(Math.min(poll, 200));
+  const lead = Number(env.START_LEAD_MS ?? 3000);
+  let httpGate: HttpStartGate | null = null;
+  let gateT0MonoNs = 0;
+  if (gate !== undefined && /^https?:\/\//.test(gate)) {
+    const port = Number(new URL(gate).port || 80);
+    httpGate = new HttpStartGate(nodes);
+    const listening = await httpGate.listen(io.gatePort ?? port);
+    io.log(
+      `traffic: waiting for ${nodes.length} nodes (${nodes.join(', ')}) at the start gate on port ${listening}`,
+    );
+    const ok = await httpGate.allReady(Number(env.JOB_READY_TIMEOUT_S ?? 300) * 1000);
+    if (!ok) {
+      io.log(`traffic: nodes not ready: ${httpGate.missing().join(', ')}`);
+      await httpGate.close();
+      return { flowsTotal, flowsCompleted: 0, maxQueueBytes: 0, ok: false };
     }
-    const lead = Number(env.START_LEAD_MS ?? 3000);
-    const start: StartGateFile = {
-      t0MonoNs: hostMonotonicNs() + lead * 1e6,
-      runRealNs,
-      writtenBy: 'traffic',
-    };
-    writeAtomic(gate, 'start', JSON.stringify(start));
+    if (named) await resolveUrls(30_000);
+    gateT0MonoNs = hostMonotonicNs() + lead * 1e6;
+    httpGate.start(gateT0MonoNs, runRealNs);
     io.log(
       `traffic: all nodes ready; emulated t=0 in ${lead} ms, ${flowsTotal} flows, timeScale ${timeScale}`,
     );
+  } else if (named) {
+    await resolveUrls(Number(env.JOB_READY_TIMEOUT_S ?? 300) * 1000);
+  }
+  try {
+    return await follow();
+  } finally {
+    // Nodes that ask late still get the start while the job follows the run, and at least until
+    // t = 0; not after.
+    if (httpGate !== null) {
+      await sleep(Math.max(0, (gateT0MonoNs - hostMonotonicNs()) / 1e6 + 500));
+      await httpGate.close();
+    }
   }
 
-  const deadline = Date.now() + Number(env.JOB_TIMEOUT_S ?? runRealNs / 1e9 + 60) * 1000;
-  let completed = 0;
-  let maxQueue = 0;
-  let lastLine = '';
-  let failures = 0;
-  while (Date.now() < deadline) {
-    const samples: MetricSample[] = [];
-    let down = 0;
-    await Promise.all(
-      nodes.map(async (n) => {
+  async function follow(): Promise<JobResult> {
+    if (httpGate === null && gate !== undefined && gate !== '') {
+      // A start left by an earlier `up` must not start anyone now.
+      rmSync(join(gate, 'start'), { force: true });
+      io.log(`traffic: waiting for ${nodes.length} nodes (${nodes.join(', ')}) at ${gate}`);
+      const readyUntil = Date.now() + Number(env.JOB_READY_TIMEOUT_S ?? 300) * 1000;
+      for (;;) {
+        let ready: string[] = [];
         try {
-          samples.push(...parseMetrics(await get(urls.get(n)!)));
+          ready = readdirSync(join(gate, 'ready'));
         } catch {
-          down++;
+          // not yet created
         }
-      }),
-    );
-    failures = down === nodes.length ? failures + 1 : 0;
-    completed = sum(samples, 'rocelab_fct_seconds_count');
-    maxQueue = Math.max(maxQueue, max(samples, 'rocelab_port_queue_max_bytes'));
-    const cnps = sum(samples, 'rocelab_host_events_total', (l) => l.event === 'cnpRx');
-    const line = `traffic: ${completed}/${flowsTotal} flows complete, max switch queue ${formatSize(maxQueue)}, ${cnps} CNPs${down > 0 ? `, ${down} nodes not answering` : ''}`;
-    if (line !== lastLine) io.log(line);
-    lastLine = line;
-    if (completed >= flowsTotal) {
-      const fctSum = sum(samples, 'rocelab_fct_seconds_sum');
+        const missing = nodes.filter((n) => !ready.includes(n));
+        if (missing.length === 0) break;
+        if (Date.now() > readyUntil) {
+          io.log(`traffic: nodes not ready: ${missing.join(', ')}`);
+          return { flowsTotal, flowsCompleted: 0, maxQueueBytes: 0, ok: false };
+        }
+        await sleep(Math.min(poll, 200));
+      }
+      const start: StartGateFile = {
+        t0MonoNs: hostMonotonicNs() + lead * 1e6,
+        runRealNs,
+        writtenBy: 'traffic',
+      };
+      writeAtomic(gate, 'start', JSON.stringify(start));
       io.log(
-        `traffic: done: ${completed} flows, mean FCT ${formatDuration(Math.round((fctSum / Math.max(1, completed)) * 1e9))} (emulated), max switch queue ${formatSize(maxQueue)}`,
+        `traffic: all nodes ready; emulated t=0 in ${lead} ms, ${flowsTotal} flows, timeScale ${timeScale}`,
       );
-      return { flowsTotal, flowsCompleted: completed, maxQueueBytes: maxQueue, ok: true };
     }
-    if (failures >= 30) {
-      io.log('traffic: no node answers /metrics any more');
-      break;
+
+    const deadline = Date.now() + Number(env.JOB_TIMEOUT_S ?? runRealNs / 1e9 + 60) * 1000;
+    let completed = 0;
+    let maxQueue = 0;
+    let lastLine = '';
+    let failures = 0;
+    while (Date.now() < deadline) {
+      const samples: MetricSample[] = [];
+      let down = 0;
+      await Promise.all(
+        nodes.map(async (n) => {
+          try {
+            samples.push(...parseMetrics(await get(urls.get(n)!)));
+          } catch {
+            down++;
+            // Its pod may have a new address: look the name up again for the next poll.
+            if (named) await resolveUrls(0, n).catch(() => {});
+          }
+        }),
+      );
+      failures = down === nodes.length ? failures + 1 : 0;
+      completed = sum(samples, 'rocelab_fct_seconds_count');
+      maxQueue = Math.max(maxQueue, max(samples, 'rocelab_port_queue_max_bytes'));
+      const cnps = sum(samples, 'rocelab_host_events_total', (l) => l.event === 'cnpRx');
+      const line = `traffic: ${completed}/${flowsTotal} flows complete, max switch queue ${formatSize(maxQueue)}, ${cnps} CNPs${down > 0 ? `, ${down} nodes not answering` : ''}`;
+      if (line !== lastLine) io.log(line);
+      lastLine = line;
+      if (completed >= flowsTotal) {
+        const fctSum = sum(samples, 'rocelab_fct_seconds_sum');
+        io.log(
+          `traffic: done: ${completed} flows, mean FCT ${formatDuration(Math.round((fctSum / Math.max(1, completed)) * 1e9))} (emulated), max switch queue ${formatSize(maxQueue)}`,
+        );
+        return { flowsTotal, flowsCompleted: completed, maxQueueBytes: maxQueue, ok: true };
+      }
+      if (failures >= 30) {
+        io.log('traffic: no node answers /metrics any more');
+        break;
+      }
+      await sleep(poll);
     }
-    await sleep(poll);
+    io.log(`traffic: gave up with ${completed}/${flowsTotal} flows complete`);
+    return { flowsTotal, flowsCompleted: completed, maxQueueBytes: maxQueue, ok: false };
   }
-  io.log(`traffic: gave up with ${completed}/${flowsTotal} flows complete`);
-  return { flowsTotal, flowsCompleted: completed, maxQueueBytes: maxQueue, ok: false };
 }

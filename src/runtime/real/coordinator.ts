@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import type { Results } from '../../stats/results.js';
+import { BarrierGroups } from '../app/barriers.js';
+import { planFromSetup, type RunPlan } from '../app/plan.js';
 import type { RunSetup } from '../scenario-setup.js';
 import type { AddressMap } from './addresses.js';
 import { LateRun, RunFailed } from './errors.js';
 import { mergeReports } from './merge.js';
-import { planRun, type RunPlan } from './plan.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage, type NodeReport } from './protocol.js';
 import { scenarioToJson } from './scenario-json.js';
 
@@ -97,8 +98,7 @@ export class Coordinator {
   private readonly children = new Map<string, Child>();
   private readonly reports = new Map<string, NodeReport>();
   private readonly flowEnd = new Map<number, number>();
-  private readonly groupLeft: number[];
-  private readonly waiters = new Map<number, number[]>();
+  private readonly barriers: BarrierGroups;
   private readonly warnings: string[] = [];
   private readonly tmp: string;
   private readonly logDir: string;
@@ -127,16 +127,9 @@ export class Coordinator {
   private lastAdvanceRealNs = 0;
 
   constructor(private readonly opts: CoordinatorOptions) {
-    this.plan = planRun(opts.setup);
+    this.plan = planFromSetup(opts.setup);
     this.nodes = this.plan.topo.nodes.map((n) => n.name);
-    this.groupLeft = [...this.plan.workload.groupSizes];
-    for (const f of this.plan.flows) {
-      const g = f.spec.waitGroup;
-      if (g < 0) continue;
-      const w = this.waiters.get(g);
-      if (w === undefined) this.waiters.set(g, [f.spec.id]);
-      else w.push(f.spec.id);
-    }
+    this.barriers = new BarrierGroups(this.plan);
     this.tmp = mkdtempSync(join(tmpdir(), 'rocelab-run-'));
     this.ownLogDir = opts.logDir === undefined;
     this.logDir = opts.logDir ?? join(this.tmp, 'logs');
@@ -319,14 +312,9 @@ export class Coordinator {
   private onFlowDone(flowId: number, endNs: number): void {
     if (this.flowEnd.has(flowId)) return;
     this.flowEnd.set(flowId, endNs);
-    for (const g of this.plan.flows[flowId].spec.groups) {
-      if (--this.groupLeft[g] !== 0) continue;
-      for (const id of this.waiters.get(g) ?? []) {
-        const f = this.plan.flows[id];
-        const atNs = Math.max(f.spec.startNs, endNs + f.spec.waitGapNs);
-        const c = this.children.get(f.spec.src);
-        if (c !== undefined) this.send(c, { t: 'startFlow', flowId: id, atNs });
-      }
+    for (const { flow, atNs } of this.barriers.flowDone(flowId, endNs)) {
+      const c = this.children.get(flow.spec.src);
+      if (c !== undefined) this.send(c, { t: 'startFlow', flowId: flow.spec.id, atNs });
     }
     if (this.flowEnd.size === this.plan.flows.length) {
       let end = 0;

@@ -43,12 +43,16 @@ import type { Logger, TimerService } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
 import { createNodeMetrics, type NodeMetrics } from '../../metrics/node-metrics.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
-import type { PortResult, SeriesPoints } from '../../stats/results.js';
+import type { SeriesPoints } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
 import type { TopologyNode } from '../../topology/model.js';
 import type { Packet } from '../../wire/packet.js';
+import { HostApp } from '../app/host-app.js';
+import { firmwareReport, pairs } from '../app/node-report.js';
+import { peerMacOf, planFromSetup, type RunPlan } from '../app/plan.js';
+import { createPcapTap, type PcapTap } from '../pcap-tap.js';
 import { setupRun } from '../scenario-setup.js';
-import { createPcapTap, type PcapTap } from '../virtual/pcap-tap.js';
+import { warmUp } from '../warmup.js';
 import {
   AddressError,
   type AddressMap,
@@ -62,10 +66,8 @@ import {
 } from './addresses.js';
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
-import { HostDriver } from './host-driver.js';
 import { inputOrderOf, LockstepScheduler } from './lockstep.js';
 import { type Overlay, RealNodeEnv } from './node-env.js';
-import { peerMacOf, planRun, type RunPlan } from './plan.js';
 import {
   hostMonotonicNs,
   type LauncherMessage,
@@ -74,7 +76,6 @@ import {
   type NodeReport,
 } from './protocol.js';
 import { scenarioFromJson } from './scenario-json.js';
-import { warmUp } from './warmup.js';
 
 export interface NodeConfig {
   name: string;
@@ -311,7 +312,7 @@ export class RealNode {
   env: RealNodeEnv | null = null;
   nic: Nic | null = null;
   sw: Switch | null = null;
-  driver: HostDriver | null = null;
+  driver: HostApp | null = null;
   private sync: ClockSyncClient | null = null;
   private pcap: PcapTap | null = null;
   private readonly loop = monitorEventLoopDelay({ resolution: 1 });
@@ -321,7 +322,6 @@ export class RealNode {
   private gcObserver: PerformanceObserver | null = null;
   private readonly queueSeries = new Map<number, number[]>();
   private readonly queueMax = new Map<number, number>();
-  private readonly rateSeries = new Map<number, number[]>();
   private portLoad: PortLoad[] = [];
   private lastSampleNs = 0;
   private readonly skewNs: number;
@@ -338,7 +338,7 @@ export class RealNode {
     this.cfg = cfg;
     this.send = send;
     this.setup = setupRun(cfg.scenario, { cc: cfg.cc, seed: cfg.seed });
-    this.plan = planRun(this.setup);
+    this.plan = planFromSetup(this.setup);
     const me = this.setup.topo.byName.get(cfg.name);
     if (me === undefined) {
       const names = this.setup.topo.nodes.map((n) => n.name);
@@ -598,7 +598,7 @@ export class RealNode {
         ip: me.ip,
         port: { rateBps: p.rateBps, mac: p.mac, peerMac: peerMacOf(topo, me, 0) },
       });
-      const driver = new HostDriver(me, this.plan, env, {
+      const driver = new HostApp(me, this.plan, env, {
         flowDone: (flowId, endNs, fctNs) => {
           this.send?.({ t: 'flowDone', node: me.name, flowId, endNs });
           const f = this.plan.flows[flowId];
@@ -616,15 +616,7 @@ export class RealNode {
         },
       });
       this.driver = driver;
-      const nic = createNic(env, {
-        ...cfg,
-        observer: {
-          onMessageComplete: (c) => {
-            if (c.role === 'sender') driver.onSenderComplete(c.id, c.completeNs);
-            else driver.onReceiverComplete(c.id, c.qpn);
-          },
-        },
-      });
+      const nic = createNic(env, { ...cfg, observer: driver.observer });
       this.nic = nic;
       env.attach(nic);
       env.taps.push({ onRx: (_port, pkt) => driver.onRx(pkt) });
@@ -767,18 +759,7 @@ export class RealNode {
     const nic = this.nic;
     const driver = this.driver;
     let hostExpectedBps = 0;
-    if (nic !== null && driver !== null) {
-      for (const id of driver.activeFlows()) {
-        let pts = this.rateSeries.get(id);
-        if (pts === undefined) {
-          pts = [];
-          this.rateSeries.set(id, pts);
-        }
-        const r = nic.qpRateBps(driver.srcQpnOf(id));
-        pts.push(t, Math.round(r));
-        if (Number.isFinite(r)) hostExpectedBps += r;
-      }
-    }
+    if (nic !== null && driver !== null) hostExpectedBps = driver.sampleRates(t);
     this.accountLoad(t, hostExpectedBps);
     const interval = Math.max(1, this.cfg.scenario.sampleIntervalNs);
     const next = (Math.floor(t / interval) + 1) * interval;
@@ -870,67 +851,14 @@ export class RealNode {
 
   report(endNs: number): NodeReport {
     const me = this.me;
-    const ports: PortResult[] = [];
     const io = this.env?.counters;
-    let host: NodeReport['host'] = null;
-    const firmware = { malformed: 0, unroutable: 0, ttlExpired: 0, losslessDrops: 0 };
-    if (this.nic !== null) {
-      const c = this.nic.counters();
-      ports.push({
-        node: me.name,
-        port: 0,
-        txBytes: c.txBytes,
-        maxQueueBytes: 0,
-        meanQueueBytes: 0,
-        ecnMarked: 0,
-        pfcPauseTx: 0,
-        pfcPauseRx: c.pfcPauseRx,
-        pausedNs: c.pausedNs,
-        drops: (io?.heldDrops ?? 0) + (io?.sendErrors ?? 0),
-        cnmTx: 0,
-      });
-      host = {
-        cnpTx: c.cnpTx,
-        cnpRx: c.cnpRx,
-        nackTx: c.nackTx,
-        retransmits: c.retransmits,
-        rxBytes: c.rxBytes,
-        timeouts: c.timeouts,
-        duplicateRx: c.duplicateRx,
-      };
-      firmware.malformed = c.malformed;
-    }
-    if (this.sw !== null) {
-      const span = Math.max(1, endNs);
-      for (const pc of this.sw.portCounters()) {
-        ports.push({
-          node: me.name,
-          port: pc.port,
-          txBytes: pc.txBytes,
-          maxQueueBytes: pc.maxQueueBytes,
-          meanQueueBytes: Math.round(pc.queueByteNs / span),
-          ecnMarked: pc.ecnMarked,
-          pfcPauseTx: pc.pfcPauseTx,
-          pfcPauseRx: pc.pfcPauseRx,
-          pausedNs: pc.pausedNs,
-          drops: pc.drops,
-          cnmTx: pc.cnmTx,
-        });
-      }
-      const sc = this.sw.switchCounters();
-      firmware.malformed = sc.malformed;
-      firmware.unroutable = sc.unroutable;
-      firmware.ttlExpired = sc.ttlExpired;
-      firmware.losslessDrops = sc.losslessDrops;
-    } else if (me.kind === 'switch') {
-      for (const p of me.ports) ports.push(emptyPort(me.name, p.index));
-    }
-    if (me.kind === 'host' && this.nic === null) ports.push(emptyPort(me.name, 0));
+    const { ports, host, firmware } = firmwareReport(me, { nic: this.nic, sw: this.sw }, endNs, (port) =>
+      me.kind === 'host' && port === 0 ? (io?.heldDrops ?? 0) + (io?.sendErrors ?? 0) : 0,
+    );
     const queue: Record<string, SeriesPoints> = {};
     for (const [port, pts] of this.queueSeries)
       if ((this.queueMax.get(port) ?? 0) > 0) queue[`${me.name}:${port}`] = pairs(pts);
-    const rate: Record<string, SeriesPoints> = {};
-    for (const [id, pts] of [...this.rateSeries].sort((a, b) => a[0] - b[0])) rate[String(id)] = pairs(pts);
+    const rate = this.driver?.rateSeries() ?? {};
     return {
       node: me.name,
       kind: me.kind,
@@ -942,6 +870,7 @@ export class RealNode {
       rx: this.driver?.rxReports() ?? [],
       duplicateDeliveries: this.driver?.duplicateDeliveries ?? 0,
       duplicateCompletions: this.driver?.duplicateCompletions ?? 0,
+      unknownCompletions: this.driver?.unknownCompletions ?? 0,
       series: { queue, rate },
       clock: {
         timeScale: this.cfg.timeScale,
@@ -1046,28 +975,6 @@ export class RealNode {
       else this.exitResolve = resolve;
     });
   }
-}
-
-function emptyPort(node: string, port: number): PortResult {
-  return {
-    node,
-    port,
-    txBytes: 0,
-    maxQueueBytes: 0,
-    meanQueueBytes: 0,
-    ecnMarked: 0,
-    pfcPauseTx: 0,
-    pfcPauseRx: 0,
-    pausedNs: 0,
-    drops: 0,
-    cnmTx: 0,
-  };
-}
-
-function pairs(flat: number[]): SeriesPoints {
-  const out: SeriesPoints = [];
-  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
-  return out;
 }
 
 /**

@@ -9,26 +9,9 @@
  *   launcher → finish { endNs }     all flows completed, the duration passed, or the watchdog
  *   node → report                   counters, flows, series; then the node exits
  */
-import type { PortResult, SeriesPoints } from '../../stats/results.js';
+import type { NodeReport as AppNodeReport } from '../app/node-report.js';
 
-export interface NodeFlowReport {
-  id: number;
-  started: boolean;
-  startNs: number;
-  endNs: number | null;
-  postedBytes: number;
-  messagesPosted: number;
-  /** Sender completions (first ones; duplicates are counted apart). */
-  senderCompletions: number;
-}
-
-export interface NodeRxReport {
-  flowId: number;
-  /** In-order payload bytes that reached the receiving host (the go-back-N rule). */
-  deliveredBytes: number;
-  /** Messages the receiving NIC completed for this flow. */
-  receiverCompletions: number;
-}
+export type { NodeFlowReport, NodeRxReport } from '../app/node-report.js';
 
 export interface NodeClockReport {
   timeScale: number;
@@ -65,29 +48,9 @@ export interface NodeLoadReport {
   }[];
 }
 
-export interface NodeReport {
-  node: string;
-  kind: 'host' | 'switch';
+/** A real node's report: the runtime-neutral one (src/runtime/app/node-report.ts) plus how the node ran. */
+export interface NodeReport extends AppNodeReport {
   incarnation: number;
-  /** Emulated time the node's report was taken at. */
-  endNs: number;
-  ports: PortResult[];
-  host: {
-    cnpTx: number;
-    cnpRx: number;
-    nackTx: number;
-    retransmits: number;
-    rxBytes: number;
-    timeouts: number;
-    duplicateRx: number;
-  } | null;
-  flows: NodeFlowReport[];
-  rx: NodeRxReport[];
-  /** Receiver completions whose message id had already completed (must stay 0: exactly once). */
-  duplicateDeliveries: number;
-  /** Sender completions seen twice. */
-  duplicateCompletions: number;
-  series: { queue: Record<string, SeriesPoints>; rate: Record<string, SeriesPoints> };
   clock: NodeClockReport;
   load: NodeLoadReport;
   io: {
@@ -129,8 +92,6 @@ export interface NodeReport {
     /** Real ns per emulated ns over each progress window (about 250 ms real). */
     dilations: number[];
   };
-  firmware: { malformed: number; unroutable: number; ttlExpired: number; losslessDrops: number };
-  warnings: string[];
 }
 
 export type LauncherMessage =

@@ -1,15 +1,16 @@
 /**
- * --pcap for the virtual runtime: every frame sent or received on a port is encoded as its
- * standard RoCEv2 frame and appended to <dir>/<node>-p<port>.pcap (nanosecond timestamps =
- * emulated time), like a capture on that interface. Files are opened lazily, written
+ * --pcap (the virtual runtime, and each real node for its own ports): every frame sent or
+ * received on a port is encoded as its standard RoCEv2 frame and appended to
+ * <dir>/<node>-p<port>.pcap (nanosecond timestamps = emulated time), like a capture on that
+ * interface. Files are opened lazily, written
  * synchronously in 64 KiB chunks (the virtual runtime has no event loop to overlap with).
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TopologyNode } from '../../topology/model.js';
-import type { Packet } from '../../wire/packet.js';
-import { PcapWriter } from '../../wire/pcap.js';
-import type { LinkTap } from './fabric.js';
+import type { TopologyNode } from '../topology/model.js';
+import type { Packet } from '../wire/packet.js';
+import { PcapWriter } from '../wire/pcap.js';
+import type { LinkTap } from './virtual/fabric.js';
 
 export interface PcapTap {
   tap: LinkTap;

@@ -6,13 +6,13 @@
  * feedback is late. So each node first runs the same code on throwaway objects: a short incast in
  * virtual time with its own algorithm, and the overlay codecs on the frames that run produced.
  */
-import { createNic } from '../../../nic/api.js';
-import { createSwitch } from '../../../switch/api.js';
-import { loadScenario } from '../../config/load.js';
-import { decapsulate, decapsulateVxlan, encapsulate, encapsulateVxlan } from '../../wire/encap.js';
-import type { Packet } from '../../wire/packet.js';
-import { setupRun } from '../scenario-setup.js';
-import { VirtualRun } from '../virtual/virtual-run.js';
+import { createNic } from '../../nic/api.js';
+import { createSwitch } from '../../switch/api.js';
+import { loadScenario } from '../config/load.js';
+import { decapsulate, decapsulateVxlan, encapsulate, encapsulateVxlan } from '../wire/encap.js';
+import type { Packet } from '../wire/packet.js';
+import { setupRun } from './scenario-setup.js';
+import { VirtualRun } from './virtual/virtual-run.js';
 
 /** Runs for at most ~`budgetMs` real ms. */
 export function warmUp(ccName: string, budgetMs = 400): void {
