@@ -11,6 +11,7 @@
  * AC7-mice checks the [OURS] end-of-message flow counter on both mixes.
  * Paper tier: each run takes 20–60 s.
  */
+import { writeFileSync } from 'node:fs';
 import type { Results } from '../../stats/results.js';
 import { hostPath } from '../../topology/path.js';
 import { HPCC_INT_BYTES, MPCC_INT_BYTES } from '../../wire/size.js';
@@ -142,8 +143,9 @@ export function mixedRun(
     ...overrides,
     ...own,
   ]);
+  const outDir = `${ctx.outDir}/fattree-${mix}-s${seed}-${alg}`;
   const p = probedRun(scenario, {
-    outDir: `${ctx.outDir}/fattree-${mix}-s${seed}-${alg}`,
+    outDir,
     seed,
     histogram: true,
     arrivals: false,
@@ -176,6 +178,11 @@ export function mixedRun(
     drops: r.summary.drops,
     wallMs: p.out.wallMs,
   };
+  // The row's numbers for this run, beside its results.json.
+  writeFileSync(
+    `${outDir}/mixed.json`,
+    `${JSON.stringify({ ...m, overrides: [...overrides, ...own] }, null, 2)}\n`,
+  );
   cache.set(key, m);
   return m;
 }
