@@ -6,6 +6,8 @@
  * queue since it was last (re)inserted, i.e. since it appeared or came back after `windowNs` of
  * silence: flows that fit within the threshold (mice) never count, and a flow's first
  * `minBytes` do not either. 0 counts every flow from its first packet (the thesis' counter).
+ * `forget` drops a flow at once (the switch calls it at the last packet of a message when asked
+ * to), instead of `windowNs` after its last packet.
  *
  * Flows are keyed exactly by (srcIp, dstIp, UDP srcPort, BTH destQp) — the RoCEv2 form of the
  * thesis' 4-tuple, since the UDP destination port is always 4791 (mpcc.md §8 item 13) — so
