@@ -90,6 +90,18 @@ export interface SwitchConfig {
    * long ago. 0 turns the counter off (activeFlows stamps 0). Default 100_000 ns.
    */
   activeFlowWindowNs?: number;
+  /**
+   * (optional) Byte threshold of the active-flow counter: a flow counts only once more than this
+   * many bytes (wire bytes of its data frames) have entered the port's queue since it appeared
+   * or came back after a silent window, so mice never count. Default 0: every flow counts from
+   * its first data frame.
+   */
+  activeFlowMinBytes?: number;
+  /**
+   * (optional) Drop a flow from the active-flow counter when the last packet of its message
+   * (BTH opcode LAST or ONLY) enters the queue, instead of `activeFlowWindowNs` later. Default false.
+   */
+  activeFlowForgetAtEnd?: boolean;
   /** (optional) false: do not stamp INT hops (packets keep their stack unchanged). Default true. */
   int?: boolean;
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */

@@ -2,6 +2,13 @@
  * Per-egress-port active-flow counter (MPCC App. A.1, mpcc.md §4 item 2): a flow counts while
  * its last data packet entered the port's queue at most `windowNs` ago.
  *
+ * With `minBytes` > 0 a flow counts only once more than `minBytes` bytes of it have entered the
+ * queue since it was last (re)inserted, i.e. since it appeared or came back after `windowNs` of
+ * silence: flows that fit within the threshold (mice) never count, and a flow's first
+ * `minBytes` do not either. 0 counts every flow from its first packet (the thesis' counter).
+ * `forget` drops a flow at once (the switch calls it at the last packet of a message when asked
+ * to), instead of `windowNs` after its last packet.
+ *
  * Flows are keyed exactly by (srcIp, dstIp, UDP srcPort, BTH destQp) — the RoCEv2 form of the
  * thesis' 4-tuple, since the UDP destination port is always 4791 (mpcc.md §8 item 13) — so
  * there are no hash collisions. Expiry is lazy (mpcc.md §3.11): entries sit on a list ordered
@@ -19,6 +26,8 @@ export class ActiveFlowCounter {
   /** srcPort · 2^24 + destQp (40 bits, exact in a double). */
   private portQp = new Float64Array(0);
   private lastSeenNs = new Float64Array(0);
+  /** Bytes of the flow that entered the queue since this entry was inserted. */
+  private seenBytes = new Float64Array(0);
   private bucketOf = new Int32Array(0);
   /** Next entry in the same bucket, or in the free list. */
   private chain = new Int32Array(0);
@@ -29,20 +38,27 @@ export class ActiveFlowCounter {
   private free = NIL;
   private lruHead = NIL;
   private lruTail = NIL;
+  /** Entries in the table (flows seen within the window, counted or not). */
   size = 0;
+  /** Entries past the byte threshold: what `count` reports. */
+  private counted = 0;
 
-  constructor(readonly windowNs: number) {
+  constructor(
+    readonly windowNs: number,
+    readonly minBytes = 0,
+  ) {
     this.resize(64);
   }
 
-  /** Record a data packet of the flow entering the queue at `nowNs`. */
-  touch(srcIp: number, dstIp: number, srcPort: number, destQp: number, nowNs: number): void {
+  /** Record a data packet of the flow, `sizeBytes` long, entering the queue at `nowNs`. */
+  touch(srcIp: number, dstIp: number, srcPort: number, destQp: number, nowNs: number, sizeBytes = 1): void {
     this.evict(nowNs);
     const pq = (srcPort & 0xffff) * 0x1000000 + (destQp & 0xffffff);
     const b = this.hash(srcIp, dstIp, pq);
     for (let e = this.buckets[b]; e !== NIL; e = this.chain[e]) {
       if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.portQp[e] === pq) {
         this.lastSeenNs[e] = nowNs;
+        this.addBytes(e, sizeBytes);
         this.moveToTail(e);
         return;
       }
@@ -54,6 +70,8 @@ export class ActiveFlowCounter {
     this.dstIp[e] = dstIp;
     this.portQp[e] = pq;
     this.lastSeenNs[e] = nowNs;
+    this.seenBytes[e] = 0;
+    this.addBytes(e, sizeBytes);
     const b2 = this.hash(srcIp, dstIp, pq);
     this.bucketOf[e] = b2;
     this.chain[e] = this.buckets[b2];
@@ -66,10 +84,27 @@ export class ActiveFlowCounter {
     this.size++;
   }
 
-  /** Flows seen within the window ending at `nowNs`. */
+  /** Drop the flow from the table at once (its message ended), if it is there. */
+  forget(srcIp: number, dstIp: number, srcPort: number, destQp: number): void {
+    const pq = (srcPort & 0xffff) * 0x1000000 + (destQp & 0xffffff);
+    for (let e = this.buckets[this.hash(srcIp, dstIp, pq)]; e !== NIL; e = this.chain[e]) {
+      if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.portQp[e] === pq) {
+        this.remove(e);
+        return;
+      }
+    }
+  }
+
+  /** Flows seen within the window ending at `nowNs` (and past the byte threshold). */
   count(nowNs: number): number {
     this.evict(nowNs);
-    return this.size;
+    return this.minBytes > 0 ? this.counted : this.size;
+  }
+
+  private addBytes(e: number, sizeBytes: number): void {
+    const before = this.seenBytes[e];
+    this.seenBytes[e] = before + sizeBytes;
+    if (before <= this.minBytes && before + sizeBytes > this.minBytes) this.counted++;
   }
 
   private evict(nowNs: number): void {
@@ -94,6 +129,7 @@ export class ActiveFlowCounter {
     this.chain[e] = this.free;
     this.free = e;
     this.size--;
+    if (this.seenBytes[e] > this.minBytes) this.counted--;
   }
 
   private moveToTail(e: number): void {
@@ -125,6 +161,7 @@ export class ActiveFlowCounter {
       dstIp: this.dstIp,
       portQp: this.portQp,
       lastSeenNs: this.lastSeenNs,
+      seenBytes: this.seenBytes,
       lruNext: this.lruNext,
       head: this.lruHead,
     };
@@ -133,6 +170,7 @@ export class ActiveFlowCounter {
     this.dstIp = new Uint32Array(cap);
     this.portQp = new Float64Array(cap);
     this.lastSeenNs = new Float64Array(cap);
+    this.seenBytes = new Float64Array(cap);
     this.bucketOf = new Int32Array(cap);
     this.chain = new Int32Array(cap);
     this.lruPrev = new Int32Array(cap);
@@ -147,6 +185,7 @@ export class ActiveFlowCounter {
       this.dstIp[n] = old.dstIp[e];
       this.portQp[n] = old.portQp[e];
       this.lastSeenNs[n] = old.lastSeenNs[e];
+      this.seenBytes[n] = old.seenBytes[e];
       const b = this.hash(old.srcIp[e], old.dstIp[e], old.portQp[e]);
       this.bucketOf[n] = b;
       this.chain[n] = this.buckets[b];

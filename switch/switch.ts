@@ -9,6 +9,7 @@
  * once per port. A forwarded packet allocates nothing except its INT hop record.
  */
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import { isMessageEnd } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
 import { PFC_DST_MAC, PFC_MAX_QUANTA, PFC_PRIORITIES, pfcQuantaToNs, pfcQuantumNs } from '../src/wire/pfc.js';
@@ -171,6 +172,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const ecnAtEnqueue = config.ecn.markAt === 'enqueue';
   const drrQuantumBytes = positiveOr(config.drrQuantumBytes, DEFAULT_DRR_QUANTUM_BYTES);
   const flowWindowNs = config.activeFlowWindowNs ?? DEFAULT_ACTIVE_FLOW_WINDOW_NS;
+  const flowMinBytes = Math.max(0, config.activeFlowMinBytes ?? 0);
+  const flowForgetAtEnd = config.activeFlowForgetAtEnd === true;
   const intOn = config.int !== false;
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
@@ -184,7 +187,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         p.mac,
         p.peerMac,
         p.ecn ?? config.ecn,
-        flowWindowNs > 0 ? new ActiveFlowCounter(flowWindowNs) : null,
+        flowWindowNs > 0 ? new ActiveFlowCounter(flowWindowNs, flowMinBytes) : null,
         pauseQuanta,
       ),
   );
@@ -327,7 +330,9 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     }
     const now = env.now();
     if (pkt.kind === FrameKind.Data && op.flows !== null) {
-      op.flows.touch(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp, now);
+      op.flows.touch(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp, now, pkt.sizeBytes);
+      if (flowForgetAtEnd && isMessageEnd(pkt.opcode))
+        op.flows.forget(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp);
     }
     if (ecnAtEnqueue && q !== controlPrio && op.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
       maybeMark(op, pkt, op.queueBytesOf[q]);

@@ -184,4 +184,11 @@ export interface CcAlgorithm<P = Record<string, unknown>> {
    * The runtime uses the largest request (MPCC's T_flow).
    */
   switchFlowWindowNs?(params: P, maxBaseRttNs: number): number;
+  /**
+   * The active-flow counter's byte threshold (SwitchConfig.activeFlowMinBytes) this algorithm
+   * wants when a host runs it; 0 or absent counts every flow. The runtime uses the largest request.
+   */
+  switchFlowMinBytes?(params: P): number;
+  /** True when this algorithm wants the counter to drop a flow at its message's last packet. */
+  switchFlowForgetAtEnd?(params: P): boolean;
 }

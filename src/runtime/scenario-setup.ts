@@ -146,6 +146,23 @@ function requestedFlowWindowNs(
   return windowNs > 0 ? windowNs : undefined;
 }
 
+/** The largest active-flow byte threshold the hosts' algorithms ask for, or undefined when none does. */
+function requestedFlowMinBytes(ccByHost: Map<string, CcSpec>): number | undefined {
+  let minBytes = 0;
+  for (const c of new Set(ccByHost.values())) {
+    const ask = getAlgorithm(c.name).switchFlowMinBytes;
+    if (ask !== undefined) minBytes = Math.max(minBytes, ask(c.params));
+  }
+  return minBytes > 0 ? minBytes : undefined;
+}
+
+/** Whether any host's algorithm asks the counter to drop a flow at its message's last packet. */
+function requestedFlowForgetAtEnd(ccByHost: Map<string, CcSpec>): boolean {
+  for (const c of new Set(ccByHost.values()))
+    if (getAlgorithm(c.name).switchFlowForgetAtEnd?.(c.params) === true) return true;
+  return false;
+}
+
 export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
   return asConfigError(() => {
     const s = scenario;
@@ -190,6 +207,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
     }
     const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
+    const flowMinBytes = requestedFlowMinBytes(ccByHost);
+    const flowForgetAtEnd = requestedFlowForgetAtEnd(ccByHost);
     // The switches' per-port active-flow counter costs a hash-table update per data packet; only
     // MPCC's INT block (activeFlows per hop) and switch-side plug-ins (io.activeFlows) read it,
     // so it is off unless an algorithm asks for a window, for MPCC INT, or a CP plug-in runs
@@ -262,6 +281,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ecmpSeed: node.index + 1,
           int: sw.int,
           ...(flowWindowNs !== undefined ? { activeFlowWindowNs: flowWindowNs } : {}),
+          ...(flowMinBytes !== undefined ? { activeFlowMinBytes: flowMinBytes } : {}),
+          ...(flowForgetAtEnd ? { activeFlowForgetAtEnd: true } : {}),
           ...(flowCounterNeeded ? {} : { activeFlowWindowNs: 0 }),
           ...(cp.length > 0 ? { cp } : {}),
         };

@@ -4,6 +4,7 @@
  * priorities) and the active-flow count; HPCC overwrites slot nhop % 5, MPCC stops after 5.
  */
 import { describe, expect, it } from 'vitest';
+import { Opcode } from '../../src/wire/opcodes.js';
 import type { IntHop, IntStack } from '../../src/wire/packet.js';
 import type { Switch } from '../../switch/api.js';
 import { createSwitch } from '../../switch/switch.js';
@@ -185,6 +186,86 @@ describe('active-flow counter (MPCC App. A.1, AC8)', () => {
     sw.receive(0, probe);
     w.sched.run();
     expect(probe.int!.hops[0].activeFlows).toBe(4);
+  });
+
+  it('with a byte threshold counts a flow only past it: mice never, a returning flow afresh', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig({ activeFlowWindowNs: 10_000, activeFlowMinBytes: 250 }));
+    const probes: [number, ReturnType<typeof dataPkt>][] = [];
+    // M: 2 × 100 B (a mouse). X: 250 B exactly, never more than the threshold. Y: 3 × 100 B at
+    // 3..5 µs, then one 100-B packet at 17 µs, after the window forgot it. L: 100 B per µs.
+    for (let t = 0; t <= 20_000; t += 1000) {
+      w.sched.setTimer(t, () => {
+        if (t <= 1000) sw.receive(0, dataPkt({ srcPort: 0xa000, sizeBytes: 100 }));
+        if (t === 2000) sw.receive(0, dataPkt({ srcPort: 0xc000, sizeBytes: 250 }));
+        if ((t >= 3000 && t <= 5000) || t === 17_000)
+          sw.receive(0, dataPkt({ srcPort: 0xd000, sizeBytes: 100 }));
+        const l = dataPkt({ srcPort: 0xb000, sizeBytes: 100, int: stack('mpcc') });
+        sw.receive(0, l);
+        probes.push([t, l]);
+      });
+    }
+    w.sched.run();
+    expect(probes).toHaveLength(21);
+    for (const [t, l] of probes) {
+      const stampNs = l.int!.hops[0].timeNs;
+      expect(stampNs - t).toBeLessThan(50);
+      // L itself counts from its third packet (300 B > 250 B); Y from its third until 5 µs + window.
+      const lCounts = t >= 2000 ? 1 : 0;
+      const yCounts = t >= 5000 && stampNs - 5000 <= 10_000 ? 1 : 0;
+      expect(l.int!.hops[0].activeFlows, `t = ${t}`).toBe(lCounts + yCounts);
+    }
+    expect(probes.map(([, l]) => l.int!.hops[0].activeFlows)).toEqual([
+      0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
+    ]);
+  });
+
+  it('with forget-at-end drops a flow when its message ends (BTH LAST or ONLY), else keeps it', () => {
+    const counts = (forgetAtEnd: boolean) => {
+      const w = makeWorld();
+      const sw = createSwitch(
+        w.env,
+        baseConfig({ activeFlowWindowNs: 10_000, activeFlowForgetAtEnd: forgetAtEnd }),
+      );
+      const pkt = (srcPort: number, opcode: number, int = false) => {
+        const p = dataPkt({ srcPort, sizeBytes: 100, ...(int ? { int: stack('mpcc') } : {}) });
+        p.opcode = opcode;
+        return p;
+      };
+      const probes: ReturnType<typeof dataPkt>[] = [];
+      // F: WRITE First/Middle/Last at 0/1/2 µs. G: one WRITE Only at 0. H: WRITE First at 0, then
+      // silent (its message has not ended). P: WRITE Middle every µs, the probe.
+      for (let t = 0; t <= 5000; t += 1000) {
+        w.sched.setTimer(t, () => {
+          if (t <= 2000)
+            sw.receive(0, pkt(0xf000, [Opcode.WriteFirst, Opcode.WriteMiddle, Opcode.WriteLast][t / 1000]));
+          if (t === 0) sw.receive(0, pkt(0xa000, Opcode.WriteOnly));
+          if (t === 0) sw.receive(0, pkt(0xb000, Opcode.WriteFirst));
+          const probe = pkt(0xc000, Opcode.WriteMiddle, true);
+          sw.receive(0, probe);
+          probes.push(probe);
+        });
+      }
+      w.sched.run();
+      return probes.map((p) => p.int!.hops[0].activeFlows);
+    };
+    expect(counts(true)).toEqual([3, 3, 2, 2, 2, 2]);
+    expect(counts(false)).toEqual([4, 4, 4, 4, 4, 4]);
+  });
+
+  it('with a byte threshold keeps the counted flows through table growth', () => {
+    const w = makeWorld();
+    const sw = createSwitch(w.env, baseConfig({ activeFlowWindowNs: 1e9, activeFlowMinBytes: 150 }));
+    // 300 flows of 2 × 100 B (counted) interleaved with 300 one-packet mice; the table grows past 64.
+    for (let f = 0; f < 300; f++) {
+      sw.receive(0, dataPkt({ srcPort: f, destQp: 1, sizeBytes: 100 }));
+      sw.receive(0, dataPkt({ srcPort: f, destQp: 2, sizeBytes: 100 }));
+    }
+    for (let f = 0; f < 300; f++) sw.receive(0, dataPkt({ srcPort: f, destQp: 1, sizeBytes: 100 }));
+    const probe = dataPkt({ srcPort: 0, destQp: 3, sizeBytes: 100, int: stack('hpcc') });
+    sw.receive(0, probe);
+    w.sched.run();
+    expect(probe.int!.hops[0].activeFlows).toBe(300);
   });
 
   it('scales to many concurrent flows (table growth keeps every flow)', () => {

@@ -25,6 +25,8 @@ export const mpcc: CcAlgorithm<MpccParams> = {
   np: ecnCnpNp<MpccParams>(() => ({ intervalNs: 0, mode: 'immediate', enabled: false })),
   switchFlowWindowNs: (p, maxBaseRttNs) =>
     p.flowTimeoutNs > 0 ? p.flowTimeoutNs : Math.round(p.flowTimeoutRtts * maxBaseRttNs),
+  switchFlowMinBytes: (p) => p.flowCountMinBytes,
+  switchFlowForgetAtEnd: (p) => p.flowCountForgetAtEnd,
 };
 
 export type { MpccParams } from './params.js';

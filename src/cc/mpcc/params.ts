@@ -6,7 +6,7 @@
  * See docs/algorithms/mpcc.md.
  */
 import { z } from 'zod';
-import { bytes, durationNs, oneOf, real } from '../params.js';
+import { bool, bytes, durationNs, oneOf, real } from '../params.js';
 
 /** Integer in [min, max] (also from a string, as every parameter may come from YAML or --set). */
 function intIn(def: number, min: number, max: number, description: string) {
@@ -74,6 +74,15 @@ export const mpccParams = z.object({
     0.01,
     1e6,
     'T_flow in units of the largest D_base when flowTimeoutNs is 0 ([OURS] 8)',
+  ),
+  flowCountMinBytes: bytes(
+    0,
+    "[OURS] the switches count a flow in N only once more than this many bytes of it entered the port's queue " +
+      '(mice never count); 0 = every flow from its first packet (thesis App. A.1). For mouse-heavy mixes, see docs/algorithms/mpcc.md',
+  ),
+  flowCountForgetAtEnd: bool(
+    false,
+    "[OURS] the switches drop a flow from N when its message's last packet (BTH LAST/ONLY) enters the queue, not T_flow later",
   ),
 });
 

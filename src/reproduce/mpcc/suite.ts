@@ -1,7 +1,7 @@
 /**
  * MPCC's reproduction suite: the acceptance checks AC1–AC9 of shared/papers/mpcc.md §7 in
  * virtual time on the scenarios of scenarios/papers/mpcc, AC3 and AC6 again in the real-time
- * local runtime (rt.ts), AC7 on the thesis fat-tree (fattree.ts), and the two findings the spec
+ * local runtime (rt.ts), AC7 and its findings on the thesis fat-tree (fattree.ts), and the two findings the spec
  * asks to record (the thesis' BDP figure, the literal zero-queue hold rule). Criteria and
  * tolerances are the spec's; [SIM] numbers are the spec's own sanity simulation, for comparison.
  */
@@ -11,7 +11,7 @@ import { encodeMpccInt, MPCC_INT_BYTES } from '../../wire/int-mpcc.js';
 import { FrameKind, type IntStack, type Packet } from '../../wire/packet.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
-import { ac7Check, ac7HadoopFinding } from './fattree.js';
+import { ac7Check, ac7HadoopFinding, ac7MiceCheck, ac7P50Finding, ac7PanelFindings } from './fattree.js';
 import {
   baseRttOf,
   convergence,
@@ -987,7 +987,10 @@ export const mpccSuite: ReproSuite = {
     ac6,
     ac6D10,
     ac7Check,
+    ac7P50Finding,
+    ...ac7PanelFindings,
     ac7HadoopFinding,
+    ac7MiceCheck,
     ac8,
     ...solverChecks,
     ac9c,
