@@ -6,8 +6,12 @@
 # then run `rocelab <command>` as PID 1's replacement, so docker's SIGTERM reaches it.
 # docs/docker.md describes the environment.
 set -e
-# The image keeps the app in /app; run from a checkout, the entry finds it the same way.
-cd "$(dirname "$0")/.."
+# The image keeps the app in /app; run from a checkout, the entry finds it the same way (with
+# the shell's own expansion: the image's minimal base has no dirname).
+case "$0" in
+*/*) cd "${0%/*}/.." ;;
+*) cd /app ;;
+esac
 if [ "${1:-node}" = node ]; then
   start="$(node dist/src/runtime/netns/container-main.js)"
   eval "$start"
