@@ -60,7 +60,7 @@ function runScenarioBench(scenario: string): ChildFigures {
   const ns3 = NS3_WALL_S[scenario];
   if (ns3 !== undefined) {
     console.log(
-      `  vs ns-3 (${ns3} s wall): ${(ns3 / f.wallS).toFixed(2)}x faster (wall), ${(ns3 / f.cpuS).toFixed(2)}x (cpu)`,
+      `  speed vs ns-3 (${ns3} s wall): ${(ns3 / f.wallS).toFixed(2)}x by wall time, ${(ns3 / f.cpuS).toFixed(2)}x by CPU time`,
     );
   }
   return f;
@@ -124,7 +124,7 @@ function sideBySide(rev: string, pairs: number): void {
       cpuRatios.push(before.cpuS / after.cpuS);
     }
     console.log(
-      `  speed-up over ${rev}: ${median(wallRatios).toFixed(2)}x (wall), ${median(cpuRatios).toFixed(2)}x (cpu)` +
+      `  speed-up over ${rev}: ${median(wallRatios).toFixed(2)}x by wall time, ${median(cpuRatios).toFixed(2)}x by CPU time` +
         (pairs > 1 ? ', medians of the pairs' : ''),
     );
   } finally {
