@@ -4,16 +4,31 @@
  * Why not `RoutingTable` (a Map) directly: host addresses (198.18.0.0/15) are above V8's
  * small-integer range, so every `Map.get` hashes a boxed double. This is an open-addressing
  * table over the addresses as int32 keys (linear probing, load ≤ 1/2), built once when the
- * switch is created: a multiply, a shift and usually one compare per lookup. Results are the
- * Map's own port lists, so lookups answer exactly what `routes.get(ip)` answered.
+ * switch is created: a multiply, a shift and usually one compare per lookup.
+ *
+ * Why flat typed arrays for the port lists too: with the Map's own `number[]` lists a lookup
+ * chased three pointers (slot → array → its elements), each a likely cache miss on a large
+ * network where a switch's table is cold between two frames; profiled on the 320-host fat tree,
+ * those loads were a third of the switch's `receive`. Here a route is a (start, count) pair into
+ * one Int32Array of ports, copied when the table is built (docs/switch.md: read once).
  */
 import type { RoutingTable } from '../src/topology/model.js';
 
 const MIN_CAPACITY = 8;
+/** `count` of a slot that holds no route. */
+const EMPTY = -1;
+
+/** A port list entry as stored: itself when it can name a port (a uint32 below 2^31), else -1. */
+function storedPort(e: unknown): number {
+  return typeof e === 'number' && e >>> 0 === e && e <= 0x7fffffff ? e : -1;
+}
 
 export class RouteLookup {
   private readonly keys: Int32Array;
-  private readonly vals: (number[] | undefined)[];
+  /** Route of slot i: ports[start[i] .. start[i] + count[i]); count EMPTY for a free slot. */
+  private readonly start: Int32Array;
+  private readonly count: Int32Array;
+  private readonly ports: Int32Array;
   private readonly shift: number;
   private readonly mask: number;
 
@@ -21,27 +36,44 @@ export class RouteLookup {
     let cap = MIN_CAPACITY;
     while (cap < 2 * routes.size) cap *= 2;
     this.keys = new Int32Array(cap);
-    this.vals = new Array<number[] | undefined>(cap).fill(undefined);
+    this.start = new Int32Array(cap);
+    this.count = new Int32Array(cap).fill(EMPTY);
     this.mask = cap - 1;
     this.shift = 32 - Math.log2(cap);
+    let total = 0;
+    for (const ports of routes.values()) total += ports.length;
+    this.ports = new Int32Array(total);
+    let next = 0;
     for (const [ip, ports] of routes) {
-      // Only uint32 keys can match a lookup (see get); anything else could never be found.
+      // Only uint32 keys can match a lookup (see find); anything else could never be found.
       if (ip >>> 0 !== ip) continue;
       let i = this.slot(ip);
-      while (this.vals[i] !== undefined && this.keys[i] !== (ip | 0)) i = (i + 1) & this.mask;
+      while (this.count[i] !== EMPTY && this.keys[i] !== (ip | 0)) i = (i + 1) & this.mask;
       this.keys[i] = ip | 0;
-      this.vals[i] = ports;
+      this.start[i] = next;
+      this.count[i] = ports.length;
+      for (const e of ports) this.ports[next++] = storedPort(e);
     }
   }
 
-  /** The ports of `ip`, or undefined when it has no route (also for a non-uint32 `ip`). */
-  get(ip: number): number[] | undefined {
-    if (ip >>> 0 !== ip) return undefined;
+  /** The slot of `ip`'s route, or -1 when it has none (also for a non-uint32 `ip`). */
+  find(ip: number): number {
+    if (ip >>> 0 !== ip) return -1;
     const key = ip | 0;
     for (let i = this.slot(ip); ; i = (i + 1) & this.mask) {
-      const v = this.vals[i];
-      if (v === undefined || this.keys[i] === key) return v;
+      if (this.count[i] === EMPTY) return -1;
+      if (this.keys[i] === key) return i;
     }
+  }
+
+  /** How many equal-cost ports the route in slot `s` lists. */
+  portCount(s: number): number {
+    return this.count[s];
+  }
+
+  /** Port k (< portCount) of the route in slot `s`; -1 for a list entry that is no uint32 port number. */
+  port(s: number, k: number): number {
+    return this.ports[this.start[s] + k];
   }
 
   private slot(ip: number): number {

@@ -263,10 +263,12 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   }
 
   function route(pkt: Packet): number {
-    const list = routes.get(pkt.dstIp);
-    if (list === undefined || list.length === 0) return -1;
+    const r = routes.find(pkt.dstIp);
+    if (r < 0) return -1;
+    const n = routes.portCount(r);
+    if (n === 0) return -1;
     const e =
-      list.length === 1 ? list[0] : list[ecmpHash(ecmpSeed, pkt.srcIp, pkt.dstIp, pkt.srcPort) % list.length];
+      n === 1 ? routes.port(r, 0) : routes.port(r, ecmpHash(ecmpSeed, pkt.srcIp, pkt.dstIp, pkt.srcPort) % n);
     return isUint(e, nPorts - 1) ? e : -1;
   }
 

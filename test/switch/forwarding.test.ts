@@ -134,6 +134,26 @@ describe('L3 forwarding', () => {
     expect(sw.portCounters()[0].ingressDrops).toBe(1);
   });
 
+  it('treats empty route lists and entries that name no port as unroutable', () => {
+    const w = makeWorld();
+    const cfg = baseConfig({
+      ports: [0, 1].map((i) => portCfg(100 * G, i)),
+      routes: new Map([
+        [hostIp(1), [1]],
+        [hostIp(2), []],
+        [hostIp(3), [1.5]],
+        [hostIp(4), [-1]],
+        [hostIp(5), [2]],
+        [hostIp(6), [2 ** 32]],
+      ]),
+    });
+    const sw = createSwitch(w.env, cfg);
+    for (let h = 1; h <= 6; h++) sw.receive(0, dataPkt({ dstIp: hostIp(h) }));
+    w.sched.run();
+    expect(w.sent.map((s) => [s.port, s.pkt.dstIp])).toEqual([[1, hostIp(1)]]);
+    expect(sw.switchCounters().unroutable).toBe(5);
+  });
+
   it('counts malformed frames and never throws', () => {
     const w = makeWorld();
     const sw = createSwitch(w.env, baseConfig());
