@@ -415,8 +415,10 @@ export class RealNodeEnv implements FirmwareEnv {
         this.open[port] = true;
       }
       if (!w.append(pkt, stampNs)) {
+        // Full: this train leaves now (as a train of its own), the frame starts the next one.
         this.transmitTrain(port, w.finish());
         w.begin(port, this.nextSeq(port));
+        this.open[port] = true;
         w.append(pkt, stampNs);
       }
     } catch (err) {
