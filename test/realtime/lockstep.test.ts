@@ -71,7 +71,7 @@ describe('lockstep', () => {
     expect((out.wallMs * 1e6) / r.durationNs).toBeGreaterThan(10);
   });
 
-  it('the real network loses 1 datagram in 50: the overlay resends them, and the results are still identical', async () => {
+  it('on a 1500-byte path losing 1 datagram in 50: the overlay resends them, and the results are still identical', async () => {
     const s = scenario(INCAST_4TO1);
     const v = runScenario({ scenario: s, outDir: tmp(), print: null }).results;
     const run = await LocalRun.create({
@@ -79,7 +79,8 @@ describe('lockstep', () => {
       outDir: tmp(),
       print: null,
       metricsPort: null,
-      env: { DROP_EVERY: '50' },
+      // A 1500-byte path, as on a veth or in docker: trains fill their datagrams and split.
+      env: { DROP_EVERY: '50', MTU: '1500' },
     });
     const out = await run.run();
     const r = out.results;
@@ -87,6 +88,7 @@ describe('lockstep', () => {
       `${describeRun('4-to-1, 1 datagram in 50 lost', r, out.wallMs)}; ${r.realtime?.resentDatagrams} resent`,
     );
     expect(r.realtime?.resentDatagrams).toBeGreaterThan(0);
+    expect(r.realtime?.trainDatagrams).toBeGreaterThan(0);
     expect(sections(r)).toEqual(sections(v));
     expect(r.realtime?.linksDown).toEqual([]);
   });
