@@ -17,6 +17,7 @@ import { Opcode } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
+import { TrainReader } from '../../src/wire/train.js';
 
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
@@ -133,13 +134,21 @@ describe('arrival stamps: receive delay lines', () => {
     expect(r.env.counters).toMatchObject({ stampedFrames: 4, lateFrames: 1, maxLateNs: 50 });
   });
 
-  it('stamps what it sends with now + the link delay and sends at once', () => {
+  it('stamps what it sends with now + the link delay; the frames a link sends in one turn leave in one train', async () => {
     const r = rig();
     rigs.push(r);
     r.advance(50);
     r.env.send(1, dataPkt(9));
+    r.env.send(1, dataPkt(10));
+    // Held for the end of the event-loop turn, then one datagram for both frames.
+    expect(r.sent).toHaveLength(0);
+    await new Promise((res) => setImmediate(res));
     expect(r.sent).toHaveLength(1);
     expect(r.sent[0].host).toBe(PEERS[1]);
     expect(readArrivalNs(r.sent[0].buf)).toBe(50 + 1000);
+    const reader = new TrainReader();
+    expect(reader.reset(r.sent[0].buf)).toBeNull();
+    expect(reader.count).toBe(2);
+    expect(reader.linkSeq).toBe(0);
   });
 });

@@ -275,7 +275,7 @@ describe('control packets (promise alone)', () => {
         const d = encapsulate(f.pkt, { vni: 2, promiseNs, linkSeq });
         const meta = createDecapsulatedMeta();
         expect(must(decapsulate(d, {}, meta))).toEqual(f.pkt);
-        expect(meta).toEqual({ arrivalNs: null, promiseNs, linkSeq });
+        expect(meta).toEqual({ arrivalNs: null, promiseNs, linkSeq, endBoundNs: null, heardNs: null });
         expect(readPromise(d)).toBe(promiseNs);
         expect(readLinkSeq(d)).toBe(linkSeq);
       }),
