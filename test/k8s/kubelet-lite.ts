@@ -129,6 +129,8 @@ export interface RunningPod {
 
 export class KubeletLite {
   readonly bridge: string;
+  /** An iptables FORWARD accept rule for the bridge was added (removed at the end). */
+  private forwardRule = false;
   readonly gatewayIp: string;
   readonly pods: RunningPod[] = [];
   private readonly nsList: string[] = [];
@@ -148,6 +150,12 @@ export class KubeletLite {
     must('ip', ['link', 'add', this.bridge, 'type', 'bridge']);
     must('ip', ['addr', 'add', `${this.gatewayIp}/24`, 'dev', this.bridge]);
     must('ip', ['link', 'set', this.bridge, 'up']);
+    // A docker engine that ran on this host leaves iptables' FORWARD policy at DROP, which (with
+    // br_netfilter) drops traffic between the pods on our bridge: accept it, as a CNI would.
+    if (sh('iptables', ['-S', 'FORWARD']).status === 0) {
+      sh('iptables', ['-I', 'FORWARD', '-i', this.bridge, '-o', this.bridge, '-j', 'ACCEPT']);
+      this.forwardRule = true;
+    }
     const ips = m.pods.map((_, i) => `${this.o.subnet}.${10 + i}`);
     // What the headless Service publishes: every selected pod, ready or not.
     const selected = (p: LitePod) => Object.entries(m.service.selector).every(([k, v]) => p.labels[k] === v);
@@ -270,6 +278,8 @@ export class KubeletLite {
       rmSync(`/etc/netns/${ns}`, { recursive: true, force: true });
     }
     for (const v of this.veths) sh('ip', ['link', 'del', v]);
+    if (this.forwardRule)
+      sh('iptables', ['-D', 'FORWARD', '-i', this.bridge, '-o', this.bridge, '-j', 'ACCEPT']);
     const b = sh('ip', ['link', 'del', this.bridge]);
     if (b.status !== 0 && !/Cannot find device/.test(b.out))
       problems.push(`link del ${this.bridge}: ${b.out.trim()}`);
