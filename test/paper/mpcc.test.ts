@@ -9,4 +9,11 @@
 import '../../src/reproduce/mpcc/suite.js';
 import { describeReproSuite } from '../support/repro.js';
 
-describeReproSuite('mpcc', 'paper');
+describeReproSuite('mpcc', 'paper', {
+  knownShortfalls: {
+    // Since the equal-time order virtual time shares with lockstep (docs/realtime.md), criterion
+    // (c) misses on its median seed by 0.13 % (seeds ±2-3 %); the gate awaits a decision
+    // (docs/algorithms/mpcc.md).
+    AC7: '(c) long-flow p50 on the seed-median 1.0013 × its bound',
+  },
+});
