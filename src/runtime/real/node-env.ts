@@ -772,7 +772,9 @@ export class RealNodeEnv implements FirmwareEnv {
     this.log.debug({ port, peer: link.peerNode, from: seq, next: this.seqOut[port] }, 'overlay: resend');
     const ring = this.sent[port];
     const seqs = this.sentSeq[port];
-    for (let s = seq; s !== this.seqOut[port]; s = (s + 1) >>> 0) {
+    // A train still being built holds the newest sequence number: it leaves at the turn's end.
+    const end = this.open[port] ? (this.seqOut[port] - 1) >>> 0 : this.seqOut[port];
+    for (let s = seq; s !== end; s = (s + 1) >>> 0) {
       const slot = s & (RESEND_RING - 1);
       const buf = ring[slot];
       if (buf === null || seqs[slot] !== s) {
