@@ -117,7 +117,6 @@ function spread(xs: number[]): { min: number; p50: number; max: number } {
   return { min: r(s[0]), p50: r(s[Math.floor((s.length - 1) / 2)]), max: r(s[s.length - 1]) };
 }
 
-
 /** Node health: garbage, encoding, and whether each host kept up with the dilation. */
 function healthWarnings(inp: MergeInput): string[] {
   const { plan, reports } = inp;
