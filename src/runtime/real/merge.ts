@@ -6,21 +6,12 @@
  */
 
 import type { RealtimeResult, Results } from '../../stats/results.js';
-import { mergeReports as mergeNodeReports } from '../app/node-report.js';
-import type { RunPlan } from '../app/plan.js';
+import { mergeReports as mergeNodeReports, type MergeInput as SharedMergeInput } from '../app/node-report.js';
 import type { NodeReport } from './protocol.js';
 
-export interface MergeInput {
-  scenario: string;
-  runtime: string;
-  seed: number;
-  timeScale: number;
-  endNs: number;
-  plan: RunPlan;
-  ccByHost: Record<string, string>;
+/** The shared merge's input, with the real nodes' own reports and what lockstep measured. */
+export interface MergeInput extends Omit<SharedMergeInput, 'reports' | 'runtimeWarnings'> {
   reports: Map<string, NodeReport>;
-  /** Launcher-side warnings (restarts, missing reports, watchdog). */
-  warnings: string[];
   sync?: 'lockstep' | 'wallclock';
   /** Lockstep: dilation over the launcher's progress windows (real ns per emulated ns). */
   dilations?: number[];
