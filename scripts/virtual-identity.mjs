@@ -7,7 +7,7 @@
 //   node scripts/virtual-identity.mjs --out /tmp/after.json --against /tmp/before.json
 //
 // --jobs N runs N scenarios at once (default 2); --only SUBSTR keeps matching paths;
-// --skip SUBSTR drops them. Exit 1 when --against finds a difference.
+// --skip SUBSTR[,SUBSTR] drops them. Exit 1 when --against finds a difference.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -36,7 +36,10 @@ function walk(dir) {
 }
 let scenarios = walk(join(root, 'scenarios')).map((p) => relative(root, p));
 if (only) scenarios = scenarios.filter((s) => s.includes(only));
-if (skip) scenarios = scenarios.filter((s) => !s.includes(skip));
+if (skip) {
+  const skipped = skip.split(',');
+  scenarios = scenarios.filter((s) => !skipped.some((k) => s.includes(k)));
+}
 
 const work = mkdtempSync(join(tmpdir(), 'rocelab-identity-'));
 function runOne(scenario) {
