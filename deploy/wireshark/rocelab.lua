@@ -32,6 +32,8 @@ local OPTION_NAMES = {
   [0x24] = "link sequence",
   [0x25] = "end bound",
   [0x26] = "heard",
+  [0x27] = "nack",
+  [0x28] = "ack",
 }
 
 local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
@@ -57,6 +59,8 @@ local f = {
   end_bound = ProtoField.double("rocelab.end_bound_ns", "End bound (ns): the run ends no earlier (lockstep)"),
   heard = ProtoField.double("rocelab.heard_ns", "Heard (ns): the promise the sender heard from the receiver"),
   link_seq = ProtoField.uint32("rocelab.link_seq", "Link sequence", base.DEC),
+  nack_seq = ProtoField.uint32("rocelab.nack_seq", "Nack: first reverse-link sequence missing", base.DEC),
+  ack_seq = ProtoField.uint32("rocelab.ack_seq", "Ack: next reverse-link sequence expected", base.DEC),
   hpcc_nhop = ProtoField.uint16("rocelab.hpcc.nhop", "HPCC nhop", base.DEC),
   hpcc_hop = ProtoField.uint8("rocelab.hpcc.slot", "HPCC hop slot", base.DEC),
   hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC, HPCC_RATES),
@@ -110,7 +114,7 @@ local function option_summary(tvb, type, d, n)
     return fmt_ns(tvb(d, 8):float()) .. " ns"
   elseif (type == 0x10 or type == 0x11) and n == 8 then
     return tvb(d, 8):uint64():tonumber() .. " ns"
-  elseif (type == 0x22 or type == 0x24 or (type >= 0x12 and type <= 0x14)) and n == 4 then
+  elseif (type == 0x22 or type == 0x24 or type == 0x27 or type == 0x28 or (type >= 0x12 and type <= 0x14)) and n == 4 then
     return tostring(tvb(d, 4):uint())
   end
   return nil
@@ -186,6 +190,10 @@ local function dissect_option(tvb, t, type, d, n)
     t:add(f.end_bound, tvb(d, 8))
   elseif type == 0x26 and n == 8 then
     t:add(f.heard, tvb(d, 8))
+  elseif type == 0x27 and n == 4 then
+    t:add(f.nack_seq, tvb(d, 4))
+  elseif type == 0x28 and n == 4 then
+    t:add(f.ack_seq, tvb(d, 4))
   elseif n > 0 then
     t:add(f.opt_data, tvb(d, n))
   end

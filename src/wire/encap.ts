@@ -60,6 +60,8 @@ export interface EncapsulateOptions extends EncodeOptions {
 export interface PromiseTrailer {
   endBoundNs?: number;
   heardNs?: number;
+  /** The next sequence of the reverse link the sender expects (u32; lockstep's resend release). */
+  ackSeq?: number;
 }
 
 export interface DecapsulateOptions extends DecodeOptions {

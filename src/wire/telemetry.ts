@@ -87,6 +87,12 @@ export const OptionType = {
    * (overlay-level retransmission: the receiver of this control packet resends from there).
    */
   Nack: 0x27,
+  /**
+   * Real runtime only (lockstep): u32, the next datagram sequence of the reverse link the sender
+   * expects (a cumulative acknowledgement): the receiver of this option no longer keeps the
+   * datagrams before it for a resend.
+   */
+  Ack: 0x28,
 } as const;
 
 const HPCC_DATA_BYTES = 44;

@@ -49,18 +49,32 @@ export interface ControlPacketOptions {
   heardNs?: number;
   /** The first sequence of the reverse link the sender misses (u32; overlay retransmission). */
   nackSeq?: number;
+  /** The next sequence of the reverse link the sender expects (u32; frees the peer's resend ring). */
+  ackSeq?: number;
 }
 
-/** Bytes of the EndBound and Heard options a trailer asks for. */
-function trailerBytes(t: PromiseTrailer): number {
+/** Bytes of the EndBound, Heard and Ack options a trailer asks for. */
+export function trailerBytes(t: PromiseTrailer): number {
   return (
     (t.endBoundNs === undefined ? 0 : PROMISE_OPTION_BYTES) +
-    (t.heardNs === undefined ? 0 : PROMISE_OPTION_BYTES)
+    (t.heardNs === undefined ? 0 : PROMISE_OPTION_BYTES) +
+    (t.ackSeq === undefined ? 0 : U32_OPTION_BYTES)
   );
+}
+
+function checkU32(name: string, v: number): void {
+  if (!(Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff))
+    throw new WireEncodeError(`${name} ${v} is not a u32`);
 }
 
 /** Writes the trailer's options at `p`; returns the end. */
 function writeTrailer(buf: Uint8Array, p: number, t: PromiseTrailer): number {
+  if (t.ackSeq !== undefined) {
+    checkU32('ackSeq', t.ackSeq);
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Ack, 4);
+    writeU32(buf, p, t.ackSeq);
+    p += 4;
+  }
   for (const [type, v] of [
     [OptionType.EndBound, t.endBoundNs],
     [OptionType.Heard, t.heardNs],
@@ -136,7 +150,10 @@ export interface TrainWriterOptions extends EncodeOptions {
   maxDatagramBytes?: number;
   /** HPCC INT_MULTI, as for encapsulate. */
   intMulti?: number;
-  /** Keep room for an EndBound option beside the promise in every datagram (lockstep). */
+  /**
+   * Keep room for lockstep's whole trailer beside the promise in every datagram (EndBound, Heard
+   * and Ack), so finish(promiseNs, trailer) never makes it larger than maxDatagramBytes.
+   */
   reserveEndBound?: boolean;
 }
 
@@ -172,7 +189,9 @@ export class TrainWriter {
       throw new WireEncodeError(`maxDatagramBytes ${max} must be an integer in 64..${MAX_DATAGRAM_BYTES}`);
     this.maxDatagramBytes = max;
     this.scratch = Buffer.allocUnsafe(max);
-    this.reserveBytes = PROMISE_OPTION_BYTES * (opts.reserveEndBound === true ? 2 : 1);
+    this.reserveBytes =
+      PROMISE_OPTION_BYTES +
+      (opts.reserveEndBound === true ? 2 * PROMISE_OPTION_BYTES + U32_OPTION_BYTES : 0);
     this.opts = { ...opts, vni: 0, arrivalNs: undefined, linkSeq: undefined, promiseNs: undefined };
   }
 
@@ -282,6 +301,12 @@ export class TrainWriter {
         this.insertOption(innerOff, type, 8);
         writeF64(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, v);
       }
+      if (trailer.ackSeq !== undefined) {
+        checkU32('ackSeq', trailer.ackSeq);
+        const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
+        this.insertOption(innerOff, OptionType.Ack, 4);
+        writeU32(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, trailer.ackSeq);
+      }
     }
     const had = promiseNs === undefined ? -1 : findOption(this.scratch, this.lastOff, OptionType.Promise, 8);
     if (had >= 0) {
@@ -335,6 +360,8 @@ export class TrainReader {
   heardNs: number | null = null;
   /** The Nack of a control packet (the first reverse-link sequence its sender misses), or null. */
   nackSeq: number | null = null;
+  /** The Ack of a promise trailer (the next reverse-link sequence its sender expects), or null. */
+  ackSeq: number | null = null;
 
   /** Validates `buf` as one datagram; null when it is well formed. */
   reset(buf: Uint8Array, maxDatagramBytes = MAX_DATAGRAM_BYTES): DecodeError | null {
@@ -346,6 +373,7 @@ export class TrainReader {
     this.endBoundNs = null;
     this.heardNs = null;
     this.nackSeq = null;
+    this.ackSeq = null;
     const len = buf.length;
     if (len > maxDatagramBytes)
       return decodeError('oversized', `datagram of ${len} bytes exceeds ${maxDatagramBytes}`, 0);
@@ -404,6 +432,9 @@ export class TrainReader {
         } else if (type === OptionType.Nack) {
           if (dataBytes !== 4) return decodeError('bad-option', 'nack option needs 4 data bytes', q + 3);
           this.nackSeq = readU32(buf, d);
+        } else if (type === OptionType.Ack) {
+          if (dataBytes !== 4) return decodeError('bad-option', 'ack option needs 4 data bytes', q + 3);
+          this.ackSeq = readU32(buf, d);
         } else if (type === OptionType.EndBound || type === OptionType.Heard) {
           if (dataBytes !== 8)
             return decodeError('bad-option', `option type 0x${type.toString(16)} needs 8 data bytes`, q + 3);

@@ -284,6 +284,43 @@ describe('control packets (promise alone)', () => {
   });
 });
 
+describe("lockstep's trailer: end bound, heard promise and ack", () => {
+  it('ride on a control packet and on the last frame of a train, and read back', () => {
+    fc.assert(
+      fc.property(
+        arbPromiseNs,
+        arbPromiseNs,
+        fc.option(arbPromiseNs, { nil: undefined }),
+        fc.option(u32, { nil: undefined }),
+        (promiseNs, endBoundNs, heardNs, ackSeq) => {
+          const trailer = { endBoundNs, heardNs, ackSeq };
+          const c = encodeControl({ vni: 3, promiseNs, linkSeq: 9, ...trailer });
+          expect(c.length).toBe(controlPacketBytes({ vni: 3, promiseNs, linkSeq: 9, ...trailer }));
+          const r = new TrainReader();
+          expect(r.reset(c)).toBeNull();
+          expect(r).toMatchObject({
+            control: true,
+            promiseNs,
+            endBoundNs,
+            heardNs: heardNs ?? null,
+            ackSeq: ackSeq ?? null,
+          });
+          const w = new TrainWriter({ maxDatagramBytes: 1472, reserveEndBound: true });
+          w.begin(3, 9);
+          while (w.append(dataPacket(w.frames, 300), 100)) {}
+          const d = w.finish(promiseNs, trailer);
+          // the reserve holds the whole trailer: a full train never outgrows the path's MTU
+          expect(d.length).toBeLessThanOrEqual(1472);
+          expect(r.reset(d)).toBeNull();
+          expect(r).toMatchObject({ control: false, promiseNs, endBoundNs, ackSeq: ackSeq ?? null });
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(() => encodeControl({ vni: 1, promiseNs: 1, ackSeq: 2 ** 32 })).toThrow(/ackSeq/);
+  });
+});
+
 describe('malformed datagrams are typed errors', () => {
   const opt = (type: number, data: string) =>
     `fff0${type.toString(16).padStart(2, '0')}${(data.length / 8).toString(16).padStart(2, '0')}${data}`;

@@ -19,6 +19,7 @@ import {
   parseEndpoint,
   VXLAN_UDP_PORT,
 } from '../real/addresses.js';
+import { checkMachineFits } from '../real/capacity.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
 import type { NodeMessage } from '../real/protocol.js';
 import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
@@ -131,6 +132,7 @@ export class LocalRun {
   static async create(opts: LocalOptions): Promise<LocalRun> {
     const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed });
     const names = setup.topo.nodes.map((n) => n.name);
+    checkMachineFits(opts.scenario.name, names.length, 'local');
     const port = opts.overlay === 'vxlan' ? VXLAN_UDP_PORT : GENEVE_UDP_PORT;
     let block = opts.block ?? Math.floor(Math.random() * 60_000);
     for (let attempt = 0; ; attempt++) {

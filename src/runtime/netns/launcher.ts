@@ -10,12 +10,14 @@
  * launcher exits; namespaces of launchers that died without cleaning up are swept at the next
  * start (`sweepNetns`).
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Results } from '../../stats/results.js';
 import { nodeEntry } from '../local/launcher.js';
 import { type AddressMap, GENEVE_UDP_PORT, VXLAN_UDP_PORT } from '../real/addresses.js';
+import { checkMachineFits } from '../real/capacity.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
 import type { NodeMessage } from '../real/protocol.js';
 import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
@@ -136,6 +138,7 @@ export class NetnsRun {
     checkNetnsAvailable();
     sweepNetns();
     const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed });
+    checkMachineFits(opts.scenario.name, setup.topo.nodes.length, 'netns');
     return new NetnsRun(opts, setup);
   }
 

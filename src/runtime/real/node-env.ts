@@ -26,10 +26,19 @@ import {
   encapsulate,
   encapsulateVxlan,
   overlayKindOf,
+  PROMISE_OPTION_BYTES,
+  type PromiseTrailer,
 } from '../../wire/encap.js';
 import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
-import { encodeControl, linkSeqDiff, readLinkSeq, TrainReader, TrainWriter } from '../../wire/train.js';
+import {
+  encodeControl,
+  linkSeqDiff,
+  readLinkSeq,
+  TrainReader,
+  TrainWriter,
+  trailerBytes,
+} from '../../wire/train.js';
 import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
 import type { EventTimers } from './event-timers.js';
 import type { LockstepScheduler } from './lockstep.js';
@@ -169,6 +178,10 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly trains: boolean;
   /** Per input port: the next datagram sequence expected (−1: none seen yet). */
   private readonly seqIn: Float64Array;
+  /** Per output link: the peer acknowledged every sequence before this (docs/realtime.md). */
+  private readonly releasedTo: Uint32Array;
+  /** Per input link: the last ack sent back to the peer (-1: none yet). */
+  private readonly ackSent: Float64Array;
   private readonly reader = new TrainReader();
   /** Per output link: the last RESEND_RING sequenced datagrams and their sequences. */
   private readonly sent: (Buffer | null)[][];
@@ -260,6 +273,8 @@ export class RealNodeEnv implements FirmwareEnv {
     this.seqIn = new Float64Array(this.links.length).fill(-1);
     this.sent = this.links.map(() => new Array<Buffer | null>(RESEND_RING).fill(null));
     this.sentSeq = this.links.map(() => new Float64Array(RESEND_RING).fill(-1));
+    this.releasedTo = new Uint32Array(this.links.length);
+    this.ackSent = new Float64Array(this.links.length).fill(-1);
     this.stash = this.links.map(() => new Map<number, Buffer>());
     this.lastNackMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
     this.dropEvery = opts.dropEvery ?? 0;
@@ -458,11 +473,17 @@ export class RealNodeEnv implements FirmwareEnv {
    */
   private sendPromiseOn(port: number, promiseNs: number, boundNs: number, heardNs?: number): void {
     const w = this.writers[port];
-    const trailer = heardNs === undefined ? { endBoundNs: boundNs } : { endBoundNs: boundNs, heardNs };
+    const trailer: PromiseTrailer = { endBoundNs: boundNs };
+    if (heardNs !== undefined) trailer.heardNs = heardNs;
+    // Acknowledge what arrived on the reverse link, so the peer stops keeping it for a resend.
+    const ack = this.seqIn[port];
+    if (ack >= 0 && ack !== this.ackSent[port]) {
+      trailer.ackSeq = ack;
+      this.ackSent[port] = ack;
+    }
     try {
       if (this.open[port] && w.frames > 0) {
-        // promise + end bound (+ heard): 12 bytes each (option header and f64)
-        if (w.canCarry(12 * (heardNs === undefined ? 2 : 3))) {
+        if (w.canCarry(PROMISE_OPTION_BYTES + trailerBytes(trailer))) {
           this.transmitTrain(port, w.finish(promiseNs, trailer));
           return;
         }
@@ -682,6 +703,7 @@ export class RealNodeEnv implements FirmwareEnv {
     // A NACK is handled at once, whatever its place in its own link's order: two links that
     // both lost a datagram must not wait on each other's resend.
     if (r.nackSeq !== null) this.resendFrom(link, r.nackSeq);
+    if (r.ackSeq !== null) this.release(link.port, r.ackSeq);
     const port = link.port;
     if (r.linkSeq !== null) {
       const want = this.seqIn[port];
@@ -764,6 +786,30 @@ export class RealNodeEnv implements FirmwareEnv {
     } catch (err) {
       this.log.error({ err: (err as Error).message }, 'nack not encodable');
     }
+  }
+
+  /**
+   * The peer has every datagram of this link before `ackSeq`: they need not be kept for a resend
+   * any more. Without this a link keeps its last RESEND_RING datagrams, hundreds of MB on a busy
+   * switch over a long run.
+   */
+  private release(port: number, ackSeq: number): void {
+    const ring = this.sent[port];
+    const seqs = this.sentSeq[port];
+    // Only forward, and never past what was sent (a stale ack, or one for an earlier incarnation).
+    if (linkSeqDiff(ackSeq, this.seqOut[port]) > 0) return;
+    let s = this.releasedTo[port];
+    const ahead = linkSeqDiff(ackSeq, s);
+    if (ahead <= 0) return;
+    if (ahead > RESEND_RING) s = (ackSeq - RESEND_RING) >>> 0;
+    for (; s !== ackSeq; s = (s + 1) >>> 0) {
+      const slot = s & (RESEND_RING - 1);
+      if (seqs[slot] === s) {
+        ring[slot] = null;
+        seqs[slot] = -1;
+      }
+    }
+    this.releasedTo[port] = ackSeq;
   }
 
   /** The peer misses our datagrams on this link from `seq` on: send them again, in order. */
