@@ -21,7 +21,8 @@ import { localAddressMap, parseEndpoint } from '../src/runtime/real/addresses.js
 import { hostMonotonicNs, type NodeMessage } from '../src/runtime/real/protocol.js';
 import { scenarioToJson } from '../src/runtime/real/scenario-json.js';
 import { setupRun } from '../src/runtime/scenario-setup.js';
-import { encapsulate } from '../src/wire/encap.js';
+import { createDecapsulatedMeta, decapsulate, encapsulate } from '../src/wire/encap.js';
+import { isDecodeError } from '../src/wire/errors.js';
 import { Opcode } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
@@ -118,7 +119,71 @@ function waitFor<T>(child: ChildProcess, pred: (m: unknown) => T | undefined, wh
   });
 }
 
+/**
+ * A switch's wire path alone, in CPU time (robust on a busy machine): a train of TRAIN_FRAMES
+ * 1 KB frames is read, each frame decoded, given a hop (TTL, MACs, an ECN mark on every fourth)
+ * and appended to an outgoing train with its promise — once forwarding in place, once encoding
+ * every frame again — interleaved, five rounds each; prints the medians in ns per frame.
+ */
+function benchForwardPath(): void {
+  const p = createPacket();
+  p.kind = FrameKind.Data;
+  p.opcode = Opcode.SendOnly;
+  p.srcIp = 0xc612_0001;
+  p.dstIp = 0xc612_0002;
+  p.srcPort = 0xc001;
+  p.destQp = 0x101;
+  p.dscp = 26;
+  p.ecn = Ecn.Ect0;
+  p.prio = 3;
+  p.payloadLen = FRAME_PAYLOAD_BYTES;
+  const tw = new TrainWriter({ maxDatagramBytes: 65_507 });
+  tw.begin(0, 1);
+  for (let i = 0; i < TRAIN_FRAMES; i++) tw.append(p, 1000 + i);
+  const train = tw.finish(2000);
+  const reader = new TrainReader();
+  const meta = createDecapsulatedMeta();
+  const out = new TrainWriter({ maxDatagramBytes: 65_507, reserveEndBound: true });
+  const nsPerFrame = (keepWire: boolean, trains: number): number => {
+    const opts = { payload: 'drop' as const, verifyIcrc: false, keepWire };
+    let frames = 0;
+    const c0 = process.cpuUsage();
+    for (let k = 0; k < trains; k++) {
+      reader.reset(train);
+      out.begin(1, k);
+      for (let i = 0; i < reader.count; i++) {
+        const q = decapsulate(reader.packet(i), opts, meta);
+        if (isDecodeError(q)) throw new Error(`bench frame does not decode: ${q.message}`);
+        q.ttl -= 1;
+        q.srcMac = 0x02_0000_0001;
+        q.dstMac = 0x02_0000_0002;
+        if (i % 4 === 0) q.ecn = Ecn.Ce;
+        out.append(q, (meta.arrivalNs ?? 0) + 1000);
+        frames++;
+      }
+      out.finish(5000, { endBoundNs: 9000 });
+    }
+    const c = process.cpuUsage(c0);
+    return ((c.user + c.system) * 1000) / frames;
+  };
+  for (let r = 0; r < 3; r++) {
+    nsPerFrame(true, 2000);
+    nsPerFrame(false, 2000);
+  }
+  const inPlace: number[] = [];
+  const reencode: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    inPlace.push(nsPerFrame(true, 8000));
+    reencode.push(nsPerFrame(false, 8000));
+  }
+  const median = (a: number[]) => a.slice().sort((x, y) => x - y)[2];
+  console.log(
+    `switch wire path, CPU per 1 KB frame (decode, hop, train encode): in place ${median(inPlace).toFixed(0)} ns, re-encoding ${median(reencode).toFixed(0)} ns (×${(median(reencode) / median(inPlace)).toFixed(2)})`,
+  );
+}
+
 export async function benchRealtime(): Promise<void> {
+  benchForwardPath();
   const dir = mkdtempSync(join(tmpdir(), 'rocelab-bench-'));
   const children: ChildProcess[] = [];
   const sockets: Socket[] = [];
@@ -180,43 +245,53 @@ topology: { kind: star, hosts: 2 }
     echo.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
 
-    // 2. the switch node
+    // 2. the switch node, forwarding in place (its default) and re-encoding every frame, side by side
     const scenarioPath = join(dir, 'scenario.json');
     writeFileSync(scenarioPath, scenarioToJson(s));
-    const sw = spawn(process.execPath, [nodeEntry()], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE: 's1',
-        SCENARIO_JSON: scenarioPath,
-        ADDRESS_MAP: JSON.stringify(map),
-        TIME_SCALE: '1',
-        LOG_LEVEL: 'warn',
-        // Raw forwarding capacity: no lockstep peers here to promise anything.
-        SYNC: 'wallclock',
-        // Poll instead of sleeping when a timer is near: egress timers every few hundred ns real at timeScale 1.
-        TIMER_SPIN_MS: '2',
-      },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    children.push(sw);
-    await waitFor(sw, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), 'switch node');
-    sw.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
-    await new Promise((r) => setTimeout(r, 100));
-    const swRate = await measure(left, right, frame, s1);
-    // The same switch node fed trains of TRAIN_FRAMES frames (one datagram each), as lockstep and
-    // wallclock nodes send them; it forwards them as trains too.
     const tw = new TrainWriter({ maxDatagramBytes: 65_507 });
     tw.begin(0);
     for (let i = 0; i < TRAIN_FRAMES; i++) tw.append(p);
     const train = tw.finish();
-    const swTrainRate = await measure(left, right, train, s1, TRAIN_FRAMES);
-    sw.send({ t: 'finish', endNs: 0 });
-    const report = await waitFor(
-      sw,
-      (m) =>
-        (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
-      'switch report',
-    ).catch(() => null);
+    const runSwitch = async (forwardInPlace: boolean) => {
+      const sw = spawn(process.execPath, [nodeEntry()], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE: 's1',
+          SCENARIO_JSON: scenarioPath,
+          ADDRESS_MAP: JSON.stringify(map),
+          TIME_SCALE: '1',
+          LOG_LEVEL: 'warn',
+          // Raw forwarding capacity: no lockstep peers here to promise anything.
+          SYNC: 'wallclock',
+          // Poll instead of sleeping when a timer is near: egress timers every few hundred ns real at timeScale 1.
+          TIMER_SPIN_MS: '2',
+          FORWARD_IN_PLACE: forwardInPlace ? '1' : '0',
+        },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      children.push(sw);
+      await waitFor(sw, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), 'switch node');
+      sw.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
+      await new Promise((r) => setTimeout(r, 100));
+      const single = await measure(left, right, frame, s1);
+      // The same switch node fed trains of TRAIN_FRAMES frames (one datagram each), as lockstep and
+      // wallclock nodes send them; it forwards them as trains too.
+      const trains = await measure(left, right, train, s1, TRAIN_FRAMES);
+      sw.send({ t: 'finish', endNs: 0 });
+      const report = await waitFor(
+        sw,
+        (m) =>
+          (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
+        'switch report',
+      ).catch(() => null);
+      if (sw.exitCode === null) sw.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 200));
+      return { single, trains, report };
+    };
+    const inPlace = await runSwitch(true);
+    const reencode = await runSwitch(false);
+    const swRate = inPlace.single;
+    const swTrainRate = inPlace.trains;
 
     const ratio = swRate / echoRate;
     console.log(`bare dgram forwarder   ${Math.round(echoRate).toLocaleString('en')} datagrams/s (1 KB)`);
@@ -228,10 +303,14 @@ topology: { kind: star, hosts: 2 }
       `switch node, trains    ${Math.round(swTrainRate).toLocaleString('en')} frames/s (1 KB, trains of ${TRAIN_FRAMES})`,
     );
     console.log(`ratio                  ${(swTrainRate / echoRate).toFixed(2)}  (target ≥ 2.0)`);
+    console.log(
+      `re-encoding (FORWARD_IN_PLACE=0): ${Math.round(reencode.single).toLocaleString('en')} frames/s single, ${Math.round(reencode.trains).toLocaleString('en')} frames/s in trains; forwarding in place ×${(swRate / reencode.single).toFixed(2)} / ×${(swTrainRate / reencode.trains).toFixed(2)}`,
+    );
+    const report = inPlace.report;
     if (report !== null) {
       const drops = report.ports.reduce((a, x) => a + x.drops, 0);
       console.log(
-        `switch: ${report.io.rxDatagrams} datagrams in, ${report.io.txDatagrams} out, ${drops} drops, garbage ${report.io.garbageTotal}`,
+        `switch: ${report.io.rxDatagrams} datagrams in, ${report.io.txDatagrams} out, ${report.io.inPlaceFrames} frames forwarded in place, ${drops} drops, garbage ${report.io.garbageTotal}`,
       );
     }
   } finally {

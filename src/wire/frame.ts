@@ -19,7 +19,7 @@ import { CNP_PAYLOAD_BYTES, encodeCnpBody } from './cnp.js';
 import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
 import { EtherType } from './ethernet.js';
 import { computeIcrc } from './icrc.js';
-import { IP_PROTO_UDP, IPV4_FLAGS_DF, ipv4ChecksumOk, writeIpv4 } from './ipv4.js';
+import { IP_PROTO_UDP, IPV4_FLAGS_DF, ipv4ChecksumOk, writeIpv4, writeIpv4Checksum } from './ipv4.js';
 import { opcodeHasImmDt, opcodeHasReth } from './kind.js';
 import { isDataOpcode, Opcode } from './opcodes.js';
 import { type Ecn, FrameKind, type Packet } from './packet.js';
@@ -80,6 +80,11 @@ export interface DecodeOptions {
   maxFrameBytes?: number;
   /** Priority of untagged IP frames (default defaultPrioOfDscp). */
   prioOfDscp?: (dscp: number) => number;
+  /**
+   * Keep a RoCEv2 frame's bytes in pkt.wire (a view into the input: do not reuse the buffer while
+   * the packet lives), so encoding it again copies and patches instead (a forwarding switch).
+   */
+  keepWire?: boolean;
 }
 
 const NO_OPTIONS: EncodeOptions & DecodeOptions = {};
@@ -195,6 +200,41 @@ function writeEth(buf: Uint8Array, off: number, pkt: Packet, etherType: number, 
   return ETH_HEADER_BYTES + VLAN_TAG_BYTES;
 }
 
+/** Ethernet header bytes of an encoded frame (an 802.1Q tag adds 4). */
+function ethBytesOf(frame: Uint8Array): number {
+  return frame[12] === 0x81 && frame[13] === 0x00 ? ETH_HEADER_BYTES + VLAN_TAG_BYTES : ETH_HEADER_BYTES;
+}
+
+/** Ethernet header bytes encodeFrameInto writes under `opts`. */
+function ethBytes(opts: EncodeOptions): number {
+  return opts.vlanId === undefined || opts.vlanId === null
+    ? ETH_HEADER_BYTES
+    : ETH_HEADER_BYTES + VLAN_TAG_BYTES;
+}
+
+/**
+ * A switch forwarding a frame it received: the received bytes, with the Ethernet header written
+ * for this hop and the IPv4 fields a switch changes (DSCP/ECN, TTL) patched, checksum included.
+ * The ICRC is not computed again: RoCEv2's ICRC masks the IP TOS, TTL and header checksum (and the
+ * UDP checksum) precisely so that routers may change them, and carrying the sender's ICRC keeps
+ * it end to end, as on a real fabric. Every other field must be what was received (a switch
+ * changes no other); test/wire/forward-in-place.test.ts holds this against the full encoder.
+ */
+function forwardInPlace(
+  pkt: Packet,
+  wire: Uint8Array,
+  buf: Uint8Array,
+  off: number,
+  opts: EncodeOptions,
+): number {
+  const ipOff = off + writeEth(buf, off, pkt, EtherType.Ipv4, opts);
+  buf.set(wire.subarray(ipOff - off), ipOff);
+  buf[ipOff + 1] = ((pkt.dscp & 0x3f) << 2) | (pkt.ecn & 3);
+  buf[ipOff + 8] = pkt.ttl;
+  writeIpv4Checksum(buf, ipOff);
+  return wire.length;
+}
+
 /**
  * Encodes the standard frame into `buf` at `off` (which must have encodedFrameBytes(pkt) bytes
  * free) and returns the number of bytes written. Every byte in that range is written, so a
@@ -238,6 +278,14 @@ export function encodeFrameInto(
   }
   if (!isRoceKind(pkt.kind)) fail(pkt, 'unknown kind');
   checkRoce(pkt);
+  const wire = pkt.wire;
+  if (
+    wire !== null &&
+    wire.length === need &&
+    ethBytesOf(wire) === ethBytes(opts) &&
+    opts.udpChecksum !== true
+  )
+    return forwardInPlace(pkt, wire, buf, off, opts);
 
   const ipOff = off + writeEth(buf, off, pkt, EtherType.Ipv4, opts);
   const udpOff = ipOff + IPV4_HEADER_BYTES;
@@ -522,6 +570,7 @@ export function decodeFrame(
       const r = decodeRoce(buf, off, len, ETH_MIN_FRAME_BYTES, pkt, opts);
       if (r !== pkt) return r;
       pkt.prio = pcp >= 0 ? pcp : (opts.prioOfDscp ?? defaultPrioOfDscp)(pkt.dscp);
+      if (opts.keepWire === true) pkt.wire = buf.subarray(0, len);
       return finish(pkt);
     }
     case EtherType.MacControl: {

@@ -36,6 +36,7 @@ export function createPacket(): Packet {
     cnm: null,
     pfc: null,
     ext: null,
+    wire: null,
   };
 }
 

@@ -175,4 +175,12 @@ export interface Packet {
   cnm: CnmBody | null;
   pfc: PfcBody | null;
   ext: PacketExt | null;
+  /**
+   * The RoCEv2 frame as received (Ethernet header to ICRC), kept only where a switch node of the
+   * real runtime decodes with `keepWire`: forwarding then copies it and patches the fields a switch
+   * changes (MACs, DSCP/ECN, TTL, IPv4 checksum) instead of encoding it again, and the sender's
+   * ICRC, which masks exactly those fields, travels unchanged (docs/wire.md "Forwarding in
+   * place"). Null everywhere else, and in virtual time.
+   */
+  wire: Uint8Array | null;
 }

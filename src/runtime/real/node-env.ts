@@ -79,6 +79,11 @@ export interface NodeEnvOptions {
   /** Check the ICRC of received frames (default true). */
   verifyIcrc?: boolean;
   /**
+   * Forward received RoCEv2 frames in place: keep their bytes and patch only what a switch changes
+   * instead of encoding them again (docs/wire.md "Forwarding in place"; default false).
+   */
+  forwardInPlace?: boolean;
+  /**
    * Stamp every Geneve frame with its emulated arrival instant and deliver received frames at
    * their stamps (default true; docs/realtime.md "Arrival stamps"). Off: frames arrive when the
    * event loop gets to them.
@@ -120,6 +125,8 @@ export interface NodeIoCounters {
   garbageTotal: number;
   /** Frames the wire codec refused to encode (a firmware bug). */
   encodeErrors: number;
+  /** Frames sent that kept their received bytes (a switch forwarding in place). */
+  inPlaceFrames: number;
   /** Sends on a port that does not exist. */
   badSends: number;
   /** Socket send errors (e.g. the peer's address is gone while it restarts: ECONNREFUSED is silent for UDP). */
@@ -241,7 +248,11 @@ export class RealNodeEnv implements FirmwareEnv {
     this.log = opts.log;
     this.preciseNow = opts.preciseNow;
     this.arrivalStamps = opts.arrivalStamps ?? true;
-    this.decodeOpts = { payload: 'drop', verifyIcrc: opts.verifyIcrc ?? true };
+    this.decodeOpts = {
+      payload: 'drop',
+      verifyIcrc: opts.verifyIcrc ?? true,
+      keepWire: opts.forwardInPlace === true,
+    };
     this.links = opts.node.ports.map((p) => ({
       port: p.index,
       peerNode: p.peerNode,
@@ -296,6 +307,7 @@ export class RealNodeEnv implements FirmwareEnv {
       garbage: {},
       garbageTotal: 0,
       encodeErrors: 0,
+      inPlaceFrames: 0,
       badSends: 0,
       sendErrors: 0,
       heldDrops: 0,
@@ -359,6 +371,7 @@ export class RealNodeEnv implements FirmwareEnv {
       if (stampNs > this.promisedNs[port]) this.promisedNs[port] = stampNs;
       this.counters.dataTx++;
     }
+    if (pkt.wire !== null) this.counters.inPlaceFrames++;
     if (this.trains) {
       this.appendToTrain(port, pkt, stampNs);
       return;

@@ -101,6 +101,8 @@ export interface NodeConfig {
   timerSpinMs: number;
   /** Check the ICRC of received frames; null: hosts do, switches do not (as in hardware). */
   verifyIcrc: boolean | null;
+  /** A switch forwards frames in place (patching, not re-encoding); FORWARD_IN_PLACE=0 turns it off. */
+  forwardInPlace: boolean;
   warmUp: boolean;
   arrivalStamps: boolean;
   sync: 'lockstep' | 'wallclock';
@@ -234,6 +236,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
     // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
+    forwardInPlace: env.FORWARD_IN_PLACE !== '0',
     warmUp: env.WARMUP !== '0',
     arrivalStamps: env.ARRIVAL_STAMPS !== '0',
     sync: syncRaw,
@@ -438,6 +441,7 @@ export class RealNode {
       log,
       preciseNow: this.preciseNow,
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
+      forwardInPlace: cfg.forwardInPlace && this.me.kind === 'switch',
       arrivalStamps: cfg.arrivalStamps,
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
       trains: cfg.train !== 'off',
@@ -889,6 +893,7 @@ export class RealNode {
         garbage: { ...(io?.garbage ?? {}) },
         garbageTotal: io?.garbageTotal ?? 0,
         encodeErrors: io?.encodeErrors ?? 0,
+        inPlaceFrames: io?.inPlaceFrames ?? 0,
         sendErrors: io?.sendErrors ?? 0,
         heldDrops: io?.heldDrops ?? 0,
         arrivalStamps: this.cfg.arrivalStamps,

@@ -59,6 +59,8 @@ export interface NodeReport extends AppNodeReport {
     garbage: Record<string, number>;
     garbageTotal: number;
     encodeErrors: number;
+    /** Frames sent that kept their received bytes (a switch forwarding in place, docs/wire.md). */
+    inPlaceFrames: number;
     sendErrors: number;
     heldDrops: number;
     /** Whether this node stamped what it sent (docs/realtime.md "arrival stamps"). */
