@@ -1,58 +1,34 @@
 /**
  * zod building blocks for algorithm parameters. Values may come from YAML, `--set k=v` or
  * environment variables, so every numeric parameter also accepts a string, with the unit its
- * name carries (`rateAiBps: 40Mbps`, `alphaPeriodNs: 55us`, `byteCounterBytes: 10MB`).
- * Decimal prefixes (1 KB = 1000 B, 1 Mbps = 10^6 bit/s) as in the papers; KiB/MiB are binary.
+ * name carries (`rateAiBps: 40Mbps`, `alphaPeriodNs: 55us`, `byteCounterBytes: 10MB`), in the
+ * one unit grammar of src/units (docs/scenario.md, "Units"). Durations and sizes round to whole
+ * ns and bytes.
  */
 import { z } from 'zod';
+import { parseDurationValue, parsePlainNumber, parseRate, parseSizeValue } from '../units/index.js';
 
 /** Our wording for a wrong type; zod's own messages for ranges ("Too big: expected number to be <=1"). */
 function typeError(message: string) {
   return (issue: { code: string }) => (issue.code === 'invalid_type' ? message : undefined);
 }
 
-const NUMBER = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?';
-
-function unitParser(units: Record<string, number>): (v: unknown) => unknown {
-  const re = new RegExp(`^\\s*(${NUMBER})\\s*([A-Za-zµ/]*)\\s*$`);
-  const lower = new Map(Object.entries(units).map(([k, f]) => [k.toLowerCase(), f]));
+/**
+ * Strings go through the shared unit grammar (src/units); a string it refuses (`10Mb` for a size,
+ * `55us` for a rate) is left as is so the schema reports it as the wrong type, never reinterpreted.
+ */
+function unitParser(parse: (v: unknown) => number | null): (v: unknown) => unknown {
   return (v: unknown) => {
     if (typeof v !== 'string') return v;
-    const m = re.exec(v);
-    if (m === null) return v;
-    const factor = m[2] === '' ? 1 : (units[m[2]] ?? lower.get(m[2].toLowerCase()));
-    // Leave unparseable strings alone so the schema reports them as the wrong type.
-    if (factor === undefined) return v;
-    return Number(m[1]) * factor;
+    return parse(v) ?? v;
   };
 }
-
-const RATE_UNITS: Record<string, number> = {
-  bps: 1,
-  'bit/s': 1,
-  kbps: 1e3,
-  Kbps: 1e3,
-  Mbps: 1e6,
-  Gbps: 1e9,
-  Tbps: 1e12,
-};
-const TIME_UNITS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9 };
-const BYTE_UNITS: Record<string, number> = {
-  B: 1,
-  KB: 1e3,
-  kB: 1e3,
-  MB: 1e6,
-  GB: 1e9,
-  KiB: 1024,
-  MiB: 1024 * 1024,
-  GiB: 1024 * 1024 * 1024,
-};
 
 /** Rate in bit/s (number, or a string like `40Mbps`). */
 export function rateBps(def: number, description: string) {
   return z
     .preprocess(
-      unitParser(RATE_UNITS),
+      unitParser(parseRate),
       z
         .number({ error: typeError('expected a rate such as 40Mbps') })
         .finite()
@@ -66,7 +42,7 @@ export function rateBps(def: number, description: string) {
 export function durationNs(def: number, description: string) {
   return z
     .preprocess(
-      unitParser(TIME_UNITS),
+      unitParser(parseDurationValue),
       z
         .number({ error: typeError('expected a duration such as 55us') })
         .finite()
@@ -81,7 +57,7 @@ export function durationNs(def: number, description: string) {
 export function bytes(def: number, description: string) {
   return z
     .preprocess(
-      unitParser(BYTE_UNITS),
+      unitParser(parseSizeValue),
       z
         .number({ error: typeError('expected a size such as 10MB') })
         .finite()
@@ -96,7 +72,7 @@ export function bytes(def: number, description: string) {
 export function real(def: number, min: number, max: number, description: string) {
   return z
     .preprocess(
-      unitParser({}),
+      unitParser(parsePlainNumber),
       z
         .number({ error: typeError('expected a number') })
         .min(min)
@@ -110,7 +86,7 @@ export function real(def: number, min: number, max: number, description: string)
 export function int(def: number, description: string) {
   return z
     .preprocess(
-      unitParser({}),
+      unitParser(parsePlainNumber),
       z
         .number({ error: typeError('expected an integer') })
         .int({ error: 'expected an integer' })
