@@ -4,6 +4,7 @@
  * starts serialising (nic.ts), since telemetry may still be added before that.
  */
 import type { CnpFields } from '../src/cc/types.js';
+import { PSN_MASK } from '../src/wire/bth.js';
 import { Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntStack, type Packet } from '../src/wire/packet.js';
 import { createExt, createPacket } from '../src/wire/packet-factory.js';
@@ -13,7 +14,6 @@ export const DATA_DSCP = 26;
 export const CNP_DSCP = 48;
 export const IP_TTL = 64;
 export const DEFAULT_PKEY = 0xffff;
-export const PSN_MASK = 0xffffff;
 
 /** Addressing shared by every frame of one QP. */
 export interface FrameAddr {

@@ -11,12 +11,13 @@ import { ecnCnpNp } from '../src/cc/np-ecn.js';
 import { getAlgorithm, resolveParams } from '../src/cc/registry.js';
 import type { CnpFields, FlowInfo, NpIo, NpNicIo, RpEvent, RpIo } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import { isDataOpcode, isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
 import type { CcSpec, HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange } from './api.js';
-import { ackFrame, cnpFrame, copyInt, dataFrame, dataOpcode, PSN_MASK } from './frames.js';
+import { ackFrame, cnpFrame, copyInt, dataFrame, dataOpcode } from './frames.js';
 import {
   type CcBinding,
   type NpNicBinding,
@@ -37,11 +38,6 @@ const PFC_QUANTUM_BITS = 512;
 const MIN_RATE_FRACTION = 2 ** -20;
 const DEFAULT_CNP_INTERVAL_NS = 50_000;
 const DEFAULT_TRACE_CAPACITY = 4096;
-
-/** Signed distance a − b of two 24-bit PSNs. */
-function psnDiff(a: number, b: number): number {
-  return ((a - b) << 8) >> 8;
-}
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
 type AckEvent = Extract<RpEvent, { type: 'ack' }>;

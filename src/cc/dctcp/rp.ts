@@ -4,15 +4,10 @@
  * the snd_nxt recorded at the previous update), at most one cut per window (CWR), +R_AI per
  * window otherwise. Sequence positions are PSNs (wrap-aware).
  */
+import { PSN_MASK, psnDiff } from '../../wire/bth.js';
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
 import { dctcpAlpha, dctcpCut } from './machine.js';
 import type { DctcpParams } from './params.js';
-
-const PSN_MASK = 0xffffff;
-
-function psnDiff(a: number, b: number): number {
-  return ((a - b) << 8) >> 8;
-}
 
 export interface DctcpState {
   lineRateBps: number;

@@ -9,6 +9,7 @@
  * Messages are pipelined (each takes the arm current at its start) unless `strictMessages`.
  * Bandit state is per QP and survives across messages and flows.
  */
+import { PSN_MASK, psnDiff } from '../../wire/bth.js';
 import { isMessageEnd, isMessageStart } from '../../wire/opcodes.js';
 import type { Packet } from '../../wire/packet.js';
 import { createExt } from '../../wire/packet-factory.js';
@@ -53,11 +54,6 @@ export interface DolceRcPlusState {
   lastMctNs: number;
 }
 
-/** Signed distance a − b of two 24-bit PSNs. */
-function psnDiff(a: number, b: number): number {
-  return ((a - b) << 8) >> 8;
-}
-
 export function initDolceRcPlus(flow: FlowInfo, p: DolceRcPlusParams): DolceRcPlusState {
   const capacityBps = p.capacityBps > 0 ? p.capacityBps : flow.lineRateBps;
   const mab = new DrUcb(p.arms, p.epsilon, p.gamma, p.xi);
@@ -81,7 +77,7 @@ function stampFor(s: DolceRcPlusState, pkt: Packet, io: RpIo): MsgStamp | null {
   const psn = pkt.psn;
   const fresh = s.nextNewPsn === null || psnDiff(psn, s.nextNewPsn) >= 0;
   if (fresh) {
-    s.nextNewPsn = (psn + 1) & 0xffffff;
+    s.nextNewPsn = (psn + 1) & PSN_MASK;
     if (isMessageStart(pkt.opcode)) {
       const arm = s.curArm;
       const stamp: MsgStamp = {

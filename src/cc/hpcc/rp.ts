@@ -7,6 +7,7 @@
  * Sequence positions are PSNs (24-bit, wrap-aware): `sndNxt` follows the NIC's next PSN through
  * TX events and go-back-N rewinds, which is what the simulator's `snd_nxt` is.
  */
+import { PSN_MASK, psnDiff } from '../../wire/bth.js';
 import type { IntHop } from '../../wire/packet.js';
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
 import {
@@ -19,13 +20,6 @@ import {
   windowForRate,
 } from './machine.js';
 import type { HpccParams } from './params.js';
-
-const PSN_MASK = 0xffffff;
-
-/** Signed distance a − b of two 24-bit PSNs. */
-export function psnDiff(a: number, b: number): number {
-  return ((a - b) << 8) >> 8;
-}
 
 type HopRecord = HpccHop;
 

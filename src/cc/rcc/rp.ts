@@ -4,15 +4,10 @@
  * adopts the window each ACK carries and paces at cwnd/T_fair. All the control is at the
  * receiver (np.ts).
  */
+import { PSN_MASK, psnDiff } from '../../wire/bth.js';
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
 import { baseRttOf, fairTimeNs, payloadEfficiency } from './np.js';
 import type { RccParams } from './params.js';
-
-const PSN_MASK = 0xffffff;
-
-function psnDiff(a: number, b: number): number {
-  return ((a - b) << 8) >> 8;
-}
 
 export interface RccRpState {
   lineRateBps: number;

@@ -7,6 +7,7 @@
  * `triggerPsn` gives the feedback latency on the sender's own clock (§2.6).
  */
 
+import { PSN_MASK } from '../../wire/bth.js';
 import { CnmFlag } from '../../wire/cnm.js';
 import type { Packet } from '../../wire/packet.js';
 import { type DcqcnState, dcqcnRp, RATE_TIMER } from '../dcqcn/rp.js';
@@ -17,7 +18,6 @@ import { alphaOnlyCnp, cnmStep, restartIncrease } from './reaction.js';
 
 /** Send times kept per QP: a CNM echoes a PSN sent less than one RTT earlier (≤ ~400 frames at 100 Gb/s). */
 const RING_SIZE = 512;
-const PSN_MASK = 0xffffff;
 
 export interface SrccQp {
   /** Window after a CNM in which CNPs update α only, ns. */

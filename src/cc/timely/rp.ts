@@ -4,15 +4,10 @@
  * (echoed by the receiver). The simulator writes the rate directly (no window unless
  * `window`, the timely_vwin preset).
  */
+import { PSN_MASK, psnDiff } from '../../wire/bth.js';
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
 import { rttGradient, type TimelyConfig, timelyUpdate } from './machine.js';
 import type { TimelyParams } from './params.js';
-
-const PSN_MASK = 0xffffff;
-
-function psnDiff(a: number, b: number): number {
-  return ((a - b) << 8) >> 8;
-}
 
 export interface TimelyState {
   cfg: TimelyConfig;

@@ -26,6 +26,7 @@ import type { FirmwareEnv } from '../../env/env.js';
 import type { SeriesPoints } from '../../stats/results.js';
 import { type FlowRateLog, slowerFirst, slownessKey, TRACE_CHANGES, TRACE_FLOWS } from '../../stats/trace.js';
 import type { TopologyNode } from '../../topology/model.js';
+import { PSN_MASK } from '../../wire/bth.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import {
   type NodeFlowReport,
@@ -45,7 +46,6 @@ import { FIRST_QPN } from './qp.js';
 
 /** Ordinals per flow in a message id: 2^28 messages per flow, 2^25 flows within 2^53. */
 export const MSG_ID_SPACE = 2 ** 28;
-const PSN_MASK = 0xffffff;
 const INITIAL_PSN = 0;
 
 /** Rate changes of one active flow: a ring of the last TRACE_CHANGES and the causes of drops. */
