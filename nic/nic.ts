@@ -1,32 +1,23 @@
 /**
  * The NIC firmware (sans-IO): RC queue pairs over one port, a port scheduler with strict-priority
- * control frames and round-robin paced QPs, go-back-N reliability, PFC reception and the
- * congestion-control host of design §5. Time, timers, randomness and the wire come only from
+ * control frames and round-robin paced QPs, go-back-N reliability, PFC reception; the
+ * congestion-control hooks are called by the CC host (cc-host.ts, docs/cc-api.md). Time, timers, randomness and the wire come only from
  * the injected FirmwareEnv.
  *
  * Serialisation is tracked in fractional ns (`busyUntilNs`, `nextAvailNs`) so back-to-back
  * frames and paced gaps keep their exact long-run rate; timers fire at the next integer ns.
  */
-import { ecnCnpNp } from '../src/cc/np-ecn.js';
-import { getAlgorithm, resolveParams } from '../src/cc/registry.js';
-import type { CnpFields, FlowInfo, NpIo, NpNicIo, RpEvent, RpIo } from '../src/cc/types.js';
+import type { CnpFields, FlowInfo, RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
 import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import { isDataOpcode, isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
-import type { CcSpec, HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange } from './api.js';
+import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange } from './api.js';
+import { CcHost } from './cc-host.js';
 import { ackFrame, cnpFrame, copyInt, dataFrame, dataOpcode } from './frames.js';
-import {
-  type CcBinding,
-  type NpNicBinding,
-  Qp,
-  SCHED_HEAP,
-  SCHED_NONE,
-  SCHED_RING,
-  type SendMsg,
-} from './qp.js';
+import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING, type SendMsg } from './qp.js';
 import { PacingHeap, RingQueue } from './sched.js';
 
 /** Float slack when comparing fractional-ns times computed along different paths. */
@@ -36,7 +27,6 @@ const PRIORITIES = 8;
 const PFC_QUANTUM_BITS = 512;
 /** DOCA's rate resolution (2^-20 of line rate) is our floor for a CC-requested rate. */
 const MIN_RATE_FRACTION = 2 ** -20;
-const DEFAULT_CNP_INTERVAL_NS = 50_000;
 const DEFAULT_TRACE_CAPACITY = 4096;
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
@@ -94,14 +84,11 @@ class NicImpl implements Nic {
     outOfOrderRx: 0,
     duplicateRx: 0,
   };
-  private readonly ccCount = new Map<string, number>();
   private readonly trace: RingQueue<RateChange>;
   private readonly traceCapacity: number;
 
-  private readonly bindings = new Map<CcSpec, CcBinding>();
-  private readonly npNics = new Map<string, NpNicBinding>();
-  // biome-ignore lint/suspicious/noExplicitAny: the default NP ignores parameters
-  private readonly defaultNp: ReturnType<typeof ecnCnpNp<any>>;
+  /** Binds QPs to their algorithm's hooks and calls them (cc-host.ts). */
+  private readonly cc: CcHost;
   private readonly txEv: TxEvent = {
     type: 'tx',
     pkt: null as unknown as Packet,
@@ -131,8 +118,18 @@ class NicImpl implements Nic {
       throw new Error(`nic ${cfg.name}: bad MTU ${cfg.mtuBytes}`);
     this.traceCapacity = Math.max(0, cfg.rateTraceCapacity ?? DEFAULT_TRACE_CAPACITY);
     this.trace = new RingQueue<RateChange>(Math.min(1024, Math.max(16, this.traceCapacity)));
-    const intervalNs = cfg.cnpMinIntervalNs ?? DEFAULT_CNP_INTERVAL_NS;
-    this.defaultNp = ecnCnpNp(() => ({ intervalNs, mode: 'immediate', enabled: true }));
+    this.cc = new CcHost(
+      env,
+      {
+        setRate: (qp, rateBps, why) => this.setQpRate(qp, rateBps, why),
+        setWindow: (qp, bytes, why) => this.setQpWindow(qp, bytes, why),
+        sendCnp: (qp, fields) => this.queueCnp(qp, fields),
+        dataPaused: () => this.pausedUntilNs[this.cfg.dataPrio] > this.env.now(),
+        qp: (qpn) => this.qps.get(qpn),
+        kick: () => this.kick(),
+      },
+      cfg.cnpMinIntervalNs,
+    );
   }
 
   // -------------------------------------------------------------------------------------------
@@ -143,7 +140,7 @@ class NicImpl implements Nic {
     if (!Number.isInteger(qpn) || qpn < 0 || qpn > PSN_MASK)
       throw new Error(`nic ${this.name}: bad QPN ${qpn}`);
     if (this.qps.has(qpn)) throw new Error(`nic ${this.name}: QP ${qpn} already exists`);
-    const cc = this.bindingFor(setup.cc ?? this.cfg.cc);
+    const cc = this.cc.binding(setup.cc ?? this.cfg.cc);
     const qp = new Qp(
       qpn,
       setup.remoteQpn & PSN_MASK,
@@ -161,7 +158,6 @@ class NicImpl implements Nic {
       this.qpOrder++,
       this.rateBps,
     );
-    qp.cc = cc;
     const flow: FlowInfo = {
       qpn,
       remoteQpn: qp.remoteQpn,
@@ -175,10 +171,7 @@ class NicImpl implements Nic {
     if (setup.path.propDelayNs !== undefined) flow.propDelayNs = setup.path.propDelayNs;
     this.qps.set(qpn, qp);
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
-    qp.rpIo = this.makeRpIo(qp);
-    qp.npIo = this.makeNpIo(qp);
-    qp.rpState = cc.rp.init(flow, cc.params, qp.rpIo);
-    qp.npState = cc.npNic.np.initQp(flow, cc.params, cc.npNic.state);
+    this.cc.attach(qp, cc, flow);
     this.kick();
   }
 
@@ -235,11 +228,8 @@ class NicImpl implements Nic {
     if (qp === undefined) return {};
     const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: qp.nxtByte - qp.unaByte };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
-    const now = this.env.now();
-    const extra = qp.cc.rp.inspect?.(qp.rpState, qp.cc.params, now);
-    const b = qp.cc.npNic;
-    const np = b.np.inspect?.(qp.npState, b.state, b.params, now);
-    return extra === undefined && np === undefined ? out : { ...out, ...extra, ...np };
+    const cc = this.cc.inspect(qp, this.env.now());
+    return cc === undefined ? out : { ...out, ...cc };
   }
 
   rateTrace(): RateChange[] {
@@ -247,7 +237,7 @@ class NicImpl implements Nic {
   }
 
   ccCounters(): Record<string, number> {
-    return Object.fromEntries(this.ccCount);
+    return this.cc.counters();
   }
 
   receive(port: number, pkt: Packet): void {
@@ -280,122 +270,7 @@ class NicImpl implements Nic {
   }
 
   // -------------------------------------------------------------------------------------------
-  // congestion-control host
-
-  private bindingFor(spec: CcSpec): CcBinding {
-    const cached = this.bindings.get(spec);
-    if (cached !== undefined) return cached;
-    const alg = getAlgorithm(spec.name);
-    const params = resolveParams(spec.name, spec.params, spec.profile);
-    const features = typeof alg.rp.features === 'function' ? alg.rp.features(params) : alg.rp.features;
-    const np = alg.np ?? this.defaultNp;
-    // QPs with equal parameters share NIC-wide NP state even if their specs are distinct objects.
-    const key = `${spec.name}|${alg.np === undefined ? 'default' : 'own'}|${JSON.stringify(params)}`;
-    let npNic = this.npNics.get(key);
-    if (npNic === undefined) {
-      const timers = new Map<number, TimerId>();
-      const binding: NpNicBinding = { np, params, state: null, io: null as unknown as NpNicIo, timers };
-      binding.io = this.makeNpNicIo(binding);
-      binding.state = np.initNic(params, binding.io);
-      npNic = binding;
-      this.npNics.set(key, npNic);
-    }
-    const b: CcBinding = { name: spec.name, params, rp: alg.rp, features, npNic };
-    this.bindings.set(spec, b);
-    return b;
-  }
-
-  private makeRpIo(qp: Qp): RpIo {
-    return {
-      now: () => this.env.now(),
-      rng: this.env.rng,
-      setRate: (rateBps, why) => this.setQpRate(qp, rateBps, why),
-      setWindow: (bytes, why) => this.setQpWindow(qp, bytes, why),
-      setTimer: (slot, atNs) => {
-        const old = qp.rpTimers[slot];
-        if (old !== undefined) this.env.cancelTimer(old);
-        qp.rpTimers[slot] = this.env.setTimer(atNs, () => {
-          qp.rpTimers[slot] = undefined;
-          this.rpEvent(qp, { type: 'timer', slot });
-          this.kick();
-        });
-      },
-      cancelTimer: (slot) => {
-        const old = qp.rpTimers[slot];
-        if (old !== undefined) this.env.cancelTimer(old);
-        qp.rpTimers[slot] = undefined;
-      },
-      rateBps: () => qp.rateBps,
-      windowBytes: () => qp.windowBytes,
-      inflightBytes: () => qp.nxtByte - qp.unaByte,
-      paused: () => this.pausedUntilNs[this.cfg.dataPrio] > this.env.now(),
-      count: (name, delta = 1) => this.bump(name, delta),
-    };
-  }
-
-  private makeNpIo(qp: Qp): NpIo {
-    return {
-      now: () => this.env.now(),
-      rng: this.env.rng,
-      sendCnp: (fields) => this.queueCnp(qp, fields),
-      requestAck: () => {
-        qp.ackRequested = true;
-      },
-      setTimer: (slot, atNs) => {
-        const old = qp.npTimers[slot];
-        if (old !== undefined) this.env.cancelTimer(old);
-        qp.npTimers[slot] = this.env.setTimer(atNs, () => {
-          qp.npTimers[slot] = undefined;
-          const b = qp.cc.npNic;
-          b.np.onTimer?.(qp.npState, b.state, slot, b.params, qp.npIo);
-          this.kick();
-        });
-      },
-      cancelTimer: (slot) => {
-        const old = qp.npTimers[slot];
-        if (old !== undefined) this.env.cancelTimer(old);
-        qp.npTimers[slot] = undefined;
-      },
-      count: (name, delta = 1) => this.bump(name, delta),
-    };
-  }
-
-  private makeNpNicIo(b: NpNicBinding): NpNicIo {
-    return {
-      now: () => this.env.now(),
-      rng: this.env.rng,
-      sendCnp: (qpn, fields) => {
-        const qp = this.qps.get(qpn);
-        if (qp !== undefined) this.queueCnp(qp, fields);
-      },
-      setTimer: (slot, atNs) => {
-        const old = b.timers.get(slot);
-        if (old !== undefined) this.env.cancelTimer(old);
-        b.timers.set(
-          slot,
-          this.env.setTimer(atNs, () => {
-            b.timers.delete(slot);
-            b.np.onNicTimer?.(b.state, slot, b.params, b.io);
-            this.kick();
-          }),
-        );
-      },
-      cancelTimer: (slot) => {
-        const old = b.timers.get(slot);
-        if (old !== undefined) this.env.cancelTimer(old);
-        b.timers.delete(slot);
-      },
-      count: (name, delta = 1) => this.bump(name, delta),
-    };
-  }
-
-  private bump(name: string, delta: number): void {
-    this.ccCount.set(name, (this.ccCount.get(name) ?? 0) + delta);
-  }
-
-  private rpEvent(qp: Qp, ev: RpEvent): void {
-    qp.cc.rp.onEvent(qp.rpState, ev, qp.cc.params, qp.rpIo);
-  }
+  // what the CC host enforces (rate, window, CNP)
 
   private setQpRate(qp: Qp, rateBps: number, why: string): void {
     const floor = this.rateBps * MIN_RATE_FRACTION;
@@ -597,13 +472,13 @@ class NicImpl implements Nic {
         dmaLength: Math.min(m.bytes, 0xffffffff),
       };
     }
-    const f = qp.cc.features;
+    const f = this.cc.features(qp);
     if (f.int !== null) pkt.int = { layout: f.int, nhop: 0, hops: [] };
     if (f.txTimestamp) {
       pkt.ext = createExt();
       pkt.ext.txTsNs = this.env.now();
     }
-    qp.cc.rp.decorateData?.(qp.rpState, pkt, qp.cc.params, qp.rpIo);
+    this.cc.decorateData(qp, pkt);
     if (retransmit) this.c.retransmits++;
     this.c.dataPacketsTx++;
     if (qp.rtoDeadlineNs === Number.POSITIVE_INFINITY) this.armRto(qp);
@@ -618,7 +493,7 @@ class NicImpl implements Nic {
     qp.nextAvailNs = startNs + qp.lastTxBits * (1e9 / qp.rateBps);
     const ev = this.txEv;
     ev.pkt = pkt;
-    this.rpEvent(qp, ev);
+    this.cc.rpEvent(qp, ev);
     ev.pkt = null as unknown as Packet;
     this.reschedule(qp);
   }
@@ -643,7 +518,7 @@ class NicImpl implements Nic {
     this.c.timeouts++;
     this.rewind(qp);
     this.armRto(qp);
-    this.rpEvent(qp, { type: 'timeout' });
+    this.cc.rpEvent(qp, { type: 'timeout' });
     this.reschedule(qp);
     this.kick();
   }
@@ -702,7 +577,7 @@ class NicImpl implements Nic {
         completeNs: now,
         role: 'sender',
       });
-      this.rpEvent(qp, {
+      this.cc.rpEvent(qp, {
         type: 'messageComplete',
         id: m.id,
         bytes: m.bytes,
@@ -745,7 +620,7 @@ class NicImpl implements Nic {
       ev.ackedBytes = acked;
       ev.rttNs = echo === null ? null : this.env.now() - echo;
       ev.ecnEcho = pkt.becn;
-      this.rpEvent(qp, ev);
+      this.cc.rpEvent(qp, ev);
       ev.pkt = null as unknown as Packet;
       this.completeMessages(qp);
       this.reschedule(qp);
@@ -768,7 +643,7 @@ class NicImpl implements Nic {
     if (seq < qp.sndUna) return; // stale: an ACK already moved past it
     if (seq > qp.sndUna) this.advanceUna(qp, seq);
     this.rewind(qp);
-    this.rpEvent(qp, { type: 'nack', pkt, subtype });
+    this.cc.rpEvent(qp, { type: 'nack', pkt, subtype });
     this.completeMessages(qp);
     this.reschedule(qp);
   }
@@ -780,7 +655,7 @@ class NicImpl implements Nic {
       return;
     }
     this.c.cnpRx++;
-    this.rpEvent(qp, { type: 'cnp', pkt });
+    this.cc.rpEvent(qp, { type: 'cnp', pkt });
   }
 
   private onCnm(pkt: Packet): void {
@@ -792,7 +667,7 @@ class NicImpl implements Nic {
       this.c.malformed++;
       return;
     }
-    this.rpEvent(qp, { type: 'cnm', pkt });
+    this.cc.rpEvent(qp, { type: 'cnm', pkt });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -804,9 +679,8 @@ class NicImpl implements Nic {
       this.c.malformed++;
       return;
     }
-    const b = qp.cc.npNic;
     qp.ackRequested = false;
-    b.np.onData(qp.npState, b.state, pkt, b.params, qp.npIo);
+    this.cc.npData(qp, pkt);
     const d = psnDiff(pkt.psn, qp.rxExpectedPsn);
     if (d > 0) {
       this.c.outOfOrderRx++;
@@ -887,8 +761,7 @@ class NicImpl implements Nic {
       ack.ext = createExt();
       ack.ext.tsEchoNs = ts;
     }
-    const b = qp.cc.npNic;
-    b.np.decorateAck?.(qp.npState, b.state, ack, b.params, qp.npIo);
+    this.cc.decorateAck(qp, ack);
     this.acks.push(ack);
   }
 

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { CcHost, type CcHostPort } from '../../nic/cc-host.js';
+import { Qp } from '../../nic/qp.js';
 import { registerAlgorithm, resolveCc } from '../../src/cc/registry.js';
 import type { CcAlgorithm, NpAlgorithm, RpEvent } from '../../src/cc/types.js';
-import { FrameKind } from '../../src/wire/packet.js';
+import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
+import { createRng } from '../../src/env/rng.js';
+import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
+import { Ecn, FrameKind } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { bench, IP_B, serNs } from './harness.js';
 
@@ -170,5 +175,126 @@ describe('NIC CC host', () => {
     b.sched.run(1e9);
     expect(b.rates.a.length).toBe(2);
     expect(b.a.rateTrace()).toEqual([b.rates.a[1]]);
+  });
+});
+
+describe('CcHost on its own (a fake transport port)', () => {
+  function host(cnpMinIntervalNs?: number) {
+    const sched = new VirtualScheduler();
+    const env: FirmwareEnv = {
+      now: () => sched.now(),
+      setTimer: (at, fn) => sched.setTimer(at, fn),
+      cancelTimer: (id) => sched.cancelTimer(id),
+      send: () => {
+        throw new Error('the CC host never sends frames itself');
+      },
+      rng: createRng(1),
+      log: nullLogger,
+      nextPacketId: () => 0,
+    };
+    const calls: string[] = [];
+    const qps = new Map<number, Qp>();
+    let paused = false;
+    const port: CcHostPort = {
+      setRate: (qp, r, why) => {
+        qp.rateBps = r;
+        calls.push(`rate ${qp.qpn} ${r} ${why}`);
+      },
+      setWindow: (qp, w, why) => {
+        qp.windowBytes = w;
+        calls.push(`window ${qp.qpn} ${w} ${why}`);
+      },
+      sendCnp: (qp) => calls.push(`cnp ${qp.qpn}`),
+      dataPaused: () => paused,
+      qp: (qpn) => qps.get(qpn),
+      kick: () => calls.push('kick'),
+    };
+    const h = new CcHost(env, port, cnpMinIntervalNs);
+    const flow = (qpn: number) => ({
+      qpn,
+      remoteQpn: qpn + 1000,
+      lineRateBps: 100e9,
+      mtuBytes: 1000,
+      baseRttNs: 4000,
+      bottleneckRateBps: 100e9,
+      hops: 1,
+    });
+    const addQp = (qpn: number, spec = resolveCc('test-probe')) => {
+      const cc = h.binding(spec);
+      const qp = new Qp(
+        qpn,
+        qpn + 1000,
+        1,
+        0,
+        { baseRttNs: 4000, bottleneckRateBps: 100e9, hops: 1 },
+        {
+          srcMac: 0,
+          dstMac: 0,
+          srcIp: 0,
+          dstIp: 0,
+          srcPort: 0,
+          destQp: 0,
+        },
+        qpn,
+        100e9,
+      );
+      qps.set(qpn, qp);
+      h.attach(qp, cc, flow(qpn));
+      return qp;
+    };
+    return { sched, h, calls, addQp, setPaused: (v: boolean) => void (paused = v) };
+  }
+
+  it('binds once per spec, shares NIC-wide NP state between equal parameters, and runs RP timers', () => {
+    const t = host();
+    const spec = resolveCc('test-probe');
+    expect(t.h.binding(spec)).toBe(t.h.binding(spec));
+    const q1 = t.addQp(11, spec);
+    const q2 = t.addQp(12, resolveCc('test-probe'));
+    expect(q1.cc).not.toBe(q2.cc);
+    expect(q1.cc.npNic).toBe(q2.cc.npNic);
+    expect((q1.cc.npNic.state as ProbeNic).qps).toEqual([11, 12]);
+    // init armed RP timer slot 3 at 1 µs on each QP; firing it delivers a timer event and kicks.
+    t.sched.run(5_000);
+    expect(seen.get(11)!.filter((e) => e.type === 'timer')).toEqual([
+      { type: 'timer', t: 1000, detail: { slot: 3 } },
+    ]);
+    expect(t.calls.filter((c) => c === 'kick').length).toBeGreaterThanOrEqual(2);
+    expect(t.h.inspect(q1, 0)).toEqual({ probe: 1 });
+  });
+
+  it('routes RP io to the port (rate, pause state) and NP CNPs to the QP that asked', () => {
+    const t = host();
+    const q = t.addQp(21);
+    const pkt = createPacket();
+    pkt.kind = FrameKind.Cnp;
+    t.h.rpEvent(q, { type: 'cnp', pkt });
+    expect(t.calls).toContain('rate 21 50000000000 probe-cnp');
+    t.setPaused(true);
+    expect(q.rpIo.paused()).toBe(true);
+    for (let i = 0; i < 4; i++) t.h.npData(q, createPacket());
+    expect(t.calls.filter((c) => c === 'cnp 21')).toHaveLength(1);
+  });
+
+  it('uses the default ECN NP (one CNP per interval per QP) for an algorithm without an NP', () => {
+    const t = host(10_000);
+    const q = t.addQp(31, resolveCc('none'));
+    const ce = createPacket();
+    ce.ecn = Ecn.Ce;
+    t.h.npData(q, ce);
+    t.h.npData(q, ce);
+    expect(t.calls.filter((c) => c === 'cnp 31')).toHaveLength(1);
+    t.sched.run(10_000);
+    t.h.npData(q, ce);
+    expect(t.calls.filter((c) => c === 'cnp 31')).toHaveLength(2);
+    expect(t.h.inspect(q, t.sched.now())).toBeUndefined();
+  });
+
+  it('sums io.count over all QPs and NIC-wide hooks', () => {
+    const t = host();
+    t.addQp(41);
+    t.addQp(42);
+    t.sched.run(100_000);
+    expect(t.h.counters()).toEqual({ probeTicks: 3 });
   });
 });
