@@ -2,19 +2,17 @@
  * Contract between the NIC firmware and the runtimes / workload driver. The implementation
  * lives beside this file; runtimes only depend on these types and `createNic`.
  */
+import type { ResolvedCc } from '../src/cc/resolve.js';
 import type { NodeFirmware } from '../src/env/env.js';
 
 /**
- * Congestion control of a QP: an algorithm name from the registry (src/cc/registry.ts) and its
- * parameters. `params` should come from `resolveCc`/`resolveParams` (complete and validated);
- * the NIC re-resolves them once (idempotent), so raw overrides also work. `profile` names the
- * algorithm's parameter profile the overrides apply to (default: the algorithm's default).
+ * Congestion control of a QP: the algorithm object (src/cc/types.ts CcAlgorithm) and its
+ * parameters, as `resolveCc` (src/cc/registry.ts) or `resolveAlgorithm` (src/cc/resolve.ts)
+ * return them. The NIC re-resolves the parameters once (idempotent), so raw overrides also work;
+ * `profile` names the parameter profile they apply to (default: the algorithm's default). The
+ * NIC never looks an algorithm up by name (docs/cc-api.md).
  */
-export interface CcSpec {
-  name: string;
-  params: Record<string, unknown>;
-  profile?: string;
-}
+export type CcSpec = ResolvedCc;
 
 export interface NicPortConfig {
   rateBps: number;

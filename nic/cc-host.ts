@@ -9,7 +9,7 @@
  * only this file reads or writes it.
  */
 import { ecnCnpNp } from '../src/cc/np-ecn.js';
-import { getAlgorithm, resolveParams } from '../src/cc/registry.js';
+import { resolveAlgorithmParams } from '../src/cc/resolve.js';
 import type { CnpFields, FlowInfo, NpIo, NpNicIo, RpEvent, RpFeatures, RpIo } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
 import type { Packet } from '../src/wire/packet.js';
@@ -58,12 +58,12 @@ export class CcHost {
   binding(spec: CcSpec): CcBinding {
     const cached = this.bindings.get(spec);
     if (cached !== undefined) return cached;
-    const alg = getAlgorithm(spec.name);
-    const params = resolveParams(spec.name, spec.params, spec.profile);
+    const alg = spec.algorithm;
+    const params = resolveAlgorithmParams(alg, spec.params, spec.profile);
     const features = typeof alg.rp.features === 'function' ? alg.rp.features(params) : alg.rp.features;
     const np = alg.np ?? this.defaultNp;
     // QPs with equal parameters share NIC-wide NP state even if their specs are distinct objects.
-    const key = `${spec.name}|${alg.np === undefined ? 'default' : 'own'}|${JSON.stringify(params)}`;
+    const key = `${alg.name}|${alg.np === undefined ? 'default' : 'own'}|${JSON.stringify(params)}`;
     let npNic = this.npNics.get(key);
     if (npNic === undefined) {
       const timers = new Map<number, TimerId>();
@@ -73,7 +73,7 @@ export class CcHost {
       npNic = binding;
       this.npNics.set(key, npNic);
     }
-    const b: CcBinding = { name: spec.name, params, rp: alg.rp, features, npNic };
+    const b: CcBinding = { name: alg.name, params, rp: alg.rp, features, npNic };
     this.bindings.set(spec, b);
     return b;
   }

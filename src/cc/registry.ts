@@ -1,9 +1,10 @@
 /**
- * Congestion-control algorithms by name. The CLI lists them (`rocelab list`), the config layer
- * validates `cc.<name>.<param>` overrides with `resolveParams`, runtimes hand the result to the
- * NIC (NicConfig.cc / QpSetup.cc), and the NIC looks the hooks up with `getAlgorithm`.
+ * Congestion-control algorithms by name: the one place that lists them (one `registerAlgorithm`
+ * line per algorithm, below). The CLI lists them (`rocelab list`), the config layer validates
+ * `cc.<name>.<param>` overrides with `resolveParams`, and the run setup hands the resolved
+ * algorithm object to the NIC (NicConfig.cc / QpSetup.cc, from `resolveCc`) and asks it for its
+ * switch side (CcAlgorithm.cp). Firmware never looks an algorithm up by name. docs/cc-api.md.
  */
-import { z } from 'zod';
 import { dcqcn } from './dcqcn/index.js';
 import { dcqcnPlus } from './dcqcn-plus/index.js';
 import { dctcp } from './dctcp/index.js';
@@ -13,18 +14,20 @@ import { hpcc } from './hpcc/index.js';
 import { mpcc } from './mpcc/index.js';
 import { none } from './none/index.js';
 import { rcc, rccSender } from './rcc/index.js';
+import {
+  type AnyAlgorithm,
+  CcConfigError,
+  type ResolvedCc,
+  resolveAlgorithm,
+  resolveAlgorithmParams,
+  shapeOf,
+} from './resolve.js';
 import { srcc } from './srcc/index.js';
 import { swift } from './swift/index.js';
 import { timely } from './timely/index.js';
 import type { CcAlgorithm } from './types.js';
 
-/** Bad algorithm name, profile or parameter. The message is one line naming the problem. */
-export class CcConfigError extends Error {
-  override name = 'CcConfigError';
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the registry holds algorithms of any parameter type
-type AnyAlgorithm = CcAlgorithm<any>;
+export { CcConfigError, type ResolvedCc } from './resolve.js';
 
 const algorithms = new Map<string, AnyAlgorithm>();
 
@@ -70,10 +73,6 @@ export interface AlgorithmInfo {
   params: ParamInfo[];
 }
 
-function shapeOf(alg: AnyAlgorithm): Record<string, z.ZodType> {
-  return alg.params instanceof z.ZodObject ? (alg.params.shape as Record<string, z.ZodType>) : {};
-}
-
 export function listAlgorithms(): AlgorithmInfo[] {
   return [...algorithms.values()].map((alg) => {
     const shape = shapeOf(alg);
@@ -97,11 +96,6 @@ export function listAlgorithms(): AlgorithmInfo[] {
   });
 }
 
-function show(v: unknown): string {
-  const s = typeof v === 'string' ? JSON.stringify(v) : String(v);
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
-}
-
 /**
  * Complete, validated parameters of algorithm `name`: the profile's values (the `profile`
  * argument, or an override key `profile`, or the algorithm's default profile) under the user's
@@ -114,58 +108,16 @@ export function resolveParams(
   overrides: Record<string, unknown> = {},
   profile?: string,
 ): Record<string, unknown> {
-  const alg = getAlgorithm(name);
-  const shape = shapeOf(alg);
-  const known = Object.keys(shape);
-  const canonical: Record<string, unknown> = {};
-  let chosen = profile;
-  for (const [key, value] of Object.entries(overrides)) {
-    if (key === 'profile') {
-      chosen = String(value);
-      continue;
-    }
-    const target = alg.aliases?.[key] ?? key;
-    if (!(target in shape))
-      throw new CcConfigError(
-        `cc ${name}: unknown parameter "${key}" (known: ${known.length > 0 ? known.join(', ') : 'none'})`,
-      );
-    if (value !== undefined) canonical[target] = value;
-  }
-  chosen ??= alg.defaultProfile;
-  let base: Record<string, unknown> = {};
-  if (chosen !== undefined) {
-    const p = alg.profiles?.[chosen];
-    if (p === undefined) {
-      const names = Object.keys(alg.profiles ?? {});
-      throw new CcConfigError(
-        `cc ${name}: unknown profile "${chosen}" (profiles: ${names.length > 0 ? names.join(', ') : 'none'})`,
-      );
-    }
-    base = p as Record<string, unknown>;
-  }
-  const input = { ...base, ...canonical };
-  const r = alg.params.safeParse(input);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const key = issue.path.map(String).join('.');
-    throw new CcConfigError(
-      `cc ${name}: parameter "${key}": ${issue.message}` + (key in input ? ` (got ${show(input[key])})` : ''),
-    );
-  }
-  return r.data as Record<string, unknown>;
+  return resolveAlgorithmParams(getAlgorithm(name), overrides, profile);
 }
 
-/** A NicConfig.cc / QpSetup.cc value: the algorithm, the profile used and resolved params. */
+/** A NicConfig.cc / QpSetup.cc value: the algorithm object, the profile used and resolved params. */
 export function resolveCc(
   name: string,
   overrides: Record<string, unknown> = {},
   profile?: string,
-): { name: string; profile?: string; params: Record<string, unknown> } {
-  const alg = getAlgorithm(name);
-  const chosen =
-    typeof overrides.profile === 'string' ? overrides.profile : (profile ?? alg.defaultProfile ?? undefined);
-  const params = resolveParams(name, overrides, profile);
-  return chosen === undefined ? { name, params } : { name, profile: chosen, params };
+): ResolvedCc {
+  return resolveAlgorithm(getAlgorithm(name), overrides, profile);
 }
 
 registerAlgorithm(none);

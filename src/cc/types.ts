@@ -11,7 +11,10 @@
  * algorithm must copy what it wants to keep.
  */
 import type { z } from 'zod';
+import type { SwitchCpFactory } from '../../switch/cp.js';
 import type { Rng } from '../env/rng.js';
+import type { Topology } from '../topology/model.js';
+import type { Routes } from '../topology/routing.js';
 import type { Packet } from '../wire/packet.js';
 
 /** Static facts about a flow (QP) handed to `init`. */
@@ -157,6 +160,23 @@ export interface NpAlgorithm<P, NicState, QpState> {
   inspect?(qp: QpState, nic: NicState, params: P, nowNs: number): Record<string, number>;
 }
 
+/** What a switch-side builder gets: the run's resolved parameters and its topology. */
+export interface CpBuildContext<P> {
+  /** Resolved parameters of the algorithm (of the first host, by name order, that runs it). */
+  params: P;
+  topo: Topology;
+  routes: Routes;
+  /** Data payload per packet (for unloaded-RTT figures). */
+  mtuBytes: number;
+}
+
+export interface CcSwitchSide<P> {
+  /** Name of the switch logic (RunOptions.cpFactories keys, warnings). */
+  name: string;
+  /** The per-switch plug-in factory (switch/cp.ts) for this run. */
+  build(ctx: CpBuildContext<P>): SwitchCpFactory;
+}
+
 /**
  * A registered algorithm. `params` is a zod object schema with the paper's defaults (and a
  * description per key); `profiles` are named parameter sets (e.g. DCQCN "paper" vs "hpcc-sim")
@@ -176,8 +196,11 @@ export interface CcAlgorithm<P = Record<string, unknown>> {
   /** Receiver role; the NIC's default NP (ECN → CNP with a per-QP minimum interval) when absent. */
   // biome-ignore lint/suspicious/noExplicitAny: state types are private to each algorithm
   np?: NpAlgorithm<P, any, any>;
-  /** Switch-side logic this algorithm turns on when any host uses it (e.g. "srcc"). */
-  cp?: string;
+  /**
+   * Switch-side logic (DCQCN's CP role) this algorithm turns on in every switch when any host
+   * runs it (e.g. SRCC's CNM generator). The run setup builds it once per run.
+   */
+  cp?: CcSwitchSide<P>;
   /**
    * The switches' active-flow window (SwitchConfig.activeFlowWindowNs) this algorithm wants when
    * a host runs it, given the largest unloaded base RTT of the run's flows (HPCC convention, ns).

@@ -7,8 +7,7 @@
 import type { CcSpec, NicConfig } from '../../nic/api.js';
 import type { SwitchConfig, EcnConfig as SwitchEcn } from '../../switch/api.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
-import { getCpBuilder } from '../cc/cp-registry.js';
-import { CcConfigError, getAlgorithm, resolveCc } from '../cc/registry.js';
+import { CcConfigError, resolveCc } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
 import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js';
 import { createRng } from '../env/rng.js';
@@ -41,9 +40,9 @@ export interface SetupOptions {
   /** Replaces the scenario's seed (--seed). */
   seed?: number;
   /**
-   * Switch-side plug-ins by the name algorithms give in `CcAlgorithm.cp` (e.g. srcc). Every
-   * switch runs those of the algorithms some host uses; names not given here are built by the
-   * CP registry (src/cc/cp-registry.ts).
+   * Switch-side plug-ins by the name of an algorithm's switch side (`CcAlgorithm.cp.name`, e.g.
+   * srcc). Every switch runs those of the algorithms some host uses; names not given here are
+   * built by the algorithm (`cp.build`).
    */
   cpFactories?: Record<string, SwitchCpFactory>;
 }
@@ -129,7 +128,7 @@ function requestedFlowWindowNs(
   workload: Workload,
   ccByHost: Map<string, CcSpec>,
 ): number | undefined {
-  const asking = [...new Set(ccByHost.values())].filter((c) => getAlgorithm(c.name).switchFlowWindowNs);
+  const asking = [...new Set(ccByHost.values())].filter((c) => c.algorithm.switchFlowWindowNs);
   if (asking.length === 0) return undefined;
   let maxBaseRttNs = 0;
   const seen = new Set<string>();
@@ -142,7 +141,7 @@ function requestedFlowWindowNs(
   }
   let windowNs = 0;
   for (const c of asking)
-    windowNs = Math.max(windowNs, getAlgorithm(c.name).switchFlowWindowNs!(c.params, maxBaseRttNs));
+    windowNs = Math.max(windowNs, c.algorithm.switchFlowWindowNs!(c.params, maxBaseRttNs));
   return windowNs > 0 ? windowNs : undefined;
 }
 
@@ -150,7 +149,7 @@ function requestedFlowWindowNs(
 function requestedFlowMinBytes(ccByHost: Map<string, CcSpec>): number | undefined {
   let minBytes = 0;
   for (const c of new Set(ccByHost.values())) {
-    const ask = getAlgorithm(c.name).switchFlowMinBytes;
+    const ask = c.algorithm.switchFlowMinBytes;
     if (ask !== undefined) minBytes = Math.max(minBytes, ask(c.params));
   }
   return minBytes > 0 ? minBytes : undefined;
@@ -159,7 +158,7 @@ function requestedFlowMinBytes(ccByHost: Map<string, CcSpec>): number | undefine
 /** Whether any host's algorithm asks the counter to drop a flow at its message's last packet. */
 function requestedFlowForgetAtEnd(ccByHost: Map<string, CcSpec>): boolean {
   for (const c of new Set(ccByHost.values()))
-    if (getAlgorithm(c.name).switchFlowForgetAtEnd?.(c.params) === true) return true;
+    if (c.algorithm.switchFlowForgetAtEnd?.(c.params) === true) return true;
   return false;
 }
 
@@ -192,19 +191,19 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     const cp: SwitchCpFactory[] = [];
     const cpNames = new Set<string>();
     for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {
-      const cpName = getAlgorithm(name).cp;
-      if (cpName === undefined || cpNames.has(cpName)) continue;
-      cpNames.add(cpName);
+      const spec = [...ccByHost.values()].find((c) => c.name === name)!;
+      const side = spec.algorithm.cp;
+      if (side === undefined || cpNames.has(side.name)) continue;
+      cpNames.add(side.name);
       const f =
-        opts.cpFactories?.[cpName] ??
-        getCpBuilder(cpName)?.({
-          params: [...ccByHost.values()].find((c) => c.name === name)!.params,
+        opts.cpFactories?.[side.name] ??
+        side.build({
+          params: spec.params,
           topo,
           routes,
           mtuBytes: Math.max(...topo.hosts.map((h) => nicFor(s, h.name).mtuBytes)),
         });
-      if (f !== undefined) cp.push(f);
-      else warnings.push(`switch logic "${cpName}" of cc ${name} is not available; switches run without it`);
+      cp.push(f);
     }
     const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
     const flowMinBytes = requestedFlowMinBytes(ccByHost);
@@ -217,7 +216,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       flowWindowNs !== undefined ||
       cp.length > 0 ||
       [...new Set(ccByHost.values())].some((c) => {
-        const f = getAlgorithm(c.name).rp.features;
+        const f = c.algorithm.rp.features;
         return (typeof f === 'function' ? f(c.params) : f).int === 'mpcc';
       });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CcHost, type CcHostPort } from '../../nic/cc-host.js';
 import { Qp } from '../../nic/qp.js';
-import { registerAlgorithm, resolveCc } from '../../src/cc/registry.js';
+import { resolveCc } from '../../src/cc/registry.js';
+import { resolveAlgorithm } from '../../src/cc/resolve.js';
 import type { CcAlgorithm, NpAlgorithm, RpEvent } from '../../src/cc/types.js';
 import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
@@ -53,7 +54,8 @@ const np: NpAlgorithm<Record<string, never>, ProbeNic, { qpn: number; n: number 
   },
 };
 
-registerAlgorithm({
+// Not registered: the NIC is handed the algorithm object.
+const probeAlg = {
   name: 'test-probe',
   summary: 'test: records RP events, custom NP',
   params: z.object({}),
@@ -84,11 +86,12 @@ registerAlgorithm({
     inspect: () => ({ probe: 1 }),
   },
   np,
-} as CcAlgorithm<Record<string, never>>);
+} as CcAlgorithm<Record<string, never>>;
+const probeCc = () => resolveAlgorithm(probeAlg);
 
 describe('NIC CC host', () => {
   it('delivers RP events (tx, ack with RTT and INT echo, cnp with payload, timer, completion) and runs the algorithm’s NP', () => {
-    const b = bench({ cc: resolveCc('test-probe'), delayNs: 1000 });
+    const b = bench({ cc: probeCc(), delayNs: 1000 });
     const [qpn, qpnB] = b.connect(1);
     b.send(qpn, 7, 8000);
     b.sched.run(1e9);
@@ -123,7 +126,7 @@ describe('NIC CC host', () => {
   it('delivers nack and timeout events, and CNMs by flow destination and QPN', () => {
     const seenPsn = new Map<number, number>();
     const b = bench({
-      cc: resolveCc('test-probe'),
+      cc: probeCc(),
       rtoNs: 20_000,
       drop: (pkt, from) => {
         if (from !== 'a' || pkt.kind !== FrameKind.Data) return false;
@@ -169,7 +172,7 @@ describe('NIC CC host', () => {
   });
 
   it('keeps a bounded rate trace, oldest dropped first', () => {
-    const b = bench({ cc: resolveCc('test-probe'), rateTraceCapacity: 1 });
+    const b = bench({ cc: probeCc(), rateTraceCapacity: 1 });
     const [qpn] = b.connect(3);
     b.send(qpn, 1, 8000);
     b.sched.run(1e9);
@@ -219,7 +222,7 @@ describe('CcHost on its own (a fake transport port)', () => {
       bottleneckRateBps: 100e9,
       hops: 1,
     });
-    const addQp = (qpn: number, spec = resolveCc('test-probe')) => {
+    const addQp = (qpn: number, spec = probeCc()) => {
       const cc = h.binding(spec);
       const qp = new Qp(
         qpn,
@@ -247,10 +250,10 @@ describe('CcHost on its own (a fake transport port)', () => {
 
   it('binds once per spec, shares NIC-wide NP state between equal parameters, and runs RP timers', () => {
     const t = host();
-    const spec = resolveCc('test-probe');
+    const spec = probeCc();
     expect(t.h.binding(spec)).toBe(t.h.binding(spec));
     const q1 = t.addQp(11, spec);
-    const q2 = t.addQp(12, resolveCc('test-probe'));
+    const q2 = t.addQp(12, probeCc());
     expect(q1.cc).not.toBe(q2.cc);
     expect(q1.cc.npNic).toBe(q2.cc.npNic);
     expect((q1.cc.npNic.state as ProbeNic).qps).toEqual([11, 12]);

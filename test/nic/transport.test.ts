@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { registerAlgorithm } from '../../src/cc/registry.js';
+import { resolveAlgorithm } from '../../src/cc/resolve.js';
 import type { CcAlgorithm } from '../../src/cc/types.js';
 import { createRng } from '../../src/env/rng.js';
 import { Opcode, Syndrome } from '../../src/wire/opcodes.js';
@@ -9,8 +9,8 @@ import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes, ROCE_FIXED_BYTES } from '../../src/wire/size.js';
 import { bench, CONTROL_PRIO, DATA_PRIO, IP_A, IP_B, MAC_A, MAC_B, serNs } from './harness.js';
 
-// A test-only algorithm: fixed rate and window from its parameters.
-registerAlgorithm<{ rateBps: number; windowBytes: number }>({
+// A test-only algorithm (not registered: the NIC is handed the object): fixed rate and window.
+const fixedAlg: CcAlgorithm<{ rateBps: number; windowBytes: number }> = {
   name: 'test-fixed',
   summary: 'test: fixed rate and window',
   params: z.object({ rateBps: z.number().default(100e9), windowBytes: z.number().default(0) }),
@@ -23,12 +23,9 @@ registerAlgorithm<{ rateBps: number; windowBytes: number }>({
     },
     onEvent() {},
   },
-} satisfies CcAlgorithm<{ rateBps: number; windowBytes: number }>);
+};
 
-const fixed = (rateBps: number, windowBytes = 0) => ({
-  name: 'test-fixed',
-  params: { rateBps, windowBytes },
-});
+const fixed = (rateBps: number, windowBytes = 0) => resolveAlgorithm(fixedAlg, { rateBps, windowBytes });
 
 describe('NIC transport', () => {
   it('delivers 100 messages exactly once and in order under 1% random loss', () => {

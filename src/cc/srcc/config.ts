@@ -67,7 +67,7 @@ export interface SrccCpContext {
   mtuBytes: number;
 }
 
-/** The switch side of a run, as the CP registry builds it (observer: checks and tests). */
+/** The switch side of a run (srcc's `cp.build`; observer: checks and tests). */
 export function buildSrccCp(ctx: SrccCpContext, observer: SrccCpObserver | null = null): SwitchCpFactory {
   const facts = topologyFacts(ctx.topo, ctx.routes, ctx.mtuBytes);
   return createSrccCp(srccCpConfig(srccParams.parse(ctx.params), facts), observer);

@@ -1,10 +1,11 @@
 /**
  * SRCC (Hu et al., IEEE TII 2024): sub-RTT congestion notification from the switch. Hosts run
  * DCQCN plus SRCC's reaction to CNMs (rp.ts); any host using `srcc` turns on the switch side
- * (cp.ts, built by the CP registry). See docs/algorithms/srcc.md and shared/papers/srcc.md.
+ * (cp.ts, built through `cp.build` by the run setup). See docs/algorithms/srcc.md and shared/papers/srcc.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';
 import type { CcAlgorithm } from '../types.js';
+import { buildSrccCp } from './config.js';
 import { type SrccParams, srccAliases, srccParams, srccProfiles } from './params.js';
 import { srccRp } from './rp.js';
 
@@ -25,7 +26,7 @@ export const srcc: CcAlgorithm<SrccParams> = {
     mode: p.npMode,
     enabled: p.cnpTransport === 'cnp',
   })),
-  cp: 'srcc',
+  cp: { name: 'srcc', build: (ctx) => buildSrccCp(ctx) },
 };
 
 export type { SrccParams } from './params.js';

@@ -1,18 +1,17 @@
-/** A host running srcc turns the switch side on by itself (CP registry), with CNM counts in results. */
+/** A host running srcc turns the switch side on by itself (its `cp.build`), with CNM counts in results. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getCpBuilder } from '../../../src/cc/cp-registry.js';
 import { getAlgorithm, resolveParams } from '../../../src/cc/registry.js';
 import { srccScenario } from '../../../src/reproduce/srcc/probe.js';
 import { runScenario } from '../../../src/runtime/run.js';
 import { setupRun } from '../../../src/runtime/scenario-setup.js';
 
 describe('srcc registration and automatic switch side', () => {
-  it('is registered with DCQCN profiles and names its CP, which the CP registry builds', () => {
-    expect(getAlgorithm('srcc').cp).toBe('srcc');
-    expect(getCpBuilder('srcc')).toBeDefined();
+  it('is registered with DCQCN profiles and carries its switch side (cp.build)', () => {
+    expect(getAlgorithm('srcc').cp?.name).toBe('srcc');
+    expect(typeof getAlgorithm('srcc').cp?.build).toBe('function');
     const p = resolveParams('srcc', { profile: 'paper', d: '4us', kappa: 2 });
     expect(p).toMatchObject({
       machine: 'paper',
