@@ -15,9 +15,9 @@ import {
 import type { DcqcnParams } from '../../src/cc/dcqcn/params.js';
 import type { DcqcnState, HpccSimState, PaperState } from '../../src/cc/dcqcn/rp.js';
 import { resolveParams } from '../../src/cc/registry.js';
-import type { FlowInfo, RpEvent, RpIo } from '../../src/cc/types.js';
+import { ackEvent, driveRp, flowInfo } from '../../src/cc/testing/index.js';
+import type { FlowInfo } from '../../src/cc/types.js';
 import { createRng } from '../../src/env/rng.js';
-import { createPacket } from '../../src/wire/packet-factory.js';
 
 const G = 1e9;
 const M = 1e6;
@@ -28,80 +28,31 @@ function expectRel(actual: number, expected: number): void {
 }
 
 function flow(lineRateBps = 100 * G): FlowInfo {
-  return {
-    qpn: 1,
-    remoteQpn: 2,
-    lineRateBps,
-    mtuBytes: 1000,
-    baseRttNs: 4000,
-    bottleneckRateBps: lineRateBps,
-    hops: 1,
-  };
+  return flowInfo({ lineRateBps, bottleneckRateBps: lineRateBps, baseRttNs: 4000 });
 }
 
-/** The RP hooks driven by hand: a clock, timer slots fired in time order, and the rate log. */
+/** DCQCN's RP on the one harness (src/cc/testing), plus the timer times by slot. */
 function rig(params: DcqcnParams, lineRateBps = 100 * G) {
-  let now = 0;
-  let rate = 0;
-  const timers = new Map<number, number>();
-  const log: { t: number; rateBps: number; why: string }[] = [];
-  const io: RpIo = {
-    now: () => now,
-    rng: createRng(1),
-    setRate: (r, why) => {
-      rate = Math.min(r, lineRateBps);
-      log.push({ t: now, rateBps: rate, why });
-    },
-    setWindow: () => {},
-    setTimer: (slot, at) => void timers.set(slot, at),
-    cancelTimer: (slot) => void timers.delete(slot),
-    rateBps: () => rate,
-    windowBytes: () => null,
-    inflightBytes: () => 0,
-    paused: () => false,
-    count: () => {},
-  };
-  const s: DcqcnState = dcqcn.rp.init(flow(lineRateBps), params, io);
-  const ev = (e: RpEvent) => dcqcn.rp.onEvent(s, e, params, io);
+  const d = driveRp(dcqcn.rp, params, flow(lineRateBps), { rng: createRng(1) });
+  const s: DcqcnState = d.s;
   return {
     s,
-    io,
-    timers,
-    log,
-    rate: () => rate,
-    at(t: number) {
-      this.runUntil(t);
-      now = t;
+    io: d.io,
+    timers: {
+      get: (slot: number) => d.timers.get(slot)?.at,
+      get size() {
+        return d.timers.size;
+      },
     },
-    /** Fire every timer due up to `t`, in time order. */
-    runUntil(t: number) {
-      for (;;) {
-        let slot = -1;
-        let when = Number.POSITIVE_INFINITY;
-        for (const [k, v] of timers) if (v < when) [slot, when] = [k, v];
-        if (slot < 0 || when > t) break;
-        timers.delete(slot);
-        now = when;
-        ev({ type: 'timer', slot });
-      }
-    },
-    cnp() {
-      ev({ type: 'cnp', pkt: createPacket() });
-    },
-    tx(sizeBytes: number) {
-      const pkt = createPacket();
-      pkt.sizeBytes = sizeBytes;
-      ev({ type: 'tx', pkt, bytes: sizeBytes, retransmit: false });
-    },
+    log: d.log,
+    rate: d.rate,
+    at: d.at,
+    cnp: () => d.cnp(),
+    tx: (sizeBytes: number) => d.tx(sizeBytes),
     ack(ecnEcho: boolean) {
-      ev({ type: 'ack', pkt: createPacket(), ackedBytes: 1000, rttNs: null, ecnEcho });
+      d.ev(ackEvent(0, { ecn: ecnEcho }));
     },
-    fireTimer() {
-      const [slot, when] = [...timers].sort((x, y) => x[1] - y[1])[0];
-      timers.delete(slot);
-      now = when;
-      ev({ type: 'timer', slot });
-    },
+    fireTimer: () => d.fire(),
   };
 }
 

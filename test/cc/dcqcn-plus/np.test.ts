@@ -8,10 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { dcqcnPlusNp, type NpNicState } from '../../../src/cc/dcqcn-plus/np.js';
 import { resolveCc } from '../../../src/cc/registry.js';
-import type { CnpFields, FlowInfo, NpIo, NpNicIo } from '../../../src/cc/types.js';
+import { driveNp } from '../../../src/cc/testing/index.js';
 import { createRng } from '../../../src/env/rng.js';
 import { Ecn, FrameKind } from '../../../src/wire/packet.js';
-import { createPacket } from '../../../src/wire/packet-factory.js';
 import { bench } from '../../nic/harness.js';
 import { flowInfo, params } from './rig.js';
 
@@ -23,50 +22,21 @@ interface Sent {
   periodNs: number;
 }
 
-/** The NP's NIC-wide hooks on a hand clock: one timer slot, CNPs recorded. */
+/** The NP's NIC-wide hooks on the one harness (src/cc/testing): CNPs recorded with their period. */
 function npRig(o: Record<string, unknown> = {}) {
   const p = params(o);
-  let now = 0;
-  let timerAt: number | null = null;
-  const sent: Sent[] = [];
-  const nicIo: NpNicIo = {
-    now: () => now,
-    rng: createRng(1),
-    sendCnp: (qpn: number, f?: CnpFields) => void sent.push({ qpn, t: now, periodNs: f?.cnpPeriodNs ?? 0 }),
-    setTimer: (_slot, at) => void (timerAt = at),
-    cancelTimer: () => void (timerAt = null),
-    count: () => {},
-  };
-  const qpIo = { now: () => now } as NpIo;
-  const nic: NpNicState = dcqcnPlusNp.initNic(p, nicIo);
-  const ce = createPacket();
-  ce.kind = FrameKind.Data;
-  ce.ecn = Ecn.Ce;
-  const qps = new Map<number, { qpn: number }>();
-  const qp = (qpn: number) => {
-    let q = qps.get(qpn);
-    if (q === undefined) {
-      q = dcqcnPlusNp.initQp({ ...flowInfo(10e9), qpn } as FlowInfo, p, nic);
-      qps.set(qpn, q);
-    }
-    return q;
-  };
+  const d = driveNp(dcqcnPlusNp, p, { rng: createRng(1), flow: (qpn) => ({ ...flowInfo(10e9), qpn }) });
   return {
-    nic,
-    sent,
+    nic: d.nic() as NpNicState,
+    get sent(): Sent[] {
+      return d.cnps.map((c) => ({ qpn: c.qpn, t: c.t, periodNs: c.fields?.cnpPeriodNs ?? 0 }));
+    },
     mark(qpn: number) {
-      dcqcnPlusNp.onData(qp(qpn), nic, ce, p, qpIo);
+      d.mark(qpn);
     },
     /** Advance to the next visit (after calling `before` at that instant); false when idle. */
-    step(before?: () => void): boolean {
-      if (timerAt === null) return false;
-      now = timerAt;
-      timerAt = null;
-      before?.();
-      dcqcnPlusNp.onNicTimer!(nic, 0, p, nicIo);
-      return true;
-    },
-    now: () => now,
+    step: (before?: () => void) => d.step(before),
+    now: d.now,
   };
 }
 

@@ -8,11 +8,11 @@ import type { DolceRcPlusParams } from '../../../src/cc/dolce-rc-plus/params.js'
 import { armRatesBps, idealMctNs, messageReward } from '../../../src/cc/dolce-rc-plus/reward.js';
 import { type DolceRcPlusState, dolceRcPlusRp } from '../../../src/cc/dolce-rc-plus/rp.js';
 import { resolveParams } from '../../../src/cc/registry.js';
-import type { NpIo } from '../../../src/cc/types.js';
+import { driveNp } from '../../../src/cc/testing/index.js';
 import { Opcode } from '../../../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../../../src/wire/packet.js';
 import { createExt, createPacket } from '../../../src/wire/packet-factory.js';
-import { flowInfo, G, noRng, rpRig, US } from '../dolce-rc/rig.js';
+import { flowInfo, G, rpRig, US } from '../dolce-rc/rig.js';
 
 const params = (o: Record<string, unknown> = {}) => resolveParams('dolce-rc-plus', o) as DolceRcPlusParams;
 
@@ -116,25 +116,20 @@ describe('Dolce-RC+ sender', () => {
 describe('Dolce-RC+ receiver', () => {
   it('counts packets, bytes and CE per message and echoes them on the last packet’s ACK only', () => {
     const p = params();
-    const io = { now: () => 0, rng: noRng } as unknown as NpIo;
-    const qp = dolceRcPlusNp.initQp(flowInfo(200 * G), p, null);
+    const d = driveNp(dolceRcPlusNp, p, { flow: () => flowInfo(200 * G) });
     const stamp = { mabIter: 4, arm: 6, firstTxNs: 123, msgId: 9 };
-    const rx = (psn: number, opcode: number, ce: boolean, payload: number) => {
-      const pkt = createPacket();
-      dataPkt(psn, opcode)(pkt);
-      pkt.ecn = ce ? Ecn.Ce : Ecn.Ect0;
-      pkt.payloadLen = payload;
-      pkt.ext = createExt();
-      pkt.ext.fields = { ...stamp };
-      dolceRcPlusNp.onData(qp, null, pkt, p, io);
-    };
-    const ackFor = (psn: number) => {
-      const a = createPacket();
-      a.kind = FrameKind.Ack;
-      a.psn = psn;
-      dolceRcPlusNp.decorateAck!(qp, null, a, p, io);
-      return a.ext?.fields ?? null;
-    };
+    const rx = (psn: number, opcode: number, ce: boolean, payload: number) =>
+      d.data(1, (pkt) => {
+        dataPkt(psn, opcode)(pkt);
+        pkt.ecn = ce ? Ecn.Ce : Ecn.Ect0;
+        pkt.payloadLen = payload;
+        pkt.ext = createExt();
+        pkt.ext.fields = { ...stamp };
+      });
+    const ackFor = (psn: number) =>
+      d.decorateAck(1, (a) => {
+        a.psn = psn;
+      }).ext?.fields ?? null;
     rx(10, Opcode.WriteFirst, false, 1000);
     expect(ackFor(10)).toBeNull();
     rx(11, Opcode.WriteMiddle, true, 1000);

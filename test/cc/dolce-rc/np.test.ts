@@ -7,44 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { dolceRcNp } from '../../../src/cc/dolce-rc/np.js';
 import type { DolceRcParams } from '../../../src/cc/dolce-rc/params.js';
 import { resolveParams } from '../../../src/cc/registry.js';
-import type { CnpFields, NpIo } from '../../../src/cc/types.js';
-import { Ecn } from '../../../src/wire/packet.js';
-import { createPacket } from '../../../src/wire/packet-factory.js';
-import { flowInfo, noRng, US } from './rig.js';
+import { driveNp } from '../../../src/cc/testing/index.js';
+import { flowInfo, US } from './rig.js';
 
+/** Dolce-RC's NP on the one harness (src/cc/testing): one QP, its CNPs with their payload. */
 function npRig(p: DolceRcParams) {
-  let now = 0;
-  let timer: number | null = null;
-  const cnps: { t: number; fields: CnpFields | undefined }[] = [];
-  const io: NpIo = {
-    now: () => now,
-    rng: noRng,
-    sendCnp: (fields) => void cnps.push({ t: now, fields }),
-    requestAck: () => {},
-    setTimer: (_slot, at) => {
-      timer = at;
-    },
-    cancelTimer: () => {
-      timer = null;
-    },
-    count: () => {},
-  };
-  const qp = dolceRcNp.initQp(flowInfo(100e9), p, null);
-  const at = (t: number) => {
-    if (timer !== null && timer <= t) {
-      now = timer;
-      timer = null;
-      dolceRcNp.onTimer!(qp, null, 0, p, io);
-    }
-    now = t;
-  };
+  const d = driveNp(dolceRcNp, p, { flow: () => flowInfo(100e9) });
   const data = (t: number, ce: boolean) => {
-    at(t);
-    const pkt = createPacket();
-    pkt.ecn = ce ? Ecn.Ce : Ecn.Ect0;
-    dolceRcNp.onData(qp, null, pkt, p, io);
+    d.at(t);
+    d.mark(1, ce);
   };
-  return { cnps, data, at };
+  return { cnps: d.cnps, data, at: d.at };
 }
 
 const params = (o: Record<string, unknown> = {}, profile?: string) =>

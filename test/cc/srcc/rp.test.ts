@@ -10,7 +10,7 @@ import { flowId16 } from '../../../src/cc/srcc/flow-id.js';
 import type { SrccParams } from '../../../src/cc/srcc/params.js';
 import { alphaOnlyCnp, cnmStep } from '../../../src/cc/srcc/reaction.js';
 import { type SrccState, srccRp } from '../../../src/cc/srcc/rp.js';
-import type { RpEvent, RpIo } from '../../../src/cc/types.js';
+import { driveRp, flowInfo } from '../../../src/cc/testing/index.js';
 import { createRng } from '../../../src/env/rng.js';
 import { CnmFlag } from '../../../src/wire/cnm.js';
 import { FrameKind } from '../../../src/wire/packet.js';
@@ -23,38 +23,8 @@ const SPORT = 0xc001;
 
 function rig(over: Record<string, unknown> = {}, baseRttNs = 16_000) {
   const p = resolveParams('srcc', { profile: 'paper', ...over }) as SrccParams;
-  let now = 0;
-  const rates: { t: number; r: number; why: string }[] = [];
-  const timers = new Map<number, number>();
-  const counters = new Map<string, number>();
-  let rate = 100 * G;
-  const io: RpIo = {
-    now: () => now,
-    rng: createRng(1),
-    setRate: (r, why) => {
-      rate = r;
-      rates.push({ t: now, r, why });
-    },
-    setWindow: () => {},
-    setTimer: (slot, at) => void timers.set(slot, at),
-    cancelTimer: (slot) => void timers.delete(slot),
-    rateBps: () => rate,
-    windowBytes: () => null,
-    inflightBytes: () => 0,
-    paused: () => false,
-    count: (n, d = 1) => void counters.set(n, (counters.get(n) ?? 0) + d),
-  };
-  const flow = {
-    qpn: 1,
-    remoteQpn: 2,
-    lineRateBps: 100 * G,
-    mtuBytes: 1000,
-    baseRttNs,
-    bottleneckRateBps: 100 * G,
-    hops: 1,
-  };
-  const s = srccRp.init(flow, p, io);
-  const ev = (e: RpEvent) => srccRp.onEvent(s, e, p, io);
+  const d = driveRp(srccRp, p, flowInfo({ baseRttNs }), { rng: createRng(1) });
+  const ev = d.ev;
   const tx = (psn: number) => {
     const pkt = createPacket();
     pkt.srcIp = SRC;
@@ -89,24 +59,17 @@ function rig(over: Record<string, unknown> = {}, baseRttNs = 16_000) {
     };
     ev({ type: 'cnm', pkt });
   };
-  const cnp = () => {
-    const pkt = createPacket();
-    pkt.kind = FrameKind.Cnp;
-    ev({ type: 'cnp', pkt });
-  };
   return {
-    s: s as SrccState,
+    s: d.s as SrccState,
     p,
-    rates,
-    timers,
-    counters,
-    at: (t: number) => {
-      now = t;
-    },
+    log: d.log,
+    timers: { get: (slot: number) => d.timers.get(slot)?.at },
+    counters: d.counts,
+    at: d.at,
     tx,
     cnm,
-    cnp,
-    inspect: () => srccRp.inspect!(s, p, now),
+    cnp: () => d.cnp(),
+    inspect: d.inspect,
   };
 }
 
@@ -194,7 +157,7 @@ describe('SRCC RP', () => {
     r.tx(0);
     r.at(5000);
     r.cnm(30 * G);
-    expect(r.rates.at(-1)).toEqual({ t: 5000, r: 30 * G, why: 'cnm' });
+    expect(r.log.at(-1)).toEqual({ t: 5000, rateBps: 30 * G, why: 'cnm' });
     expect([r.s.rcBps, r.s.rtBps]).toEqual([30 * G, 100 * G]);
     expect(r.timers.get(0)).toBe(5000 + 55_000);
     r.at(6000);
@@ -204,7 +167,7 @@ describe('SRCC RP', () => {
     r.cnm(40 * G); // hold: no change, timer restarted
     expect([r.s.rcBps, r.s.rtBps]).toEqual([20 * G, 30 * G]);
     expect(r.timers.get(0)).toBe(7000 + 55_000);
-    expect(r.rates).toHaveLength(3); // init, 30, 20
+    expect(r.log).toHaveLength(3); // init, 30, 20
     expect(r.inspect()).toMatchObject({ cnmRx: 3, cnmApplied: 2, lastCnmRxNs: 7000 });
     if (r.s.machine === 'paper') expect([r.s.timerCount, r.s.byteCount, r.s.ccActive]).toEqual([0, 0, true]);
   });
