@@ -10,8 +10,9 @@
  */
 import { ecnCnpNp } from '../src/cc/np-ecn.js';
 import { resolveAlgorithmParams } from '../src/cc/resolve.js';
-import type { CnpFields, FlowInfo, NpIo, NpNicIo, RpEvent, RpFeatures, RpIo } from '../src/cc/types.js';
+import type { FlowInfo, NpIo, NpNicIo, RpEvent, RpFeatures, RpIo } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import type { CnpPayload } from '../src/wire/cnp.js';
 import type { Packet } from '../src/wire/packet.js';
 import type { CcSpec } from './api.js';
 import type { CcBinding, NpNicBinding, Qp } from './qp.js';
@@ -25,7 +26,7 @@ export interface CcHostPort {
   /** Apply a window of unacknowledged bytes, or none (RpIo.setWindow). */
   setWindow(qp: Qp, bytes: number | null, why: string): void;
   /** Queue a CNP to the sender of `qp`. */
-  sendCnp(qp: Qp, fields: CnpFields | undefined): void;
+  sendCnp(qp: Qp, fields: CnpPayload | undefined): void;
   /** True while the data priority is PFC-paused at this NIC. */
   dataPaused(): boolean;
   /** The local QP `qpn`, if it exists (NIC-wide NP hooks address QPs by number). */

@@ -3,8 +3,8 @@
  * frame is filled here (wire.md §2-§7); `id`, `ipId` and `sizeBytes` are set when the frame
  * starts serialising (nic.ts), since telemetry may still be added before that.
  */
-import type { CnpFields } from '../src/cc/types.js';
 import { PSN_MASK } from '../src/wire/bth.js';
+import type { CnpPayload } from '../src/wire/cnp.js';
 import { Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntStack, type Packet } from '../src/wire/packet.js';
 import { createExt, createPacket } from '../src/wire/packet-factory.js';
@@ -83,7 +83,7 @@ export function copyInt(int: IntStack): IntStack {
 }
 
 /** RoCEv2 CNP (wire.md §7): BECN set, DestQP = the sender's QPN, PSN 0, 16 zero bytes. */
-export function cnpFrame(a: FrameAddr, prio: number, fields: CnpFields | undefined): Packet {
+export function cnpFrame(a: FrameAddr, prio: number, fields: CnpPayload | undefined): Packet {
   const pkt = addressed(a, FrameKind.Cnp, prio, CNP_DSCP);
   pkt.opcode = Opcode.Cnp;
   pkt.becn = true;

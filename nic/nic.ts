@@ -7,9 +7,10 @@
  * Serialisation is tracked in fractional ns (`busyUntilNs`, `nextAvailNs`) so back-to-back
  * frames and paced gaps keep their exact long-run rate; timers fire at the next integer ns.
  */
-import type { CnpFields, FlowInfo, RpEvent } from '../src/cc/types.js';
+import type { FlowInfo, RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
 import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
+import type { CnpPayload } from '../src/wire/cnp.js';
 import { isDataOpcode, isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
@@ -311,7 +312,7 @@ class NicImpl implements Nic {
     this.cfg.observer.onRateChange?.(change);
   }
 
-  private queueCnp(qp: Qp, fields: CnpFields | undefined): void {
+  private queueCnp(qp: Qp, fields: CnpPayload | undefined): void {
     this.c.cnpTx++;
     this.control.push(cnpFrame(qp.addr, this.cfg.controlPrio, fields));
   }

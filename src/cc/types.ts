@@ -11,11 +11,12 @@
  * algorithm must copy what it wants to keep.
  */
 import type { z } from 'zod';
-import type { SwitchCpFactory } from '../../switch/cp.js';
 import type { Rng } from '../env/rng.js';
-import type { Topology } from '../topology/model.js';
-import type { Routes } from '../topology/routing.js';
+import type { CnpPayload } from '../wire/cnp.js';
 import type { Packet } from '../wire/packet.js';
+import type { CcSwitchSide } from './switch-side.js';
+
+export type { ActiveFlowRequest, CcSwitchSide, CpBuildContext } from './switch-side.js';
 
 /** Static facts about a flow (QP) handed to `init`. */
 export interface FlowInfo {
@@ -102,22 +103,15 @@ export interface RpAlgorithm<P, S> {
   inspect?(state: S, params: P, nowNs: number): Record<string, number>;
 }
 
-/** Optional payload of a CNP (all zero in plain DCQCN). */
-export interface CnpFields {
-  /** DCQCN+ CNP period τ, ns (CNP reserved bytes 0-3). */
-  cnpPeriodNs?: number;
-  /** Dolce-RC exact ECN count (extension field). */
-  ecnCount?: number;
-  /** The 7 reserved BTH bits (Dolce-RC ideal-mode count, saturating at 127). */
-  bthResv7?: number;
-}
-
 /** Services available to per-QP NP hooks. */
 export interface NpIo {
   now(): number;
   rng: Rng;
-  /** Send a CNP for this QP now (to the remote sender QP), with optional payload fields. */
-  sendCnp(fields?: CnpFields): void;
+  /**
+   * Send a CNP for this QP now (to the remote sender QP), with optional payload fields: those
+   * the wire can carry (src/wire/cnp.ts), e.g. DCQCN+'s period or Dolce-RC's ECN count.
+   */
+  sendCnp(fields?: CnpPayload): void;
   /** Ask the NIC to ACK the packet being handled now (beyond its own coalescing policy). */
   requestAck(): void;
   /** Per-QP timers: `onTimer` fires with this QP's state. Non-DOCA. */
@@ -131,7 +125,7 @@ export interface NpNicIo {
   now(): number;
   rng: Rng;
   /** Send a CNP on behalf of local QP `qpn` (e.g. DCQCN+'s round-robin CNP scheduler). */
-  sendCnp(qpn: number, fields?: CnpFields): void;
+  sendCnp(qpn: number, fields?: CnpPayload): void;
   /** NIC-wide timers: `onNicTimer` fires. Non-DOCA. */
   setTimer(slot: number, atNs: number): void;
   cancelTimer(slot: number): void;
@@ -160,23 +154,6 @@ export interface NpAlgorithm<P, NicState, QpState> {
   inspect?(qp: QpState, nic: NicState, params: P, nowNs: number): Record<string, number>;
 }
 
-/** What a switch-side builder gets: the run's resolved parameters and its topology. */
-export interface CpBuildContext<P> {
-  /** Resolved parameters of the algorithm (of the first host, by name order, that runs it). */
-  params: P;
-  topo: Topology;
-  routes: Routes;
-  /** Data payload per packet (for unloaded-RTT figures). */
-  mtuBytes: number;
-}
-
-export interface CcSwitchSide<P> {
-  /** Name of the switch logic (RunOptions.cpFactories keys, warnings). */
-  name: string;
-  /** The per-switch plug-in factory (switch/cp.ts) for this run. */
-  build(ctx: CpBuildContext<P>): SwitchCpFactory;
-}
-
 /**
  * A registered algorithm. `params` is a zod object schema with the paper's defaults (and a
  * description per key); `profiles` are named parameter sets (e.g. DCQCN "paper" vs "hpcc-sim")
@@ -197,21 +174,9 @@ export interface CcAlgorithm<P = Record<string, unknown>> {
   // biome-ignore lint/suspicious/noExplicitAny: state types are private to each algorithm
   np?: NpAlgorithm<P, any, any>;
   /**
-   * Switch-side logic (DCQCN's CP role) this algorithm turns on in every switch when any host
-   * runs it (e.g. SRCC's CNM generator). The run setup builds it once per run.
+   * What this algorithm needs of the switches when any host runs it (DCQCN's CP role): a
+   * plug-in (SRCC's CNM generator) and/or settings of their active-flow counter (MPCC's T_flow).
+   * A typed extension in switch-side.ts, so switch-only needs stay out of the host contract.
    */
   cp?: CcSwitchSide<P>;
-  /**
-   * The switches' active-flow window (SwitchConfig.activeFlowWindowNs) this algorithm wants when
-   * a host runs it, given the largest unloaded base RTT of the run's flows (HPCC convention, ns).
-   * The runtime uses the largest request (MPCC's T_flow).
-   */
-  switchFlowWindowNs?(params: P, maxBaseRttNs: number): number;
-  /**
-   * The active-flow counter's byte threshold (SwitchConfig.activeFlowMinBytes) this algorithm
-   * wants when a host runs it; 0 or absent counts every flow. The runtime uses the largest request.
-   */
-  switchFlowMinBytes?(params: P): number;
-  /** True when this algorithm wants the counter to drop a flow at its message's last packet. */
-  switchFlowForgetAtEnd?(params: P): boolean;
 }

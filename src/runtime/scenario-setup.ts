@@ -117,19 +117,20 @@ function pfcAlpha(shift: number, portRateBps: number, nicRateBps: number): numbe
 }
 
 /**
- * The active-flow window the hosts' algorithms ask the switches for (the largest request, e.g.
- * MPCC's T_flow = 8 × the largest base RTT), or undefined when none asks. Base RTTs are the HPCC
- * convention of the workload's source-destination pairs.
+ * What the hosts' algorithms ask of the switches' active-flow counter (CcAlgorithm.cp.activeFlows):
+ * the largest window (e.g. MPCC's T_flow = 8 × the largest base RTT) and byte threshold, each
+ * undefined when none asks for a positive one, and whether any wants flows forgotten at message
+ * end. Base RTTs are the HPCC convention of the workload's source-destination pairs.
  */
-function requestedFlowWindowNs(
+function requestedActiveFlows(
   s: Scenario,
   topo: Topology,
   routes: Routes,
   workload: Workload,
   ccByHost: Map<string, CcSpec>,
-): number | undefined {
-  const asking = [...new Set(ccByHost.values())].filter((c) => c.algorithm.switchFlowWindowNs);
-  if (asking.length === 0) return undefined;
+): { windowNs: number | undefined; minBytes: number | undefined; forgetAtEnd: boolean } {
+  const asking = [...new Set(ccByHost.values())].filter((c) => c.algorithm.cp?.activeFlows !== undefined);
+  if (asking.length === 0) return { windowNs: undefined, minBytes: undefined, forgetAtEnd: false };
   let maxBaseRttNs = 0;
   const seen = new Set<string>();
   for (const f of workload.flows) {
@@ -140,26 +141,19 @@ function requestedFlowWindowNs(
     maxBaseRttNs = Math.max(maxBaseRttNs, hostPath(topo, routes, f.src, f.dst, mtu).hpccBaseRttNs);
   }
   let windowNs = 0;
-  for (const c of asking)
-    windowNs = Math.max(windowNs, c.algorithm.switchFlowWindowNs!(c.params, maxBaseRttNs));
-  return windowNs > 0 ? windowNs : undefined;
-}
-
-/** The largest active-flow byte threshold the hosts' algorithms ask for, or undefined when none does. */
-function requestedFlowMinBytes(ccByHost: Map<string, CcSpec>): number | undefined {
   let minBytes = 0;
-  for (const c of new Set(ccByHost.values())) {
-    const ask = c.algorithm.switchFlowMinBytes;
-    if (ask !== undefined) minBytes = Math.max(minBytes, ask(c.params));
+  let forgetAtEnd = false;
+  for (const c of asking) {
+    const ask = c.algorithm.cp!.activeFlows!(c.params, maxBaseRttNs);
+    windowNs = Math.max(windowNs, ask.windowNs);
+    minBytes = Math.max(minBytes, ask.minBytes);
+    forgetAtEnd ||= ask.forgetAtEnd;
   }
-  return minBytes > 0 ? minBytes : undefined;
-}
-
-/** Whether any host's algorithm asks the counter to drop a flow at its message's last packet. */
-function requestedFlowForgetAtEnd(ccByHost: Map<string, CcSpec>): boolean {
-  for (const c of new Set(ccByHost.values()))
-    if (c.algorithm.switchFlowForgetAtEnd?.(c.params) === true) return true;
-  return false;
+  return {
+    windowNs: windowNs > 0 ? windowNs : undefined,
+    minBytes: minBytes > 0 ? minBytes : undefined,
+    forgetAtEnd,
+  };
 }
 
 export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
@@ -193,7 +187,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {
       const spec = [...ccByHost.values()].find((c) => c.name === name)!;
       const side = spec.algorithm.cp;
-      if (side === undefined || cpNames.has(side.name)) continue;
+      if (side?.build === undefined || cpNames.has(side.name)) continue;
       cpNames.add(side.name);
       const f =
         opts.cpFactories?.[side.name] ??
@@ -205,9 +199,10 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
         });
       cp.push(f);
     }
-    const flowWindowNs = requestedFlowWindowNs(s, topo, routes, workload, ccByHost);
-    const flowMinBytes = requestedFlowMinBytes(ccByHost);
-    const flowForgetAtEnd = requestedFlowForgetAtEnd(ccByHost);
+    const activeFlows = requestedActiveFlows(s, topo, routes, workload, ccByHost);
+    const flowWindowNs = activeFlows.windowNs;
+    const flowMinBytes = activeFlows.minBytes;
+    const flowForgetAtEnd = activeFlows.forgetAtEnd;
     // The switches' per-port active-flow counter costs a hash-table update per data packet; only
     // MPCC's INT block (activeFlows per hop) and switch-side plug-ins (io.activeFlows) read it,
     // so it is off unless an algorithm asks for a window, for MPCC INT, or a CP plug-in runs

@@ -10,6 +10,20 @@ import { CNP_PAYLOAD_BYTES } from './size.js';
 
 export { CNP_PAYLOAD_BYTES };
 
+/**
+ * What a notification point may put on a CNP beyond plain RoCEv2 (all absent in DCQCN): the
+ * fields the wire above can carry. NpIo.sendCnp takes it (src/cc/types.ts); nic/frames.ts writes
+ * it into the frame.
+ */
+export interface CnpPayload {
+  /** DCQCN+ CNP period τ, ns (reserved bytes 0-3). */
+  cnpPeriodNs?: number;
+  /** Dolce-RC exact ECN count (PacketExt.ecnCount). */
+  ecnCount?: number;
+  /** The 7 reserved BTH bits (Dolce-RC ideal-mode count, saturating at 127). */
+  bthResv7?: number;
+}
+
 /** DSCP and ECN a ConnectX-4 Lx puts on its CNPs (wire.md §7, [hw]). */
 export const CNP_DSCP = 48;
 export const CNP_ECN = 2;

@@ -23,10 +23,15 @@ export const mpcc: CcAlgorithm<MpccParams> = {
   rp: mpccRp,
   // No ECN reaction, no CNPs (mpcc.md §2.1 "Not used by MPCC").
   np: ecnCnpNp<MpccParams>(() => ({ intervalNs: 0, mode: 'immediate', enabled: false })),
-  switchFlowWindowNs: (p, maxBaseRttNs) =>
-    p.flowTimeoutNs > 0 ? p.flowTimeoutNs : Math.round(p.flowTimeoutRtts * maxBaseRttNs),
-  switchFlowMinBytes: (p) => p.flowCountMinBytes,
-  switchFlowForgetAtEnd: (p) => p.flowCountForgetAtEnd,
+  // No switch plug-in: the switches' INT block carries their active-flow count (T_flow window).
+  cp: {
+    name: 'mpcc',
+    activeFlows: (p, maxBaseRttNs) => ({
+      windowNs: p.flowTimeoutNs > 0 ? p.flowTimeoutNs : Math.round(p.flowTimeoutRtts * maxBaseRttNs),
+      minBytes: p.flowCountMinBytes,
+      forgetAtEnd: p.flowCountForgetAtEnd,
+    }),
+  },
 };
 
 export type { MpccParams } from './params.js';

@@ -4,16 +4,17 @@
  * every CNP recorded with the QP it is for, ACK requests counted, ACK decoration and the counters.
  */
 import type { Rng } from '../../env/rng.js';
+import type { CnpPayload } from '../../wire/cnp.js';
 import { Ecn, FrameKind, type Packet } from '../../wire/packet.js';
 import { createPacket } from '../../wire/packet-factory.js';
-import type { CnpFields, FlowInfo, NpAlgorithm, NpIo, NpNicIo } from '../types.js';
+import type { FlowInfo, NpAlgorithm, NpIo, NpNicIo } from '../types.js';
 import { flowInfo, noRng } from './rp.js';
 import { HandTimers } from './timers.js';
 
 export interface SentCnp {
   t: number;
   qpn: number;
-  fields: CnpFields | undefined;
+  fields: CnpPayload | undefined;
 }
 
 export interface NpDriveOptions {
