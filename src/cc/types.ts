@@ -1,6 +1,6 @@
 /**
- * The congestion-control plug-in contract (design §5), shaped after NVIDIA DOCA PCC
- * (shared/spec/doca-pcc-model.md) and Linux tcp_congestion_ops: an algorithm is a small table
+ * The congestion-control plug-in contract (docs/cc-api.md), shaped after the NVIDIA DOCA PCC
+ * programming guide (per-QP user algorithm hooks) and Linux tcp_congestion_ops: an algorithm is a small table
  * of hooks per role, each called with (state, event, params, io). State is a plain object the
  * hook mutates; every output goes through `io` so the NIC can enforce, trace and export it.
  *

@@ -1,7 +1,8 @@
 /**
  * RoCEv2 CNP body: the 16 reserved bytes after the BTH (wire.md §7), with our two extensions:
- * - DCQCN+ CNP period τ (dcqcn-plus.md §3.3): u32 big-endian ns in reserved bytes 0-3, 0 = "no τ".
- * - Dolce-RC ideal-mode ECN count (dolce-rc.md §2): min(count, 127) in BTH resv7; the exact count
+ * - DCQCN+ CNP period τ ("DCQCN+: Taming Large-scale Incast Congestion in RDMA over Ethernet
+ *   Networks"; docs/algorithms/dcqcn-plus.md): u32 big-endian ns in reserved bytes 0-3, 0 = "no τ".
+ * - Dolce-RC ideal-mode ECN count (docs/algorithms/dolce-rc.md): min(count, 127) in BTH resv7; the exact count
  *   travels as PacketExt.ecnCount (a Geneve option on the real wire).
  */
 import { readU32, writeU32 } from './bytes.js';

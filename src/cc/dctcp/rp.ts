@@ -1,5 +1,6 @@
 /**
- * DCTCP reaction point, the HPCC simulator's hardware form (baselines.md §5): starts at line
+ * DCTCP reaction point ("Data Center TCP (DCTCP)", SIGCOMM'10) in the hardware form the HPCC
+ * simulator runs on RoCE NICs (docs/algorithms/dctcp.md): starts at line
  * rate, per-ACK ECN echo (BTH.BECN), α updated once per window of data (when an ACK passes
  * the snd_nxt recorded at the previous update), at most one cut per window (CWR), +R_AI per
  * window otherwise. Sequence positions are PSNs (wrap-aware).

@@ -1,5 +1,6 @@
 /**
- * Dolce-RC+ reaction point (paper §VI-A, Alg. 3; dolce-rc.md §3.4). No rate machine: every
+ * Dolce-RC+ reaction point ("Data-Driven Rate Control for RDMA Networks: A Lightweight Online
+ * Learning Approach", §VI-A, Alg. 3; docs/algorithms/dolce-rc.md). No rate machine: every
  * message is paced at the rate of the arm DR-UCB holds when its first packet leaves, and every
  * data packet carries the message's MAB iteration, arm, first-packet departure time and id
  * (Fig. 7a). The receiver's per-message ACK echoes them with the message's CE and packet counts

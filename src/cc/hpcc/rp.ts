@@ -1,5 +1,6 @@
 /**
- * HPCC reaction point (sender NIC, per QP), baselines.md §3: per-ACK INT processing, the
+ * HPCC reaction point (sender NIC, per QP; "HPCC: High Precision Congestion Control", SIGCOMM'19,
+ * as the HPCC ns-3 simulator runs it, docs/algorithms/hpcc.md): per-ACK INT processing, the
  * reference rate Rc updated once per RTT (when an ACK covers data sent after the previous
  * reference update) and a fast reaction on every other ACK; both a pacing rate and the window
  * W = W_init·R/lineRate are enforced (the simulator's RATE_BOUND + VAR_WIN).
@@ -250,7 +251,7 @@ export const hpccRp: RpAlgorithm<HpccParams, HpccState> = {
         s.sndNxtPsn = s.unaPsn;
         break;
       default:
-        // HPCC ignores ECN echoes, CNPs and CNMs (baselines.md §3 "Receiver / switch").
+        // HPCC ignores ECN echoes, CNPs and CNMs: its only signal is the INT echo.
         break;
     }
   },

@@ -3,8 +3,7 @@
  * "MPCC (Zheng 2024)", not the other schemes of that name). Switches stamp per-hop queue length
  * and active-flow count (32-byte INT block), the receiver echoes it in every ACK, and the sender
  * solves a constrained finite-horizon MPC on a delay-compensated integrator model of the most
- * congested queue per ACK, applying a window and a pacing rate. Spec: shared/papers/mpcc.md;
- * docs/algorithms/mpcc.md.
+ * congested queue per ACK, applying a window and a pacing rate. docs/algorithms/mpcc.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';
 import type { CcAlgorithm } from '../types.js';
@@ -21,7 +20,7 @@ export const mpcc: CcAlgorithm<MpccParams> = {
   defaultProfile: 'default',
   aliases: mpccAliases,
   rp: mpccRp,
-  // No ECN reaction, no CNPs (mpcc.md §2.1 "Not used by MPCC").
+  // No ECN reaction, no CNPs: the thesis uses INT only.
   np: ecnCnpNp<MpccParams>(() => ({ intervalNs: 0, mode: 'immediate', enabled: false })),
   // No switch plug-in: the switches' INT block carries their active-flow count (T_flow window).
   cp: {

@@ -1,5 +1,6 @@
 /**
- * RCC's sender (reaction point, spec §3.7): it starts at line rate with one BDP of window,
+ * RCC's sender (reaction point; Zhang et al., IEEE/ACM ToN 31(1) 2023, docs/algorithms/rcc.md):
+ * it starts at line rate with one BDP of window,
  * stamps every data packet with its send time (RCC-TS, taken when the packet leaves the pacer),
  * adopts the window each ACK carries and paces at cwnd/T_fair. All the control is at the
  * receiver (np.ts).

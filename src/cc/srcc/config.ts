@@ -1,5 +1,6 @@
 /**
- * From SRCC parameters and the topology to the switch-side settings (srcc.md §3.3, §3.11):
+ * From SRCC parameters and the topology to the switch-side settings (Sub-RTT Congestion Control,
+ * Hu et al., IEEE TII 2024; docs/algorithms/srcc.md):
  * d defaults to the largest link delay, the RTT unit to baseRTT_max (the largest unloaded
  * host-to-host RTT: T must span a victim's packet gaps on the longest path).
  */

@@ -1,7 +1,7 @@
 /**
  * SRCC (Hu et al., IEEE TII 2024): sub-RTT congestion notification from the switch. Hosts run
  * DCQCN plus SRCC's reaction to CNMs (rp.ts); any host using `srcc` turns on the switch side
- * (cp.ts, built through `cp.build` by the run setup). See docs/algorithms/srcc.md and shared/papers/srcc.md.
+ * (cp.ts, built through `cp.build` by the run setup). See docs/algorithms/srcc.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';
 import type { CcAlgorithm } from '../types.js';

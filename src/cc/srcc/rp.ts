@@ -1,10 +1,10 @@
 /**
  * SRCC reaction point (sender NIC, per QP): DCQCN's RP with SRCC's CNM reaction on top
- * (srcc.md §3.5, §3.10). Without CNMs every event goes to DCQCN unchanged, so an SRCC host in an
+ * (Sub-RTT Congestion Control, Hu et al., IEEE TII 2024; docs/algorithms/srcc.md). Without CNMs every event goes to DCQCN unchanged, so an SRCC host in an
  * uncongested network behaves exactly like a DCQCN host (AC7).
  *
  * The QP also remembers when each PSN left (a ring of the last RING_SIZE), so a CNM's echoed
- * `triggerPsn` gives the feedback latency on the sender's own clock (§2.6).
+ * `triggerPsn` gives the feedback latency on the sender's own clock.
  */
 
 import { PSN_MASK } from '../../wire/bth.js';

@@ -1,5 +1,6 @@
 /**
- * TIMELY reaction point (baselines.md §4): one update per RTT, taken on the first ACK that
+ * TIMELY reaction point ("TIMELY: RTT-based Congestion Control for the Datacenter", SIGCOMM'15,
+ * as the HPCC ns-3 simulator implements it; docs/algorithms/timely.md): one update per RTT, taken on the first ACK that
  * covers data sent after the previous update; RTT = now − the data packet's send timestamp
  * (echoed by the receiver). The simulator writes the rate directly (no window unless
  * `window`, the timely_vwin preset).
