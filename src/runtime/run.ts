@@ -10,8 +10,6 @@ import type { SwitchCpFactory } from '../../switch/cp.js';
 import { ConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
 import type { Results } from '../stats/results.js';
-import { runLocal } from './local/launcher.js';
-import { runNetns } from './netns/launcher.js';
 import { createPcapTap } from './pcap-tap.js';
 import { writeRunOutput } from './run-output.js';
 import { setupRun } from './scenario-setup.js';
@@ -82,8 +80,10 @@ export function runScenario(opts: RunOptions & { runtime: 'local' | 'netns' }): 
 export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput>;
 export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
   const runtime = opts.runtime ?? 'virtual';
-  if (runtime === 'local') return runLocal(opts);
-  if (runtime === 'netns') return runNetns(opts);
+  // The real runtimes load on demand: a virtual run (a sweep worker's every point) does not pay
+  // for their modules.
+  if (runtime === 'local') return import('./local/launcher.js').then((m) => m.runLocal(opts));
+  if (runtime === 'netns') return import('./netns/launcher.js').then((m) => m.runNetns(opts));
   if (runtime !== 'virtual')
     throw new ConfigError('runtime', `the ${runtime} runtime is not available in this build (use virtual)`);
   const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });

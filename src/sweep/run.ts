@@ -1,12 +1,13 @@
 /**
  * Running a sweep: one point (a task: `rocelab sweep FILE --task`, the index from the
- * environment), every point on local cores (a pool of task processes, so a local point and a
- * cluster task run the very same code), and collecting the points' results into one report.
+ * environment), every point on local cores (a pool of worker processes that each run many points
+ * through the same `runPoint` a cluster task runs), and collecting the points' results into one
+ * report.
  *
  * Output layout (OUT): sweep.json (the plan), <point dir>/results.json + point.json per point,
  * sweep-summary.json, compare.json and report.html of every point that has results.
  */
-import { spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { loadScenario } from '../config/load.js';
 import { packageRoot } from '../package-root.js';
 import type { Results } from '../stats/results.js';
 import type { Sweep, SweepPoint } from './spec.js';
+import type { FromWorker, ToWorker } from './worker-main.js';
 
 export interface SweepPlanFile {
   name: string;
@@ -70,8 +72,10 @@ export interface PoolEvents {
 }
 
 /**
- * Every point, at most `jobs` at a time, each in its own `rocelab sweep FILE --task` process
- * (ROCELAB_RUN_INDEX=i). Resolves to the points that failed.
+ * Every point, at most `jobs` at a time, on `jobs` long-lived worker processes
+ * (worker-main.ts), each running one point after another through `runPoint`, the code a
+ * cluster task runs. A worker takes its next point when it finishes one. A worker that dies
+ * fails its point and is replaced. Resolves to the points that failed.
  */
 export async function runPool(
   sweep: Sweep,
@@ -83,29 +87,56 @@ export async function runPool(
   const queue = [...sweep.points];
   const failed: SweepPoint[] = [];
   let done = 0;
-  const bin = join(packageRoot(), 'bin', 'rocelab.js');
+  // The compiled worker, as the task path runs bin/rocelab.js → dist (also when this module runs from src/ in tests).
+  const entry = join(packageRoot(), 'dist', 'src', 'sweep', 'worker-main.js');
   const env = { ...process.env };
+  delete env.ROCELAB_RUN_INDEX;
   delete env.JOB_COMPLETION_INDEX;
   delete env.SLURM_ARRAY_TASK_ID;
-  const worker = async () => {
-    for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
-      const point = p;
-      const { ok, error } = await new Promise<{ ok: boolean; error: string }>((res) => {
-        const child = spawn(process.execPath, [bin, 'sweep', sweep.file, '--task', '--out', out], {
-          env: { ...env, ROCELAB_RUN_INDEX: String(point.index) },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let err = '';
-        child.stderr.on('data', (d: Buffer) => {
-          if (err.length < 4000) err += d.toString();
-        });
-        child.on('error', (e) => res({ ok: false, error: e.message }));
-        child.on('close', (code) => res({ ok: code === 0, error: err.trim().split('\n').at(-1) ?? '' }));
+  const finish = (p: SweepPoint, ok: boolean, error: string) => {
+    done++;
+    if (!ok) failed.push(p);
+    ev.onDone?.(p, ok, done, sweep.points.length, error);
+  };
+  /** One worker process; resolves when the queue is empty or the worker died (its point failed). */
+  const serve = () =>
+    new Promise<void>((res) => {
+      const child = fork(entry, [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      let current: SweepPoint | undefined;
+      let err = '';
+      child.stderr?.on('data', (d: Buffer) => {
+        err = (err + d.toString()).slice(-4000);
       });
-      done++;
-      if (!ok) failed.push(point);
-      ev.onDone?.(point, ok, done, sweep.points.length, error);
-    }
+      const next = () => {
+        current = queue.shift();
+        if (current === undefined) child.send({ stop: true } satisfies ToWorker);
+        else child.send({ index: current.index } satisfies ToWorker);
+      };
+      child.on('message', (m: FromWorker) => {
+        if (current === undefined || m.index !== current.index) return;
+        finish(current, m.ok, m.error);
+        next();
+      });
+      let ended = false;
+      const end = (why: string) => {
+        if (ended) return;
+        ended = true;
+        if (current !== undefined) {
+          const p = current;
+          current = undefined;
+          const lines = err.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('Node.js v'));
+          finish(p, false, lines.at(-1)?.trim() ?? why);
+        }
+        res();
+      };
+      child.on('error', (e) => end(e.message));
+      child.on('exit', (code, signal) => end(`worker exited (${signal ?? code})`));
+      child.send({ init: { sweep, out } } satisfies ToWorker);
+      next();
+    });
+  const worker = async () => {
+    // A dead worker is replaced while points remain.
+    while (queue.length > 0) await serve();
   };
   const n = Math.max(1, Math.min(jobs, sweep.points.length));
   await Promise.all(Array.from({ length: n }, () => worker()));

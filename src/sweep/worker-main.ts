@@ -1,0 +1,68 @@
+/**
+ * A local sweep's pool worker: a long-lived process that runs the points its parent sends, one
+ * after another, through the same `runPoint` a cluster task (`rocelab sweep FILE --task`) runs.
+ * One process for many points pays Node start-up, module loading and JIT warm-up once instead of
+ * once a point (docs/deploy.md "Sweeps").
+ *
+ * Protocol (IPC): parent → `{ init }` once (the sweep and its output directory), then `{ index }`
+ * runs that point and `{ stop: true }` ends the worker; worker → `{ index, ok, error }` a point.
+ */
+import { isConfigError } from '../config/errors.js';
+import { runPoint } from './run.js';
+import type { Sweep } from './spec.js';
+
+export interface WorkerInit {
+  sweep: Sweep;
+  out: string;
+}
+export type ToWorker = { init: WorkerInit } | { index: number } | { stop: true };
+export interface FromWorker {
+  index: number;
+  ok: boolean;
+  error: string;
+}
+
+const send = (m: FromWorker) => process.send?.(m);
+
+function describe(err: unknown): string {
+  if (isConfigError(err)) return err.describe();
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0];
+}
+
+if (process.send === undefined) {
+  process.stderr.write('rocelab: sweep worker: must be started by a local sweep (IPC channel missing)\n');
+  process.exit(2);
+}
+let init: WorkerInit | null = null;
+let running: number | null = null;
+// An error thrown later from a timer or socket of a running point fails that point, in one line.
+process.on('uncaughtException', (err) => {
+  if (running !== null) send({ index: running, ok: false, error: describe(err) });
+  process.stderr.write(`rocelab: ${describe(err)}\n`);
+  process.exit(1);
+});
+// Points run strictly one at a time: the next message waits for the running point.
+let chain: Promise<void> = Promise.resolve();
+process.on('message', (m: ToWorker) => {
+  chain = chain.then(async () => {
+    if ('init' in m) {
+      init = m.init;
+      return;
+    }
+    if ('stop' in m) {
+      process.disconnect();
+      return;
+    }
+    try {
+      if (init === null) throw new Error('sweep worker: a point before init');
+      running = m.index;
+      await runPoint(init.sweep, m.index, init.out);
+      running = null;
+      send({ index: m.index, ok: true, error: '' });
+    } catch (err) {
+      running = null;
+      send({ index: m.index, ok: false, error: describe(err) });
+    }
+  });
+});
