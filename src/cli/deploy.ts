@@ -1,7 +1,7 @@
 /**
  * `rocelab deploy compose|k8s SCENARIO [--out DIR] …`: write a docker compose project or a
  * kustomize directory for the scenario (src/deploy/, docs/deploy.md). Bad input: ConfigError
- * (one line, exit 2, by the caller in app.ts).
+ * (one line, exit 2, by the dispatcher in app.ts).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * `rocelab sweep SWEEP.yaml [--out DIR] [--jobs N] [--emit k8s|slurm]`, `rocelab sweep SWEEP.yaml
  * --task`, `rocelab sweep collect DIR` (src/sweep/, docs/deploy.md). Bad sweep files and flags:
- * ConfigError, one line, exit 2 (by the caller in app.ts). Points that fail: exit 1.
+ * ConfigError, one line, exit 2 (by the dispatcher in app.ts). Points that fail: exit 1.
  */
 
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';

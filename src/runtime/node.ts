@@ -1,2 +1,2 @@
-/** `rocelab node` (src/cli/app.ts loads `runNode` from here): the real-runtime node, src/runtime/real/node.ts. */
+/** `rocelab node` (src/cli/node.ts loads `runNode` from here): the real-runtime node, src/runtime/real/node.ts. */
 export { runNode } from './real/node.js';

@@ -16,7 +16,7 @@ import { setupRun } from './scenario-setup.js';
 import type { DropFilter, LinkLoss } from './virtual/fabric.js';
 import { type NicFactory, type SwitchFactory, VirtualRun } from './virtual/virtual-run.js';
 
-export type RuntimeKind = 'virtual' | 'local' | 'netns' | 'docker';
+export type RuntimeKind = 'virtual' | 'local' | 'netns';
 
 export interface RunOptions {
   /** A loaded scenario (src/config loadScenario). */
@@ -75,7 +75,7 @@ export interface RunOutput {
 }
 
 /** Virtual time runs synchronously; the real runtimes (local, netns) return a promise of the same output. */
-export function runScenario(opts: RunOptions & { runtime?: 'virtual' | 'docker' }): RunOutput;
+export function runScenario(opts: RunOptions & { runtime?: 'virtual' }): RunOutput;
 export function runScenario(opts: RunOptions & { runtime: 'local' | 'netns' }): Promise<RunOutput>;
 export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput>;
 export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
@@ -84,8 +84,9 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
   // for their modules.
   if (runtime === 'local') return import('./local/launcher.js').then((m) => m.runLocal(opts));
   if (runtime === 'netns') return import('./netns/launcher.js').then((m) => m.runNetns(opts));
+  // Callers without types (sweep plans, scripts) may still name another runtime.
   if (runtime !== 'virtual')
-    throw new ConfigError('runtime', `the ${runtime} runtime is not available in this build (use virtual)`);
+    throw new ConfigError('runtime', `unknown runtime "${String(runtime)}" (expected virtual|local|netns)`);
   const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });
   const s = setup.scenario;
   const outDir = resolve(opts.outDir);

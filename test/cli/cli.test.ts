@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, type Loaders, main, type RegistryModule } from '../../src/cli/app.js';
+import { type CliDeps, type CliIo, type CliRegistry, main } from '../../src/cli/app.js';
 import type { RunOptions } from '../../src/cli/run-options.js';
 import { ConfigError } from '../../src/config/errors.js';
 
@@ -21,7 +21,7 @@ function tmp(files: Record<string, string>): string {
   return dir;
 }
 
-const fakeRegistry: RegistryModule = {
+const fakeRegistry: CliRegistry = {
   listAlgorithms: () => [
     {
       name: 'dcqcn',
@@ -57,23 +57,20 @@ async function cli(
   opts: {
     cwd?: string;
     env?: Record<string, string>;
-    loaders?: Partial<Loaders>;
+    deps?: Partial<CliDeps>;
     runner?: (o: RunOptions) => unknown;
   } = {},
 ): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const calls: RunOptions[] = [];
-  const loaders: Loaders = {
-    registry: async () => fakeRegistry,
-    runner: async () => ({
-      runScenario: (o: RunOptions) => {
-        calls.push(o);
-        return opts.runner?.(o);
-      },
-    }),
-    node: async () => null,
-    ...opts.loaders,
+  const deps: Partial<CliDeps> = {
+    registry: fakeRegistry,
+    runScenario: (o: RunOptions) => {
+      calls.push(o);
+      return opts.runner?.(o);
+    },
+    ...opts.deps,
   };
   const io: CliIo = {
     stdout: (t) => {
@@ -84,7 +81,7 @@ async function cli(
     },
     env: opts.env ?? {},
     cwd: opts.cwd ?? ROOT,
-    loaders,
+    deps,
   };
   const code = await main(argv, io);
   return { code, stdout, stderr, calls };
@@ -143,12 +140,6 @@ describe('list', () => {
     expect(r.stdout).toMatch(/alphaPeriodNs +55us +alpha timer/);
     expect(r.stdout).toMatch(/alphaGain +0\.00390625 +g/);
     expect(r.stdout).toContain('Scenarios:');
-  });
-
-  it('degrades gracefully without a registry', async () => {
-    const r = await cli(['list'], { loaders: { registry: async () => null } });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Congestion-control algorithms:\n  none registered yet');
   });
 
   it('--json', async () => {
@@ -218,18 +209,6 @@ describe('run', () => {
     });
     expect(o.scenario.seed).toBe(9);
     expect(o.scenario.durationNs).toBe(2e6);
-  });
-
-  it('validates and explains when the runner is not built yet', async () => {
-    const dir = tmp({ 'tiny.yaml': GOOD });
-    const r = await cli(['run', 'tiny.yaml'], {
-      cwd: dir,
-      loaders: { runner: async () => null, registry: async () => null },
-    });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('tiny.yaml: valid — tiny: star topology with 3 hosts, 1ms, incast, seed 1');
-    expect(r.stdout).toContain('not built yet');
-    expect(r.stderr).toContain('registry (src/cc/registry.ts) is not built yet');
   });
 
   it('bad input found by the runner exits 2 with its line', async () => {
@@ -454,22 +433,23 @@ describe('bad input: exit 2 with one line', () => {
 });
 
 describe('node', () => {
-  it('reports that the real-runtime node is not built yet', async () => {
-    const r = await cli(['node']);
-    expect(r).toMatchObject({ code: 1, stdout: '' });
-    expect(r.stderr).toBe('rocelab: node: the real-runtime node (src/runtime/node.ts) is not built yet\n');
+  it('a node without its environment exits 2 with one line naming the missing variable', async () => {
+    const r = await cli(['node'], { env: {} });
+    expect(r).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'rocelab: NODE: required: the name of the node to run\n',
+    });
   });
 
-  it('runs the node module with the environment when it exists', async () => {
+  it('runs the node module with the environment', async () => {
     let seen: Record<string, string | undefined> | undefined;
     const r = await cli(['node'], {
       env: { ROCELAB_NODE: 'h1' },
-      loaders: {
-        node: async () => ({
-          runNode: (o) => {
-            seen = o.env;
-          },
-        }),
+      deps: {
+        runNode: (o) => {
+          seen = o.env;
+        },
       },
     });
     expect(r.code).toBe(0);

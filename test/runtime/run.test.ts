@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isConfigError } from '../../src/config/errors.js';
-import { runScenario } from '../../src/runtime/run.js';
+import { type RuntimeKind, runScenario } from '../../src/runtime/run.js';
 import { resultsSchema } from '../../src/stats/results-schema.js';
 import { decodeFrame } from '../../src/wire/frame.js';
 import { FrameKind } from '../../src/wire/packet.js';
@@ -84,7 +84,8 @@ describe('runScenario', () => {
     const s = scenario(YAML);
     const bad = [
       () => runScenario({ scenario: s, outDir: tmp(), cc: 'nosuchcc', print: null }),
-      () => runScenario({ scenario: s, outDir: tmp(), runtime: 'docker', print: null }),
+      () =>
+        runScenario({ scenario: s, outDir: tmp(), runtime: 'docker' as unknown as RuntimeKind, print: null }),
       () =>
         runScenario({
           scenario: scenario(`${YAML}\nlinks: [{ a: h1, b: h2, rate: 10Gbps }]\n`),
