@@ -1,5 +1,7 @@
 /**
- * A tiny test bench: two NICs back to back through a fake wire on the virtual scheduler. The
+ * A tiny test bench: two NICs back to back through a fake wire on the virtual engine's scheduler
+ * (EngineScheduler), frames carried in its delay-class FIFO as the engine's links carry them, so
+ * events at one instant run in the engine's order (docs/realtime.md "Equal-time order"). The
  * wire adds a propagation delay, can drop frames at random (seeded) or by a predicate, can
  * rewrite frames in flight (e.g. CE-mark them as a switch would) and records every frame with
  * the time its last bit left the sender.
@@ -10,7 +12,7 @@ import { createNic } from '../../nic/api.js';
 import { resolveCc } from '../../src/cc/registry.js';
 import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
 import { createRng, type Rng } from '../../src/env/rng.js';
-import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
+import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
 import type { Packet } from '../../src/wire/packet.js';
 
 export type Side = 'a' | 'b';
@@ -52,7 +54,7 @@ export const DATA_PRIO = 3;
 export const CONTROL_PRIO = 6;
 
 export interface Bench {
-  sched: VirtualScheduler;
+  sched: EngineScheduler;
   a: Nic;
   b: Nic;
   wire: WireRecord[];
@@ -67,7 +69,7 @@ export interface Bench {
   inject(to: Side, atNs: number, pkt: Packet): void;
 }
 
-function makeEnv(sched: VirtualScheduler, name: string, rng: Rng, out: (pkt: Packet) => void): FirmwareEnv {
+function makeEnv(sched: EngineScheduler, name: string, rng: Rng, out: (pkt: Packet) => void): FirmwareEnv {
   let nextId = 1;
   return {
     now: () => sched.now(),
@@ -81,7 +83,7 @@ function makeEnv(sched: VirtualScheduler, name: string, rng: Rng, out: (pkt: Pac
 }
 
 export function bench(o: BenchOptions = {}): Bench {
-  const sched = new VirtualScheduler();
+  const sched = new EngineScheduler();
   const rng = createRng(o.seed ?? 1);
   const lossRng = rng.fork('wire');
   const rateBps = o.rateBps ?? 100e9;
@@ -92,6 +94,11 @@ export function bench(o: BenchOptions = {}): Bench {
   const rates: Record<Side, RateChange[]> = { a: [], b: [] };
   const nics: Partial<Record<Side, Nic>> = {};
   const state = { dropped: 0 };
+  const wireDelay = sched.delayClass(delayNs);
+  const sinks = {
+    a: { arrive: (pkt: Packet | null) => nics.a!.receive(0, pkt!) },
+    b: { arrive: (pkt: Packet | null) => nics.b!.receive(0, pkt!) },
+  };
 
   const carry = (from: Side) => (pkt: Packet) => {
     const now = sched.now();
@@ -103,8 +110,8 @@ export function bench(o: BenchOptions = {}): Bench {
       return;
     }
     o.mutate?.(pkt, from, now);
-    const to = from === 'a' ? 'b' : 'a';
-    sched.setTimer(now + delayNs, () => nics[to]!.receive(0, pkt));
+    // Equal-time key: A's port first, then B's, as the engine orders its links.
+    wireDelay.push(sinks[from === 'a' ? 'b' : 'a'], now + delayNs, pkt, from === 'a' ? 0 : 1);
   };
 
   const config = (side: Side): NicConfig => ({

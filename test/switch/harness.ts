@@ -5,7 +5,7 @@
 import type { FirmwareEnv } from '../../src/env/env.js';
 import { nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
-import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
+import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
 import { Ecn, FrameKind, type IntStack, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import type { SwitchConfig, SwitchPortConfig } from '../../switch/api.js';
@@ -17,7 +17,7 @@ export interface Sent {
 }
 
 export interface World {
-  sched: VirtualScheduler;
+  sched: EngineScheduler;
   env: FirmwareEnv;
   sent: Sent[];
   /** Called synchronously for every frame the switch sends (upstream/downstream models). */
@@ -25,7 +25,7 @@ export interface World {
 }
 
 export function makeWorld(seed = 1): World {
-  const sched = new VirtualScheduler();
+  const sched = new EngineScheduler();
   let nextId = 1;
   const world: World = {
     sched,

@@ -8,7 +8,7 @@ import { resolveCc } from '../../cc/registry.js';
 import { flowId16, ROCE_UDP_PORT } from '../../cc/srcc/flow-id.js';
 import { nullLogger } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
-import { VirtualScheduler } from '../../time/virtual-scheduler.js';
+import { EngineScheduler } from '../../runtime/virtual/engine-scheduler.js';
 import { CnmFlag } from '../../wire/cnm.js';
 import { Opcode } from '../../wire/opcodes.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
@@ -30,7 +30,7 @@ export interface BenchDeparture {
 }
 
 export interface ReactionBench {
-  sched: VirtualScheduler;
+  sched: EngineScheduler;
   nic: Nic;
   departures: BenchDeparture[];
   rates: RateChange[];
@@ -44,7 +44,7 @@ export interface ReactionBench {
 
 /** One NIC with one srcc QP (params under the `paper` profile plus `overrides`) sending 100 MB. */
 export function reactionBench(overrides: Record<string, unknown> = {}): ReactionBench {
-  const sched = new VirtualScheduler();
+  const sched = new EngineScheduler();
   const departures: BenchDeparture[] = [];
   const rates: RateChange[] = [];
   const nsPerByte = 8e9 / BENCH_LINE_BPS;

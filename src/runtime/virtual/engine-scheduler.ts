@@ -1,13 +1,14 @@
 /**
- * The virtual runtime's event loop: the project's timer queue (src/time/timer-queue.ts, the
- * same (time, seq) heap as VirtualScheduler) plus one FIFO per distinct link delay.
+ * The deterministic discrete-event scheduler of virtual time, the one the engine and the unit
+ * tests' benches run on: one clock in integer emulated nanoseconds, the project's timer queue
+ * (src/time/timer-queue.ts, a (time, seq) heap) plus one FIFO per distinct link delay. Timers:
+ * integer ns, past times clamp to now, fractional times round up, FIFO among equal times.
  *
- * Why not VirtualScheduler alone: half of all events are frame arrivals, and on a link of
- * constant delay d a frame sent at t arrives at t + d. Frames enter the network in time order,
- * so all arrivals over links of the same delay come out in the order they were sent: a FIFO per
- * delay class is already sorted. Keeping them out of the heap saves a heap push and pop per
- * packet-hop. Timer semantics are VirtualScheduler's (integer ns, past times clamp to now,
- * fractional times round up, FIFO among equal times).
+ * Why FIFOs beside the heap: half of all events are frame arrivals, and on a link of constant
+ * delay d a frame sent at t arrives at t + d. Frames enter the network in time order, so all
+ * arrivals over links of the same delay come out in the order they were sent: a FIFO per delay
+ * class is already sorted. Keeping them out of the heap saves a heap push and pop per
+ * packet-hop.
  *
  * Equal-time order (docs/realtime.md "Equal-time order"), a rule every node can apply on its
  * own, so a lockstep real-time run (src/runtime/real/lockstep.ts) handles exactly the same events

@@ -1,11 +1,16 @@
+/**
+ * Timer semantics of the production scheduler (EngineScheduler, the virtual engine's event loop
+ * that unit tests also run on): (time, insertion) order, past times clamp, fractional times round
+ * up, cancellation, run control, and a reference model under random interleavings.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/env/rng.js';
-import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
+import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
 
-describe('VirtualScheduler ordering', () => {
+describe('EngineScheduler ordering', () => {
   it('fires in time order and advances the clock to each event', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: Array<[string, number]> = [];
     s.setTimer(300, () => log.push(['c', s.now()]));
     s.setTimer(100, () => log.push(['a', s.now()]));
@@ -22,7 +27,7 @@ describe('VirtualScheduler ordering', () => {
   });
 
   it('fires ties in insertion order', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: number[] = [];
     for (let i = 0; i < 100; i++) s.setTimer(50, () => log.push(i));
     s.run();
@@ -30,7 +35,7 @@ describe('VirtualScheduler ordering', () => {
   });
 
   it('clamps past times to now, after what is already queued for now', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: string[] = [];
     s.setTimer(1000, () => {
       s.setTimer(1000, () => log.push('same-time'));
@@ -43,7 +48,7 @@ describe('VirtualScheduler ordering', () => {
   });
 
   it('rounds fractional times up to whole ns', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     let at = -1;
     s.setTimer(83.84, () => {
       at = s.now();
@@ -53,14 +58,14 @@ describe('VirtualScheduler ordering', () => {
   });
 
   it('rejects NaN and times beyond 2^53 ns', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     expect(() => s.setTimer(Number.NaN, () => {})).toThrow(RangeError);
     expect(() => s.setTimer(Number.POSITIVE_INFINITY, () => {})).toThrow(RangeError);
     expect(() => s.setTimer(2 ** 60, () => {})).toThrow(RangeError);
   });
 
   it('returns distinct positive ids', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const ids = new Set<number>();
     for (let i = 0; i < 1000; i++) ids.add(s.setTimer(i, () => {}));
     expect(ids.size).toBe(1000);
@@ -68,9 +73,9 @@ describe('VirtualScheduler ordering', () => {
   });
 });
 
-describe('VirtualScheduler cancellation', () => {
+describe('EngineScheduler cancellation', () => {
   it('cancelled timers never fire and stop counting as pending', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: number[] = [];
     const ids = [10, 20, 30, 40].map((t) => s.setTimer(t, () => log.push(t)));
     s.cancelTimer(ids[1]);
@@ -81,7 +86,7 @@ describe('VirtualScheduler cancellation', () => {
   });
 
   it('cancel after fire, double cancel and unknown ids are no-ops', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: string[] = [];
     const a = s.setTimer(10, () => log.push('a'));
     s.run();
@@ -99,7 +104,7 @@ describe('VirtualScheduler cancellation', () => {
   });
 
   it('a callback can cancel a later timer and itself (no-op)', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: string[] = [];
     let later = 0;
     const self: number = s.setTimer(10, () => {
@@ -114,7 +119,7 @@ describe('VirtualScheduler cancellation', () => {
   });
 
   it('a callback can cancel a same-time timer queued after it', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: string[] = [];
     let b = 0;
     s.setTimer(10, () => {
@@ -127,7 +132,7 @@ describe('VirtualScheduler cancellation', () => {
   });
 
   it('tombstone compaction keeps order and pending counts right', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const fired: number[] = [];
     const keep: number[] = [];
     // Re-arm a far timer many times (the RTO pattern), leaving thousands of tombstones.
@@ -147,9 +152,9 @@ describe('VirtualScheduler cancellation', () => {
   });
 });
 
-describe('VirtualScheduler run control', () => {
+describe('EngineScheduler run control', () => {
   it('run(until) fires events up to and including until, then parks the clock at until', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: number[] = [];
     for (const t of [5, 10, 15, 20]) s.setTimer(t, () => log.push(t));
     expect(s.run(15)).toBe(3);
@@ -157,15 +162,13 @@ describe('VirtualScheduler run control', () => {
     expect(s.now()).toBe(15);
     expect(s.run(17)).toBe(0);
     expect(s.now()).toBe(17);
-    expect(s.nextEventNs).toBe(20);
     s.run();
     expect(log).toEqual([5, 10, 15, 20]);
     expect(s.now()).toBe(20);
-    expect(s.nextEventNs).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('stop() from a callback ends run() after that callback; run() resumes', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const log: number[] = [];
     for (let t = 1; t <= 5; t++)
       s.setTimer(t, () => {
@@ -179,20 +182,8 @@ describe('VirtualScheduler run control', () => {
     expect(s.now()).toBe(100);
   });
 
-  it('step() fires one event at a time', () => {
-    const s = new VirtualScheduler();
-    const log: number[] = [];
-    s.setTimer(7, () => log.push(7));
-    s.setTimer(3, () => log.push(3));
-    expect(s.step()).toBe(true);
-    expect(s.now()).toBe(3);
-    expect(s.step()).toBe(true);
-    expect(s.step()).toBe(false);
-    expect(log).toEqual([3, 7]);
-  });
-
   it('callbacks can schedule more work, including chains at the same time', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     let count = 0;
     const tick = () => {
       count++;
@@ -205,9 +196,9 @@ describe('VirtualScheduler run control', () => {
   });
 
   it('rejects re-entrant run() and keeps working after a callback throws', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     s.setTimer(1, () => s.run());
-    expect(() => s.run()).toThrow(/inside a timer callback/);
+    expect(() => s.run()).toThrow(/inside an event/);
     s.setTimer(2, () => {
       throw new Error('boom');
     });
@@ -221,9 +212,9 @@ describe('VirtualScheduler run control', () => {
   });
 });
 
-describe('VirtualScheduler at scale', () => {
+describe('EngineScheduler at scale', () => {
   it('1e6 timers with random times fire in (time, seq) order', () => {
-    const s = new VirtualScheduler();
+    const s = new EngineScheduler();
     const rng = createRng(42);
     const n = 1_000_000;
     const times = new Float64Array(n);
@@ -261,7 +252,7 @@ describe('VirtualScheduler at scale', () => {
           { maxLength: 200 },
         ),
         (ops) => {
-          const s = new VirtualScheduler();
+          const s = new EngineScheduler();
           const model: Array<{ t: number; seq: number; live: boolean }> = [];
           const ids: number[] = [];
           const fired: number[] = [];
