@@ -1,8 +1,11 @@
 /**
  * Sweep parallelism: a 2-algorithm × 4-seed sweep (8 virtual-time runs of the dumbbell with
  * two flows) on 2 workers against the same 8 points on 1 worker (one after another), both
- * measured in this run on this machine, in the order 1, 2, 2, 1 workers. Target: parallel ≤ 0.6 × sequential wall time (the ideal
- * on 2 free cores is 0.5; process start-up and a busy machine push it up).
+ * through the same pool (src/sweep/run.ts runPool: long-lived worker processes, one runPoint a
+ * point), measured in this run on this machine, in the order 1, 2, 2, 1 workers. Target:
+ * parallel ≤ 0.6 × sequential wall time. The ideal on 2 free cores is 0.5; each worker's fixed
+ * cost (process start, module loading, JIT warm-up on its first point), paid once on either
+ * side, and a busy machine push it up.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -21,7 +21,7 @@ function rocelab(args: string[], cwd = ROOT) {
 }
 
 beforeAll(() => {
-  // Type errors in files other engineers are still writing do not stop tsc from emitting.
+  // The binary runs dist/: build it first (tsc still emits when some other file has a type error).
   try {
     execFileSync(
       process.execPath,
