@@ -125,12 +125,20 @@ export async function runPool(
           const p = current;
           current = undefined;
           const lines = err.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('Node.js v'));
-          finish(p, false, lines.at(-1)?.trim() ?? why);
+          finish(
+            p,
+            false,
+            lines
+              .at(-1)
+              ?.trim()
+              .replace(/^rocelab: /, '') ?? why,
+          );
         }
         res();
       };
       child.on('error', (e) => end(e.message));
-      child.on('exit', (code, signal) => end(`worker exited (${signal ?? code})`));
+      // 'close', not 'exit': by then the worker's last stderr line has been read.
+      child.on('close', (code, signal) => end(`worker exited (${signal ?? code})`));
       child.send({ init: { sweep, out } } satisfies ToWorker);
       next();
     });

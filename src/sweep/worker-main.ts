@@ -35,10 +35,9 @@ if (process.send === undefined) {
   process.exit(2);
 }
 let init: WorkerInit | null = null;
-let running: number | null = null;
-// An error thrown later from a timer or socket of a running point fails that point, in one line.
+// An error thrown later from a timer or socket of a running point ends the worker with one line
+// on stderr; the pool fails that point with it and starts a fresh worker for the rest.
 process.on('uncaughtException', (err) => {
-  if (running !== null) send({ index: running, ok: false, error: describe(err) });
   process.stderr.write(`rocelab: ${describe(err)}\n`);
   process.exit(1);
 });
@@ -56,12 +55,9 @@ process.on('message', (m: ToWorker) => {
     }
     try {
       if (init === null) throw new Error('sweep worker: a point before init');
-      running = m.index;
       await runPoint(init.sweep, m.index, init.out);
-      running = null;
       send({ index: m.index, ok: true, error: '' });
     } catch (err) {
-      running = null;
       send({ index: m.index, ok: false, error: describe(err) });
     }
   });
