@@ -24,10 +24,17 @@ export async function benchSweep(): Promise<void> {
     );
     const sweep = loadSweep(file);
     let round = 0;
+    // Process CPU seconds of each round's workers: unlike wall time, not inflated by waiting for
+    // a core that other work holds, so it still says something on a busy machine.
+    const cpu: Record<number, number[][]> = { 1: [], 2: [] };
     const time = async (jobs: number) => {
+      const workers: number[] = [];
       const t0 = performance.now();
-      const failed = await runPool(sweep, join(tmp, `jobs${jobs}-${round++}`), jobs);
+      const failed = await runPool(sweep, join(tmp, `jobs${jobs}-${round++}`), jobs, {
+        onWorkerEnd: (cpuMs) => workers.push(cpuMs / 1000),
+      });
       if (failed.length > 0) throw new Error(`${failed.length} points failed`);
+      cpu[jobs].push(workers);
       return (performance.now() - t0) / 1000;
     };
     // A B B A: a machine whose load drifts during the bench weighs on both sides alike.
@@ -46,6 +53,13 @@ export async function benchSweep(): Promise<void> {
     );
     console.log(
       `parallel / sequential wall time: ${ratio.toFixed(2)} (target ≤ 0.60) ${ratio <= 0.6 ? 'OK' : 'ABOVE TARGET'}`,
+    );
+    const show = (rounds: number[][]) =>
+      rounds.map((w) => w.map((x) => x.toFixed(2)).join(' + ')).join(' / ');
+    const seqCpu = cpu[1].reduce((a, w) => a + w[0], 0) / cpu[1].length;
+    const busiest = cpu[2].reduce((a, w) => a + Math.max(...w), 0) / cpu[2].length;
+    console.log(
+      `  process CPU s: 1 worker ${show(cpu[1])}, 2 workers ${show(cpu[2])}; busiest of 2 / the 1 worker: ${(busiest / seqCpu).toFixed(2)} (a hint, not the target: wall time on a quiet machine decides)`,
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });

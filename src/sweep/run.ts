@@ -69,6 +69,8 @@ export async function runPoint(sweep: Sweep, index: number, out: string): Promis
 export interface PoolEvents {
   /** A point finished (ok or not); done of total. */
   onDone?(p: SweepPoint, ok: boolean, done: number, total: number, error: string): void;
+  /** A worker finished its share; `cpuMs` is its process CPU time (start-up included). */
+  onWorkerEnd?(cpuMs: number): void;
 }
 
 /**
@@ -113,6 +115,10 @@ export async function runPool(
         else child.send({ index: current.index } satisfies ToWorker);
       };
       child.on('message', (m: FromWorker) => {
+        if ('cpuMs' in m) {
+          ev.onWorkerEnd?.(m.cpuMs);
+          return;
+        }
         if (current === undefined || m.index !== current.index) return;
         finish(current, m.ok, m.error);
         next();

@@ -5,7 +5,8 @@
  * once a point (docs/deploy.md "Sweeps").
  *
  * Protocol (IPC): parent → `{ init }` once (the sweep and its output directory), then `{ index }`
- * runs that point and `{ stop: true }` ends the worker; worker → `{ index, ok, error }` a point.
+ * runs that point and `{ stop: true }` ends the worker; worker → `{ index, ok, error }` a point,
+ * and `{ cpuMs }` (its process CPU time, for the benchmark) just before it ends.
  */
 import { isConfigError } from '../config/errors.js';
 import { runPoint } from './run.js';
@@ -16,13 +17,9 @@ export interface WorkerInit {
   out: string;
 }
 export type ToWorker = { init: WorkerInit } | { index: number } | { stop: true };
-export interface FromWorker {
-  index: number;
-  ok: boolean;
-  error: string;
-}
+export type FromWorker = { index: number; ok: boolean; error: string } | { cpuMs: number };
 
-const send = (m: FromWorker) => process.send?.(m);
+const send = (m: FromWorker, then?: () => void) => process.send?.(m, undefined, undefined, then);
 
 function describe(err: unknown): string {
   if (isConfigError(err)) return err.describe();
@@ -50,7 +47,8 @@ process.on('message', (m: ToWorker) => {
       return;
     }
     if ('stop' in m) {
-      process.disconnect();
+      const cpu = process.cpuUsage();
+      send({ cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.disconnect());
       return;
     }
     try {
