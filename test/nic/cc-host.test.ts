@@ -7,7 +7,7 @@ import { resolveAlgorithm } from '../../src/cc/resolve.js';
 import type { CcAlgorithm, NpAlgorithm, RpEvent } from '../../src/cc/types.js';
 import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
-import { VirtualScheduler } from '../../src/time/virtual-scheduler.js';
+import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { bench, IP_B, serNs } from './harness.js';
@@ -183,7 +183,7 @@ describe('NIC CC host', () => {
 
 describe('CcHost on its own (a fake transport port)', () => {
   function host(cnpMinIntervalNs?: number) {
-    const sched = new VirtualScheduler();
+    const sched = new EngineScheduler();
     const env: FirmwareEnv = {
       now: () => sched.now(),
       setTimer: (at, fn) => sched.setTimer(at, fn),
