@@ -49,7 +49,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (!Object.hasOwn(COMMANDS, first)) {
       const s = suggest(first, Object.keys(COMMANDS));
       throw new UsageError(
-        `unknown command "${first}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; commands: run, compare, reproduce, list, node`,
+        `unknown command "${first}"${s !== undefined ? ` (did you mean ${s}?)` : ''}; commands: ${Object.keys(COMMANDS).join(', ')}`,
       );
     }
     const command = await COMMANDS[first]();

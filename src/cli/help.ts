@@ -27,13 +27,15 @@ traces). Scenario reference: docs/scenario.md; commands: docs/cli.md.
 
 const HELP_HELP = 'Usage: rocelab help [command]\n';
 
-/** The commands `rocelab help <command>` explains (deploy and sweep answer their own --help). */
+/** The commands `rocelab help <command>` explains (the same text as `rocelab <command> --help`). */
 const TOPICS: Record<string, () => Promise<string>> = {
   run: async () => (await import('./run.js')).RUN_HELP,
   compare: async () => (await import('./compare.js')).COMPARE_HELP,
   reproduce: async () => (await import('./reproduce.js')).REPRODUCE_HELP,
   list: async () => (await import('./list.js')).LIST_HELP,
   node: async () => (await import('./node.js')).NODE_HELP,
+  deploy: async () => (await import('./deploy.js')).DEPLOY_HELP,
+  sweep: async () => (await import('./sweep.js')).SWEEP_HELP,
 };
 
 export async function helpCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -45,6 +47,6 @@ export async function helpCommand(argv: readonly string[], io: CliIo): Promise<n
   const topic = positionals[0];
   if (topic === undefined) println(io, HELP);
   else if (Object.hasOwn(TOPICS, topic)) println(io, await TOPICS[topic]());
-  else throw new UsageError(`no help for "${topic}"; commands: run, compare, reproduce, list, node`);
+  else throw new UsageError(`no help for "${topic}"; commands: ${Object.keys(TOPICS).join(', ')}`);
   return 0;
 }

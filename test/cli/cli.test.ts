@@ -334,10 +334,13 @@ describe('bad input: exit 2 with one line', () => {
   });
   const cases: Array<[string[], string]> = [
     [[], 'rocelab: no command given (try rocelab --help)'],
-    [['frobnicate'], 'rocelab: unknown command "frobnicate"; commands: run, compare, reproduce, list, node'],
+    [
+      ['frobnicate'],
+      'rocelab: unknown command "frobnicate"; commands: run, compare, reproduce, list, node, deploy, sweep, help',
+    ],
     [
       ['rnu', 'tiny.yaml'],
-      'rocelab: unknown command "rnu" (did you mean run?); commands: run, compare, reproduce, list, node',
+      'rocelab: unknown command "rnu" (did you mean run?); commands: run, compare, reproduce, list, node, deploy, sweep, help',
     ],
     [['--frob'], 'rocelab: unknown option --frob (see rocelab --help)'],
     [
@@ -425,7 +428,10 @@ describe('bad input: exit 2 with one line', () => {
       'rocelab: --check: no check "A77" (did you mean A7?); known: A1, A2, A3, A4, A5, A6, A7',
     ],
     [['reproduce', 'dcqcn-plus', '--check', ','], 'rocelab: --check needs at least one check id'],
-    [['help', 'frob'], 'rocelab: no help for "frob"; commands: run, compare, reproduce, list, node'],
+    [
+      ['help', 'frob'],
+      'rocelab: no help for "frob"; commands: run, compare, reproduce, list, node, deploy, sweep',
+    ],
   ];
   it.each(cases)('rocelab %j', async (argv, line) => {
     await expectBadInput(argv, line, { cwd: dir });
