@@ -9,6 +9,8 @@
  * once per port. A forwarded packet allocates nothing except its INT hop record.
  */
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
+import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
 import { isMessageEnd } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
@@ -703,17 +705,20 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   function stampInt(port: Port, pkt: Packet, now: number): void {
     const st = pkt.int!;
-    const hop: IntHop = {
+    const raw: IntHop = {
       lineRateBps: port.rateBps,
       timeNs: now,
       txBytes: port.txBytes,
       qlenBytes: port.queueBytes,
       activeFlows: port.flows !== null ? port.flows.count(now) : 0,
     };
+    // The hop as the wire carries it (docs/wire.md §2), so virtual time sees what a real run
+    // decodes; the real runtime encodes HPCC's stack with INT_MULTI 1, the quantizer's default.
     if (st.layout === 'mpcc') {
       // MPCC stops writing after five hops (mpcc.md §2.2); nhop still counts.
-      if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(hop);
+      if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
     } else {
+      const hop = quantizeHpccHop(raw);
       // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (wire.md §10).
       const slot = st.nhop % INT_MAX_HOPS;
       if (slot < st.hops.length) st.hops[slot] = hop;

@@ -90,13 +90,30 @@ export function decodeHpccInt(buf: Uint8Array, off = 0, multi = 1): IntStack | D
   return { layout: 'hpcc', nhop, hops };
 }
 
-/** The hop as a receiver will read it back: rate snapped to a known code, wraps and floors applied. */
+/** floor(v / unit) mod m, as the hop word's bitfields keep it (non-finite values become 0). */
+function wrapUnits(v: number, unit: number, m: number): number {
+  const n = Math.floor(v / unit);
+  if (!Number.isFinite(n)) return 0;
+  const r = n % m;
+  return r < 0 ? r + m : r + 0; // + 0 turns -0 into 0, as the bitfield does
+}
+
+/**
+ * The hop exactly as a receiver decodes it from the real wire: the hop word's fields as
+ * `readHpccHop(writeHpccHop(hop))` gives them (rate snapped to a code, time mod 2^24, txBytes and
+ * qlen floored to their units and wrapped), and activeFlows as the HpccActiveFlows option carries
+ * it (a u16 of min(n, 65535)). Virtual-time switches stamp this, so a virtual HPCC sender sees
+ * what a real one (and the HPCC ns-3 simulator's, whose IntHop stores the bitfields) sees.
+ * Idempotent, so a real-runtime switch that stamps it encodes the same bytes as before.
+ */
 export function quantizeHpccHop(hop: IntHop, multi = 1): IntHop {
-  const word = new Uint8Array(8);
-  writeHpccHop(word, 0, hop, multi);
-  const q = readHpccHop(word, 0, multi);
-  q.activeFlows = hop.activeFlows;
-  return q;
+  return {
+    lineRateBps: hpccRateOfCode(hpccRateCode(hop.lineRateBps)),
+    timeNs: wrapUnits(hop.timeNs, 1, HPCC_TIME_MODULO),
+    txBytes: wrapUnits(hop.txBytes, HPCC_BYTES_UNIT * multi, HPCC_BYTES_MODULO) * HPCC_BYTES_UNIT * multi,
+    qlenBytes: wrapUnits(hop.qlenBytes, HPCC_QLEN_UNIT * multi, HPCC_QLEN_MODULO) * HPCC_QLEN_UNIT * multi,
+    activeFlows: Math.min(hop.activeFlows, 0xffff) & 0xffff,
+  };
 }
 
 /** A sender's empty stack (present from the first hop on, so the frame size never changes). */

@@ -48,6 +48,21 @@ export function decodeMpccInt(buf: Uint8Array, off = 0): IntStack | DecodeError 
   return { layout: 'mpcc', nhop, hops };
 }
 
+/**
+ * The hop exactly as a receiver decodes it from the real wire (`decodeMpccInt(encodeMpccInt(…))`):
+ * qlen and active flows saturated and floored, everything else 0. Virtual-time switches stamp
+ * this, so a virtual MPCC sender sees what a real one sees.
+ */
+export function quantizeMpccHop(hop: IntHop): IntHop {
+  return {
+    lineRateBps: 0,
+    timeNs: 0,
+    txBytes: 0,
+    qlenBytes: sat(hop.qlenBytes, 0xffff_ffff) >>> 0,
+    activeFlows: sat(hop.activeFlows, 0xffff) & 0xffff,
+  };
+}
+
 export function emptyMpccStack(): IntStack {
   return { layout: 'mpcc', nhop: 0, hops: [] };
 }

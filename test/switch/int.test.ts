@@ -32,11 +32,19 @@ describe.each(['hpcc', 'mpcc'] as const)('INT stamping (%s layout)', (layout) =>
     const hops = data.map((s) => s.pkt.int!.hops[0]);
     for (const s of data) expect(s.pkt.int!.nhop).toBe(1);
     for (const s of data) expect(s.pkt.int!.hops).toHaveLength(1);
-    // Flow 0 leaves at once; the ACK (66 B) jumps the data queue after it.
-    expect(hops.map((h) => h.timeNs)).toEqual([0, 86, 166, 246]);
-    expect(hops.map((h) => h.txBytes)).toEqual([0, 1066, 2066, 3066]);
-    expect(hops.map((h) => h.qlenBytes)).toEqual([0, 2000, 1000, 0]);
-    expect(hops.map((h) => h.lineRateBps)).toEqual([100 * G, 100 * G, 100 * G, 100 * G]);
+    // Flow 0 leaves at once; the ACK (66 B) jumps the data queue after it. The port's exact
+    // state: time 0, 86, 166, 246 ns; sent 0, 1066, 2066, 3066 B; queued 0, 2000, 1000, 0 B.
+    // The stamp is what the wire carries (wire.md §2): HPCC floors sent bytes to 128-B units and
+    // the queue to 80-B units; MPCC carries only the queue and the flow count.
+    if (layout === 'hpcc') {
+      expect(hops.map((h) => h.timeNs)).toEqual([0, 86, 166, 246]);
+      expect(hops.map((h) => h.txBytes)).toEqual([0, 8 * 128, 16 * 128, 23 * 128]);
+      expect(hops.map((h) => h.qlenBytes)).toEqual([0, 2000, 12 * 80, 0]);
+      expect(hops.map((h) => h.lineRateBps)).toEqual([100 * G, 100 * G, 100 * G, 100 * G]);
+    } else {
+      expect(hops.map((h) => [h.timeNs, h.txBytes, h.lineRateBps])).toEqual(Array(4).fill([0, 0, 0]));
+      expect(hops.map((h) => h.qlenBytes)).toEqual([0, 2000, 1000, 0]);
+    }
     expect(hops.map((h) => h.activeFlows)).toEqual([1, 4, 4, 4]);
     // ACKs echo INT, they are never stamped.
     expect(ack.int!.nhop).toBe(0);
@@ -51,7 +59,8 @@ describe.each(['hpcc', 'mpcc'] as const)('INT stamping (%s layout)', (layout) =>
     w.sched.run();
     expect(p.int!.nhop).toBe(5);
     expect(p.int!.hops.slice(0, 4)).toEqual([1, 2, 3, 4].map(marker));
-    expect(p.int!.hops[4].lineRateBps).toBe(100 * G);
+    expect(p.int!.hops[4].lineRateBps).toBe(layout === 'hpcc' ? 100 * G : 0);
+    expect(p.int!.hops[4].activeFlows).toBe(1);
   });
 });
 
@@ -120,11 +129,20 @@ describe('INT along a path', () => {
 
   it('mpcc on a 6-switch path sets nhop = 6 and leaves hop[0..4] from the first five', () => {
     const { w, sws } = chain(6);
+    // The hops are alike (MPCC carries no time), so keep the records the first five wrote.
+    let firstFive: IntHop[] = [];
+    const forward = w.onSend;
+    w.onSend = (port, pkt) => {
+      if (pkt.int?.nhop === 5) firstFive = [...pkt.int.hops];
+      forward?.(port, pkt);
+    };
     const p = dataPkt({ int: stack('mpcc') });
     sws[0].receive(0, p);
     w.sched.run();
     expect(p.int!.nhop).toBe(6);
-    expect(p.int!.hops.map((h) => h.timeNs)).toEqual([0, 80, 160, 240, 320]);
+    expect(firstFive).toHaveLength(5);
+    expect(p.int!.hops).toHaveLength(5);
+    for (let i = 0; i < 5; i++) expect(p.int!.hops[i]).toBe(firstFive[i]);
   });
 });
 
@@ -149,7 +167,8 @@ describe('active-flow counter (MPCC App. A.1, AC8)', () => {
         // ACKs and other ports' traffic are not counted here (AC8 c).
         sw.receive(2, ackPkt({ srcPort: 0xe000, dstIp: hostIp(1), srcIp: hostIp(2) }));
         sw.receive(0, dataPkt({ srcPort: 0xf000, dstIp: hostIp(2), sizeBytes: 100 }));
-        const b = dataPkt({ srcPort: 0xb000, sizeBytes: 100, int: stack('mpcc') });
+        // The probe's HPCC stack carries the dequeue time as well as the count (MPCC's only the count).
+        const b = dataPkt({ srcPort: 0xb000, sizeBytes: 100, int: stack('hpcc') });
         sw.receive(0, b);
         probes.push([t, b]);
       });
@@ -200,7 +219,7 @@ describe('active-flow counter (MPCC App. A.1, AC8)', () => {
         if (t === 2000) sw.receive(0, dataPkt({ srcPort: 0xc000, sizeBytes: 250 }));
         if ((t >= 3000 && t <= 5000) || t === 17_000)
           sw.receive(0, dataPkt({ srcPort: 0xd000, sizeBytes: 100 }));
-        const l = dataPkt({ srcPort: 0xb000, sizeBytes: 100, int: stack('mpcc') });
+        const l = dataPkt({ srcPort: 0xb000, sizeBytes: 100, int: stack('hpcc') });
         sw.receive(0, l);
         probes.push([t, l]);
       });
