@@ -72,6 +72,10 @@ export function driveNp<P, N, Q>(np: NpAlgorithm<P, N, Q>, p: P, opts: NpDriveOp
     ackRequests: () => ackRequests,
     now: () => timers.nowNs,
     pendingTimers: () => timers.size,
+    /** When QP `qpn`'s timer `slot` fires, or undefined when it is not armed. */
+    timerAt: (qpn: number, slot: number) => timers.atNs(`${qpn}:${slot}`),
+    /** When the NIC-wide timer `slot` fires, or undefined. */
+    nicTimerAt: (slot: number) => timers.atNs(`nic:${slot}`),
     /** Fire every timer due up to `t` in order, then move the clock to `t`. */
     at(t: number) {
       timers.advance(t);

@@ -102,8 +102,8 @@ export function driveRp<P, S>(rp: RpAlgorithm<P, S>, p: P, flow: FlowInfo, opts:
     timers: {
       has: (slot: number) => timers.has(slot),
       get: (slot: number) => {
-        for (const [k, t] of timers.entries()) if (k === slot) return { at: t.at, seq: t.seq };
-        return undefined;
+        const at = timers.atNs(slot);
+        return at === undefined ? undefined : { at };
       },
       get size() {
         return timers.size;

@@ -26,9 +26,9 @@ export class HandTimers<K> {
     return this.armed.has(key);
   }
 
-  /** Armed timers by key (time and arming order). */
-  entries(): IterableIterator<[K, HandTimer]> {
-    return this.armed.entries();
+  /** When timer `key` fires, or undefined when it is not armed. */
+  atNs(key: K): number | undefined {
+    return this.armed.get(key)?.at;
   }
 
   get size(): number {

@@ -14,9 +14,8 @@ import {
 } from '../../../src/cc/swift/machine.js';
 import { swiftNp } from '../../../src/cc/swift/np.js';
 import { HOPS_FIELD, type SwiftState } from '../../../src/cc/swift/rp.js';
-import type { NpIo } from '../../../src/cc/types.js';
+import { driveNp } from '../../../src/cc/testing/index.js';
 import { createRng } from '../../../src/env/rng.js';
-import { createPacket } from '../../../src/wire/packet-factory.js';
 import { ack, expectClose, G, M, nack, rig, tx } from './rig.js';
 
 const fs = { fsRangeNs: 20_000, fsMinCwnd: 0.1, fsMaxCwnd: 100 };
@@ -137,35 +136,12 @@ describe('swift RP', () => {
 
   it('NP echoes initial TTL − TTL as the hop count', () => {
     const params = resolveParams('swift', {}) as never;
-    const io: NpIo = {
-      now: () => 0,
-      rng: createRng(1),
-      sendCnp: () => {
-        throw new Error('swift sends no CNPs');
-      },
-      requestAck: () => {},
-      setTimer: () => {},
-      cancelTimer: () => {},
-      count: () => {},
-    };
-    const qp = swiftNp.initQp(
-      {
-        qpn: 1,
-        remoteQpn: 2,
-        lineRateBps: 100 * G,
-        mtuBytes: 1000,
-        baseRttNs: 1,
-        bottleneckRateBps: 1,
-        hops: 0,
-      },
-      params,
-      null,
-    );
-    const data = createPacket();
-    data.ttl = 61;
-    swiftNp.onData(qp, null, data, params, io);
-    const a = createPacket();
-    swiftNp.decorateAck!(qp, null, a, params, io);
+    const d = driveNp(swiftNp, params, { rng: createRng(1) });
+    d.data(1, (pkt) => {
+      pkt.ttl = 61;
+    });
+    const a = d.decorateAck(1);
+    expect(d.cnps).toEqual([]);
     expect(a.ext?.fields?.[HOPS_FIELD]).toBe(3);
   });
 
