@@ -10,11 +10,16 @@ import { cut, initMachine, type MachineParams, timerEvent } from '../../cc/dolce
 import type { DolceRcParams } from '../../cc/dolce-rc/params.js';
 import { type DolceRcState, dolceRcRp } from '../../cc/dolce-rc/rp.js';
 import { resolveParams } from '../../cc/registry.js';
+import { driveRp, flowInfo as harnessFlow } from '../../cc/testing/index.js';
 import { createRng } from '../../env/rng.js';
 import { createExt } from '../../wire/packet-factory.js';
-import { driveRp, flowInfo } from '../rp-drive.js';
 import type { ReproCheck } from '../types.js';
 import { A2_PARAMS, alphaEq3Printed, alphaEq20, coeffs, dcqcnFixedPointP } from './fluid.js';
+
+/** One 4 µs-RTT hop at `lineRateBps`, started at rate 0 as these checks always were. */
+const flowInfo = (lineRateBps: number) =>
+  harnessFlow({ lineRateBps, bottleneckRateBps: lineRateBps, baseRttNs: 4000 });
+const FROM_ZERO = { initialRateBps: 0 };
 
 const EPS = 0.015;
 const GAMMA = 0.9998;
@@ -150,7 +155,7 @@ export const AC3: ReproCheck = {
     };
     // Through the RP, so the hooks and the machine are checked together.
     const p = resolveParams('dolce-rc', { arms: [[0.5, 1.125]] }) as DolceRcParams;
-    const r = driveRp(dolceRcRp, p, flowInfo(100 * G));
+    const r = driveRp(dolceRcRp, p, flowInfo(100 * G), FROM_ZERO);
     (r.s as DolceRcState).m.rcBps = 40 * G;
     r.cnp();
     rel(r.rate(), 30 * G);
@@ -173,7 +178,7 @@ export const AC3: ReproCheck = {
     rel(m.rcBps, 35.625 * G);
     // DCQCN baseline as [22]: α updated before the cut, Rt = Rc.
     const dp = resolveParams('dcqcn', { alpha0: 0.5, cutWithUpdatedAlpha: true }, 'paper') as DcqcnParams;
-    const d = driveRp(dcqcn.rp, dp, flowInfo(100 * G));
+    const d = driveRp(dcqcn.rp, dp, flowInfo(100 * G), FROM_ZERO);
     const ds = d.s as PaperState;
     ds.rcBps = 40 * G;
     ds.rtBps = 100 * G;
@@ -195,7 +200,7 @@ export const AC3: ReproCheck = {
  * Returns the RP and the arm a reference DR-UCB picks for each 5-CNP window (X = 1 − 5·marks/250).
  */
 export function ac4Drive(p: DolceRcParams) {
-  const r = driveRp(dolceRcRp, p, flowInfo(100 * G));
+  const r = driveRp(dolceRcRp, p, flowInfo(100 * G), FROM_ZERO);
   const s = r.s as DolceRcState;
   const marksPerCnp = [10, 5, 2, 1];
   for (let j = 0; j < 200; j++) {
