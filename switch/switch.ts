@@ -1,91 +1,59 @@
 /**
  * Sans-IO switch firmware: an output-queued L3 switch with a shared-buffer MMU, eight priority
  * queues per egress port, RED/ECN, 802.1Qbb PFC, INT stamping and CP plug-ins.
- * Modelled on the HPCC ns-3 simulator's switch (papers/baselines.md §1.5) with the additions
- * of srcc.md §4 and mpcc.md §4. Semantics and parameters: docs/switch.md.
+ * Modelled on the switch of the HPCC ns-3 simulator (HPCC: High Precision Congestion Control,
+ * SIGCOMM 2019) with the switch parts of SRCC (Sub-RTT Congestion Control, IEEE TII 2024) and
+ * MPCC (Model Predictive Congestion Control in RDMA-Enabled High-Speed Datacenter Network,
+ * 2024). Semantics and parameters: docs/switch.md, docs/algorithms/srcc.md and mpcc.md.
  *
- * Hot-path rules: per-port state lives in a class with typed arrays, queues are rings,
- * the MMU is flat typed arrays indexed by (port · 8 + prio), timer callbacks are created
- * once per port. A forwarded packet allocates nothing except its INT hop record.
+ * The transmitter and the PFC pause state of a port are the models NIC and switch share
+ * (src/port/); the MMU is switch/mmu.ts. Hot-path rules: per-port state lives in a class with
+ * typed arrays, queues are rings, timer callbacks are created once per port. A forwarded packet
+ * allocates nothing except its INT hop record.
  */
-import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import type { FirmwareEnv } from '../src/env/env.js';
+import { PfcOutbox, PfcPause } from '../src/port/pfc.js';
+import { TxPort } from '../src/port/tx-port.js';
 import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
 import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
 import { isMessageEnd } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
-import { PFC_DST_MAC, PFC_MAX_QUANTA, PFC_PRIORITIES, pfcQuantaToNs, pfcQuantumNs } from '../src/wire/pfc.js';
+import { PFC_DST_MAC, PFC_MAX_QUANTA, PFC_PRIORITIES } from '../src/wire/pfc.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
 import type { EcnConfig, PortCounters, Switch, SwitchConfig, SwitchCounters } from './api.js';
 import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
+import { SharedBufferMmu } from './mmu.js';
 import { PacketRing } from './ring.js';
 import { RouteLookup } from './route-lookup.js';
 
 const PRIOS = PFC_PRIORITIES;
 const INT_MAX_HOPS = 5;
-const NO_TIMER = -1;
-/** Absorbs float rounding when a fractional serialisation end is turned into a timer time. */
-const TIME_EPS_NS = 1e-6;
 const DEFAULT_CONTROL_KINDS: readonly FrameKind[] = [FrameKind.Cnp, FrameKind.Cnm];
 const DEFAULT_DRR_QUANTUM_BYTES = 1500;
 const DEFAULT_ACTIVE_FLOW_WINDOW_NS = 100_000;
 /** Frames larger than this are malformed (a jumbo frame with every extension is far below). */
 const MAX_FRAME_BYTES = 65_536;
 
-function noop(): void {}
-
 /** Index of the lowest set bit of a non-zero 32-bit value. */
 function lowestBit(x: number): number {
   return 31 - Math.clz32(x & -x);
 }
 
-class Port {
+/** An egress port: its transmitter (TxPort), its eight queues, PFC state and counters. */
+class Port extends TxPort {
   readonly queues: PacketRing[] = [];
   readonly queueBytesOf = new Float64Array(PRIOS);
   queueBytes = 0;
   /** Bit q set when queue q holds a frame. */
   nonEmptyMask = 0;
 
-  /** True from the moment a frame is chosen until its last bit is on the wire. */
-  busy = false;
-  inFlight: Packet | null = null;
-  /** Exact (fractional) end of the current serialisation, ns. */
-  txEndExactNs = 0;
-  /**
-   * First arrival at this busy port after the current frame's exact end, and whether other work
-   * was already waiting then. Only a late end-of-frame timer (real time) leaves a gap between the
-   * two; virtual time never reads them.
-   */
-  lateArrivalNs = Number.POSITIVE_INFINITY;
-  backlogAtLateArrival = false;
-  /** Serialisation time of a frame of serSizeBytes (startNext's cache). */
-  serSizeBytes = -1;
-  serNs = 0;
-  onTxDone: () => void = noop;
-
-  /** PFC classes (bits) whose XOFF/XON must go out ahead of every queue, with their quanta. */
-  pfcPendingMask = 0;
-  readonly pfcPendingQuanta = [0, 0, 0, 0, 0, 0, 0, 0];
-  /** Refresh period of our own XOFF frames sent out of this port: half their pause time. */
-  readonly pfcRefreshNs: number;
-
-  /** Priorities paused by PFC frames received on this port. */
-  pausedMask = 0;
-  readonly pauseStartNs = new Float64Array(PRIOS);
-  readonly pauseTimers: TimerId[] = [
-    NO_TIMER,
-    NO_TIMER,
-    NO_TIMER,
-    NO_TIMER,
-    NO_TIMER,
-    NO_TIMER,
-    NO_TIMER,
-    NO_TIMER,
-  ];
-  readonly pauseExpiry: (() => void)[] = [];
-  pausedNsDone = 0;
+  /** Our XOFF/XON decisions for the peer on this port; they go out ahead of every queue. */
+  readonly pfcOut = new PfcOutbox();
+  /** Priorities paused by PFC frames received on this port (the control class never is). */
+  readonly pause: PfcPause;
 
   drrQueue = 0;
   readonly deficitBytes = new Float64Array(PRIOS);
@@ -101,10 +69,6 @@ class Port {
   queueByteNs = 0;
   queueSinceNs = 0;
   ecnMarked = 0;
-  pfcPauseTx = 0;
-  pfcResumeTx = 0;
-  pfcPauseRx = 0;
-  pfcResumeRx = 0;
   drops = 0;
   ingressDrops = 0;
   cnmTx = 0;
@@ -112,20 +76,22 @@ class Port {
   rxBytes = 0;
 
   constructor(
+    env: FirmwareEnv,
     readonly index: number,
-    readonly rateBps: number,
+    rateBps: number,
     readonly mac: number,
     readonly peerMac: number,
     ecn: EcnConfig,
     readonly flows: ActiveFlowCounter | null,
-    pauseQuanta: number,
+    controlPrio: number,
   ) {
+    super(env, rateBps);
     for (let q = 0; q < PRIOS; q++) this.queues.push(new PacketRing());
+    this.pause = new PfcPause(env, rateBps, 1 << controlPrio);
     this.ecnOn = ecn.enabled !== false;
     this.kminBytes = ecn.kminBytes;
     this.kmaxBytes = ecn.kmaxBytes;
     this.pmax = ecn.pmax;
-    this.pfcRefreshNs = Math.max(1, Math.floor((pauseQuanta * pfcQuantumNs(rateBps)) / 2));
   }
 }
 
@@ -151,26 +117,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   // Read once, into a table faster than the Map (route-lookup.ts); docs/switch.md says so.
   const routes = new RouteLookup(config.routes);
   const ecmpSeed = config.ecmpSeed | 0;
-  const bufferBytes = config.bufferBytes;
-  const pfc = config.pfc;
-  const pfcOn = pfc.enabled;
-  const pfcDynamic = pfc.dynamicAlpha !== null;
-  const pfcStaticBytes = pfc.thresholdBytes;
-  const resumeOffsetBytes = pfc.resumeOffsetBytes;
-  const reserveBytes = pfc.reserveBytes ?? 0;
-  const pauseQuanta = Math.min(PFC_MAX_QUANTA, Math.max(1, Math.round(pfc.pauseQuanta ?? PFC_MAX_QUANTA)));
-  // Headroom and reserve are set aside per ingress port (not per port and priority), as the
-  // HPCC simulator counts them; headroom (HPCC: 3 × link BDP) and the dynamic alpha (HPCC:
-  // 2^-shift, larger on faster ports) may differ by port.
-  const headroomOf = new Float64Array(nPorts);
-  const alphaOf = new Float64Array(nPorts);
-  let totalHeadroomBytes = 0;
-  config.ports.forEach((p, i) => {
-    headroomOf[i] = pfcOn ? (p.pfcHeadroomBytes ?? pfc.headroomBytes) : 0;
-    alphaOf[i] = p.pfcAlpha ?? pfc.dynamicAlpha ?? 0;
-    totalHeadroomBytes += headroomOf[i];
-  });
-  const sharedPoolBytes = Math.max(0, bufferBytes - totalHeadroomBytes - nPorts * reserveBytes);
+  const pfcOn = config.pfc.enabled;
   const ecnAtEnqueue = config.ecn.markAt === 'enqueue';
   const drrQuantumBytes = positiveOr(config.drrQuantumBytes, DEFAULT_DRR_QUANTUM_BYTES);
   const flowWindowNs = config.activeFlowWindowNs ?? DEFAULT_ACTIVE_FLOW_WINDOW_NS;
@@ -184,42 +131,27 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const ports: Port[] = config.ports.map(
     (p, i) =>
       new Port(
+        env,
         i,
         p.rateBps,
         p.mac,
         p.peerMac,
         p.ecn ?? config.ecn,
         flowWindowNs > 0 ? new ActiveFlowCounter(flowWindowNs, flowMinBytes) : null,
-        pauseQuanta,
+        controlPrio,
       ),
   );
-
-  // MMU state, indexed by ingress port · 8 + priority.
-  const ingBytes = new Float64Array(nPorts * PRIOS);
-  const hdrmBytes = new Float64Array(nPorts * PRIOS);
-  const xoff = new Uint8Array(nPorts * PRIOS);
-  const refreshTimers: TimerId[] = new Array<TimerId>(nPorts * PRIOS).fill(NO_TIMER);
-  const refreshFns: (() => void)[] = [];
-  let usedBytes = 0;
-  let sharedUsedBytes = 0;
+  // The MMU decides XOFF/XON; the frame goes out of the ingress port ahead of its queues.
+  const mmu = new SharedBufferMmu(env, config.bufferBytes, config.pfc, config.ports, (p, q, quanta) =>
+    queuePfc(ports[p], q, quanta),
+  );
 
   const counters = { malformed: 0, unroutable: 0, ttlExpired: 0, bufferDrops: 0, losslessDrops: 0 };
   const cpCounters: Record<string, number> = {};
 
   for (const port of ports) {
     port.onTxDone = () => txDone(port);
-    for (let n = 0; n < PRIOS; n++) {
-      port.pauseExpiry.push(() => {
-        port.pauseTimers[n] = NO_TIMER;
-        unpause(port, n, env.now());
-        kick(port);
-      });
-    }
-  }
-  for (let i = 0; i < nPorts * PRIOS; i++) {
-    const p = Math.floor(i / PRIOS);
-    const q = i % PRIOS;
-    refreshFns.push(() => onRefresh(p, q));
+    port.pause.onResume = () => kick(port);
   }
 
   // ---------------------------------------------------------------- validation and routing
@@ -323,12 +255,11 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (q === controlPrio || inPort < 0) {
       // Control frames bypass MMU admission and PFC accounting (queue 0 of the HPCC simulator);
       // only the physical buffer bounds them.
-      if (usedBytes + s > bufferBytes) {
+      if (!mmu.chargeControl(s)) {
         dropOnAdmission(op, inPort, false);
         return false;
       }
-      usedBytes += s;
-    } else if (!admit(inPort, q, s)) {
+    } else if (!mmu.admit(inPort, q, s)) {
       dropOnAdmission(op, inPort, pfcOn);
       return false;
     }
@@ -347,19 +278,16 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       !op.busy &&
       q !== controlPrio &&
       inPort >= 0 &&
-      op.pfcPendingMask === 0 &&
-      (op.nonEmptyMask & ~op.pausedMask) === 0 &&
-      ((op.pausedMask >>> q) & 1) === 0 &&
+      op.pfcOut.pendingMask === 0 &&
+      (op.nonEmptyMask & ~op.pause.mask) === 0 &&
+      ((op.pause.mask >>> q) & 1) === 0 &&
       enqueueCps.length === 0 &&
       dequeueCps.length === 0
     ) {
       cutThrough(op, q, pkt, inPort, now);
       return true;
     }
-    if (op.busy && now > op.txEndExactNs && op.lateArrivalNs === Number.POSITIVE_INFINITY) {
-      op.lateArrivalNs = now;
-      op.backlogAtLateArrival = op.queueBytes > 0 || op.pfcPendingMask !== 0;
-    }
+    if (op.busy) op.noteArrival(now, op.queueBytes > 0 || op.pfcOut.pendingMask !== 0);
     op.queues[q].push(pkt, inPort);
     op.nonEmptyMask |= 1 << q;
     op.queueBytesOf[q] += s;
@@ -385,7 +313,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     // q was the only eligible queue, so DRR ends on it, and emptying it resets its deficit.
     port.drrQueue = q;
     port.deficitBytes[q] = 0;
-    release(inPort, q, s);
+    mmu.release(inPort, q, s);
     if (!ecnAtEnqueue && port.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
       maybeMark(port, pkt, port.queueBytesOf[q]);
     }
@@ -400,108 +328,10 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (lossless) counters.losslessDrops++;
   }
 
-  // ---------------------------------------------------------------- MMU and PFC generation
-
-  /** XOFF threshold on the shared bytes (above the reserve) of ingress port p, any priority. */
-  function xoffThreshold(p: number): number {
-    if (!pfcOn) return Number.POSITIVE_INFINITY;
-    if (!pfcDynamic) return pfcStaticBytes;
-    const free = sharedPoolBytes - sharedUsedBytes;
-    return free > 0 ? alphaOf[p] * free : 0;
-  }
-
-  function sharedOf(i: number): number {
-    const b = ingBytes[i];
-    return b > reserveBytes ? b - reserveBytes : 0;
-  }
-
-  /** Charge s bytes to ingress (p, q): reserve, then shared up to the threshold, then headroom. */
-  function admit(p: number, q: number, s: number): boolean {
-    if (usedBytes + s > bufferBytes) return false;
-    const i = p * PRIOS + q;
-    const before = ingBytes[i];
-    const sharedBefore = before > reserveBytes ? before - reserveBytes : 0;
-    const sharedAfter = before + s > reserveBytes ? before + s - reserveBytes : 0;
-    const toShared = sharedAfter - sharedBefore;
-    if (
-      toShared === 0 ||
-      (sharedAfter <= xoffThreshold(p) && sharedUsedBytes + toShared <= sharedPoolBytes)
-    ) {
-      ingBytes[i] = before + s;
-      sharedUsedBytes += toShared;
-    } else if (pfcOn && hdrmBytes[i] + s <= headroomOf[p]) {
-      hdrmBytes[i] += s;
-    } else {
-      return false;
-    }
-    usedBytes += s;
-    if (pfcOn && xoff[i] === 0 && (hdrmBytes[i] > 0 || sharedOf(i) >= xoffThreshold(p))) setXoff(p, q);
-    return true;
-  }
-
-  /** Release s bytes of ingress (p, q) at dequeue: headroom first, then shared/reserve. */
-  function release(p: number, q: number, s: number): void {
-    const i = p * PRIOS + q;
-    let rest = s;
-    const h = hdrmBytes[i];
-    if (h > 0) {
-      const take = Math.min(h, rest);
-      hdrmBytes[i] = h - take;
-      rest -= take;
-    }
-    if (rest > 0) {
-      const before = ingBytes[i];
-      const after = before - rest;
-      ingBytes[i] = after;
-      sharedUsedBytes -=
-        (before > reserveBytes ? before - reserveBytes : 0) -
-        (after > reserveBytes ? after - reserveBytes : 0);
-    }
-    usedBytes -= s;
-    if (xoff[i] === 1 && xonReady(p, i)) setXon(p, q);
-  }
-
-  function xonReady(p: number, i: number): boolean {
-    if (hdrmBytes[i] > 0) return false;
-    const shared = sharedOf(i);
-    return shared === 0 || shared + resumeOffsetBytes <= xoffThreshold(p);
-  }
-
-  function setXoff(p: number, q: number): void {
-    const i = p * PRIOS + q;
-    xoff[i] = 1;
-    const port = ports[p];
-    refreshTimers[i] = env.setTimer(env.now() + port.pfcRefreshNs, refreshFns[i]);
-    queuePfc(port, q, pauseQuanta);
-  }
-
-  function setXon(p: number, q: number): void {
-    const i = p * PRIOS + q;
-    xoff[i] = 0;
-    if (refreshTimers[i] !== NO_TIMER) {
-      env.cancelTimer(refreshTimers[i]);
-      refreshTimers[i] = NO_TIMER;
-    }
-    queuePfc(ports[p], q, 0);
-  }
-
-  /** Our XOFF is about to expire upstream: resume if we may, otherwise pause again. */
-  function onRefresh(p: number, q: number): void {
-    const i = p * PRIOS + q;
-    refreshTimers[i] = NO_TIMER;
-    if (xoff[i] === 0) return;
-    if (xonReady(p, i)) {
-      setXon(p, q);
-      return;
-    }
-    const port = ports[p];
-    refreshTimers[i] = env.setTimer(env.now() + port.pfcRefreshNs, refreshFns[i]);
-    queuePfc(port, q, pauseQuanta);
-  }
+  // ---------------------------------------------------------------- PFC generation
 
   function queuePfc(port: Port, q: number, quanta: number): void {
-    port.pfcPendingMask |= 1 << q;
-    port.pfcPendingQuanta[q] = quanta;
+    port.pfcOut.queue(q, quanta);
     kick(port);
   }
 
@@ -512,61 +342,17 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     pkt.prio = controlPrio;
     pkt.srcMac = port.mac;
     pkt.dstMac = PFC_DST_MAC;
-    const mask = port.pfcPendingMask;
-    const quanta = [0, 0, 0, 0, 0, 0, 0, 0];
-    let anyPause = false;
-    for (let n = 0; n < PRIOS; n++) {
-      if ((mask >>> n) & 1) {
-        quanta[n] = port.pfcPendingQuanta[n];
-        if (quanta[n] > 0) anyPause = true;
-      }
-    }
-    pkt.pfc = { classEnable: mask, quanta };
+    pkt.pfc = port.pfcOut.take();
     pkt.sizeBytes = emulatedSizeBytes(pkt);
-    port.pfcPendingMask = 0;
-    if (anyPause) port.pfcPauseTx++;
-    else port.pfcResumeTx++;
     return pkt;
   }
 
   // ---------------------------------------------------------------- PFC reception
 
   function onPfcFrame(port: Port, pkt: Packet): void {
-    const body = pkt.pfc!;
-    const now = env.now();
-    const enable = body.classEnable & 0xff;
-    let anyPause = false;
-    for (let n = 0; n < PRIOS; n++) {
-      if (((enable >>> n) & 1) === 0) continue;
-      const quanta = body.quanta[n];
-      if (quanta > 0) anyPause = true;
-      // The control class is never paused (srcc.md §4.1; queue 0 of the HPCC simulator).
-      if (n === controlPrio) continue;
-      if (quanta === 0) unpause(port, n, now);
-      else pause(port, n, now, now + pfcQuantaToNs(quanta, port.rateBps));
-    }
-    if (anyPause) port.pfcPauseRx++;
-    else port.pfcResumeRx++;
+    // The control class is never paused (queue 0 of the HPCC simulator): the port's exempt class.
+    port.pause.receive(pkt.pfc!, env.now());
     kick(port);
-  }
-
-  function pause(port: Port, n: number, now: number, untilNs: number): void {
-    if (((port.pausedMask >>> n) & 1) === 0) {
-      port.pausedMask |= 1 << n;
-      port.pauseStartNs[n] = now;
-    }
-    if (port.pauseTimers[n] !== NO_TIMER) env.cancelTimer(port.pauseTimers[n]);
-    port.pauseTimers[n] = env.setTimer(untilNs, port.pauseExpiry[n]);
-  }
-
-  function unpause(port: Port, n: number, now: number): void {
-    if (((port.pausedMask >>> n) & 1) === 0) return;
-    port.pausedMask &= ~(1 << n);
-    port.pausedNsDone += now - port.pauseStartNs[n];
-    if (port.pauseTimers[n] !== NO_TIMER) {
-      env.cancelTimer(port.pauseTimers[n]);
-      port.pauseTimers[n] = NO_TIMER;
-    }
   }
 
   // ---------------------------------------------------------------- egress scheduling
@@ -577,7 +363,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   /** Deficit round-robin over non-empty, unpaused data queues; -1 when none is eligible. */
   function pickDataQueue(port: Port): number {
-    const eligible = port.nonEmptyMask & ~port.pausedMask & dataQueueMask;
+    const eligible = port.nonEmptyMask & ~port.pause.mask & dataQueueMask;
     if (eligible === 0) return -1;
     let q = port.drrQueue;
     for (;;) {
@@ -604,12 +390,12 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
    */
   function startNext(port: Port, afterTx: boolean): void {
     const now = env.now();
-    const startNs = afterTx ? nextStartAfterTx(port, now) : now;
+    const startNs = afterTx ? port.nextStartAfterTx(now) : now;
     // Busy while choosing, so re-entrant kicks (a PFC decision or a CP frame on this very
     // port during dequeue) queue behind this frame instead of starting a second one.
     port.busy = true;
     let pkt: Packet;
-    if (port.pfcPendingMask !== 0) {
+    if (port.pfcOut.pendingMask !== 0) {
       pkt = buildPfcFrame(port);
     } else {
       const q = (port.nonEmptyMask >>> controlPrio) & 1 ? controlPrio : pickDataQueue(port);
@@ -622,44 +408,16 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     beginTx(port, pkt, startNs);
   }
 
-  /**
-   * Where the frame after a finished one starts. Back-to-back frames start where the previous one
-   * really ended (fractional ns), so rounding timers to whole ns never slows the port below its
-   * line rate. In real time the end-of-frame timer fires late by the host's scheduling lag;
-   * starting from `now` would lose that lag on every frame (a software port then runs at
-   * 85-90 % of its rate under load), so a late port catches up like the NIC does: from the exact
-   * end if work was waiting then, else from the first arrival after it.
-   */
-  function nextStartAfterTx(port: Port, now: number): number {
-    const endNs = port.txEndExactNs;
-    if (now - endNs < 1) return endNs;
-    if (port.lateArrivalNs === Number.POSITIVE_INFINITY || port.backlogAtLateArrival) return endNs;
-    return Math.min(port.lateArrivalNs, now);
-  }
-
   /** Put `pkt` on the wire of `port` from `startNs`; txDone runs when its last bit is out. */
   function beginTx(port: Port, pkt: Packet, startNs: number): void {
-    port.inFlight = pkt;
-    port.lateArrivalNs = Number.POSITIVE_INFINITY;
     port.txBytes += pkt.sizeBytes;
     port.txPackets++;
     if (pkt.kind === FrameKind.Cnm) port.cnmTx++;
-    // Serialisation time of the frame, kept for the next frame of the same size (the division
-    // is the costliest instruction of the hop; the cached value is the same expression).
-    if (pkt.sizeBytes !== port.serSizeBytes) {
-      port.serSizeBytes = pkt.sizeBytes;
-      port.serNs = (pkt.sizeBytes * 8e9) / port.rateBps;
-    }
-    const endNs = startNs + port.serNs;
-    port.txEndExactNs = endNs;
-    env.setTimer(Math.ceil(endNs - TIME_EPS_NS), port.onTxDone);
+    port.begin(pkt, startNs);
   }
 
   function txDone(port: Port): void {
-    const pkt = port.inFlight!;
-    port.inFlight = null;
-    port.busy = false;
-    env.send(port.index, pkt);
+    env.send(port.index, port.finish());
     if (port.busy) return;
     startNext(port, true);
   }
@@ -679,9 +437,9 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     port.queueBytesOf[q] -= s;
     port.queueBytes -= s;
     if (q === controlPrio || inPort < 0) {
-      usedBytes -= s;
+      mmu.releaseControl(s);
     } else {
-      release(inPort, q, s);
+      mmu.release(inPort, q, s);
       if (!ecnAtEnqueue && port.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
         maybeMark(port, pkt, port.queueBytesOf[q]);
       }
@@ -712,14 +470,14 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       qlenBytes: port.queueBytes,
       activeFlows: port.flows !== null ? port.flows.count(now) : 0,
     };
-    // The hop as the wire carries it (docs/wire.md §2), so virtual time sees what a real run
+    // The hop as the wire carries it (docs/wire.md, "INT stacks"), so virtual time sees what a real run
     // decodes; the real runtime encodes HPCC's stack with INT_MULTI 1, the quantizer's default.
     if (st.layout === 'mpcc') {
-      // MPCC stops writing after five hops (mpcc.md §2.2); nhop still counts.
+      // MPCC stops writing after five hops (docs/wire.md, "MPCC block"); nhop still counts.
       if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
     } else {
       const hop = quantizeHpccHop(raw);
-      // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (wire.md §10).
+      // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (docs/wire.md, "INT stacks").
       const slot = st.nhop % INT_MAX_HOPS;
       if (slot < st.hops.length) st.hops[slot] = hop;
       else st.hops.push(hop);
@@ -752,10 +510,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     queueBytesOf: (port, prio) =>
       checkPort(port) && isUint(prio, PRIOS - 1) ? ports[port].queueBytesOf[prio] : 0,
     ingressBytes: (port, prio) =>
-      checkPort(port) && isUint(prio, PRIOS - 1)
-        ? ingBytes[port * PRIOS + prio] + hdrmBytes[port * PRIOS + prio]
-        : 0,
-    pfcXoffBytes: (port) => (checkPort(port) ? xoffThreshold(port) : 0),
+      checkPort(port) && isUint(prio, PRIOS - 1) ? mmu.ingressBytes(port, prio) : 0,
+    pfcXoffBytes: (port) => (checkPort(port) ? mmu.xoffThreshold(port) : 0),
     inFlightBytesOf(port, prio) {
       if (!checkPort(port)) return 0;
       const f = ports[port].inFlight;
@@ -763,7 +519,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       return ((controlKindMask >>> f.kind) & 1 ? controlPrio : f.prio) === prio ? f.sizeBytes : 0;
     },
     egressPaused: (port, prio) =>
-      checkPort(port) && isUint(prio, PRIOS - 1) && ((ports[port].pausedMask >>> prio) & 1) === 1,
+      checkPort(port) && isUint(prio, PRIOS - 1) && ports[port].pause.paused(prio),
     activeFlows(port) {
       if (!checkPort(port)) return 0;
       const flows = ports[port].flows;
@@ -788,8 +544,6 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   function portCounters(): PortCounters[] {
     const now = env.now();
     return ports.map((p) => {
-      let pausedNs = p.pausedNsDone;
-      for (let n = 0; n < PRIOS; n++) if ((p.pausedMask >>> n) & 1) pausedNs += now - p.pauseStartNs[n];
       return {
         port: p.index,
         txBytes: p.txBytes,
@@ -798,13 +552,13 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         maxQueueBytes: p.maxQueueBytes,
         queueByteNs: p.queueByteNs + p.queueBytes * (now - p.queueSinceNs),
         ecnMarked: p.ecnMarked,
-        pfcPauseTx: p.pfcPauseTx,
-        pfcPauseRx: p.pfcPauseRx,
-        pausedNs,
+        pfcPauseTx: p.pfcOut.pauseTx,
+        pfcPauseRx: p.pause.pauseRx,
+        pausedNs: p.pause.pausedNs(now),
         drops: p.drops,
         cnmTx: p.cnmTx,
-        pfcResumeTx: p.pfcResumeTx,
-        pfcResumeRx: p.pfcResumeRx,
+        pfcResumeTx: p.pfcOut.resumeTx,
+        pfcResumeRx: p.pause.resumeRx,
         ingressDrops: p.ingressDrops,
         rxPackets: p.rxPackets,
         rxBytes: p.rxBytes,

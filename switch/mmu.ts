@@ -1,0 +1,214 @@
+/**
+ * The switch's shared-buffer MMU: per-ingress (port, priority) accounting in reserve, shared
+ * pool and PFC headroom, static or dynamic XOFF thresholds, and the XOFF/XON/refresh decisions
+ * of 802.1Qbb PFC. Semantics: docs/switch.md, "Shared-buffer MMU" and "PFC"; modelled on the
+ * HPCC ns-3 simulator's switch MMU (headroom and reserve set aside per ingress port).
+ *
+ * State is flat typed arrays indexed by (ingress port · 8 + priority). The MMU decides; the
+ * switch sends: `signal(port, prio, quanta)` asks for a PFC frame on `port` (quanta 0 = XON).
+ */
+import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import { pfcPauseQuanta, pfcRefreshNs } from '../src/port/pfc.js';
+import { PFC_PRIORITIES } from '../src/wire/pfc.js';
+import type { PfcConfig } from './api.js';
+
+const PRIOS = PFC_PRIORITIES;
+const NO_TIMER = -1;
+
+export interface MmuPort {
+  rateBps: number;
+  /** PFC headroom of this ingress port; default pfc.headroomBytes. */
+  pfcHeadroomBytes?: number;
+  /** Dynamic-threshold alpha of this ingress port; default pfc.dynamicAlpha. */
+  pfcAlpha?: number;
+}
+
+export type PfcSignal = (port: number, prio: number, quanta: number) => void;
+
+export class SharedBufferMmu {
+  /** Bytes in the physical buffer (data and control classes). */
+  usedBytes = 0;
+  /** Bytes charged to the shared pool (above the reserves, outside headroom). */
+  sharedUsedBytes = 0;
+  readonly pfcOn: boolean;
+  /** Pause time of our XOFF frames, quanta. */
+  readonly pauseQuanta: number;
+  readonly sharedPoolBytes: number;
+
+  private readonly bufferBytes: number;
+  private readonly dynamic: boolean;
+  private readonly staticBytes: number;
+  private readonly resumeOffsetBytes: number;
+  private readonly reserveBytes: number;
+  private readonly headroomOf: Float64Array;
+  private readonly alphaOf: Float64Array;
+  private readonly refreshNsOf: Float64Array;
+  private readonly ingBytes: Float64Array;
+  private readonly hdrmBytes: Float64Array;
+  private readonly xoff: Uint8Array;
+  private readonly refreshTimers: TimerId[];
+  private readonly refreshFns: (() => void)[] = [];
+
+  constructor(
+    private readonly env: FirmwareEnv,
+    bufferBytes: number,
+    pfc: PfcConfig,
+    ports: readonly MmuPort[],
+    private readonly signal: PfcSignal,
+  ) {
+    const nPorts = ports.length;
+    this.bufferBytes = bufferBytes;
+    this.pfcOn = pfc.enabled;
+    this.dynamic = pfc.dynamicAlpha !== null;
+    this.staticBytes = pfc.thresholdBytes;
+    this.resumeOffsetBytes = pfc.resumeOffsetBytes;
+    this.reserveBytes = pfc.reserveBytes ?? 0;
+    this.pauseQuanta = pfcPauseQuanta(pfc.pauseQuanta);
+    // Headroom and reserve are set aside per ingress port (not per port and priority), as the
+    // HPCC simulator counts them; headroom (HPCC: 3 × link BDP) and the dynamic alpha (HPCC:
+    // 2^-shift, larger on faster ports) may differ by port.
+    this.headroomOf = new Float64Array(nPorts);
+    this.alphaOf = new Float64Array(nPorts);
+    this.refreshNsOf = new Float64Array(nPorts);
+    let totalHeadroomBytes = 0;
+    ports.forEach((p, i) => {
+      this.headroomOf[i] = this.pfcOn ? (p.pfcHeadroomBytes ?? pfc.headroomBytes) : 0;
+      this.alphaOf[i] = p.pfcAlpha ?? pfc.dynamicAlpha ?? 0;
+      this.refreshNsOf[i] = pfcRefreshNs(this.pauseQuanta, p.rateBps);
+      totalHeadroomBytes += this.headroomOf[i];
+    });
+    this.sharedPoolBytes = Math.max(0, bufferBytes - totalHeadroomBytes - nPorts * this.reserveBytes);
+    this.ingBytes = new Float64Array(nPorts * PRIOS);
+    this.hdrmBytes = new Float64Array(nPorts * PRIOS);
+    this.xoff = new Uint8Array(nPorts * PRIOS);
+    this.refreshTimers = new Array<TimerId>(nPorts * PRIOS).fill(NO_TIMER);
+    for (let i = 0; i < nPorts * PRIOS; i++) {
+      const p = Math.floor(i / PRIOS);
+      const q = i % PRIOS;
+      this.refreshFns.push(() => this.onRefresh(p, q));
+    }
+  }
+
+  /** Control-class frames occupy the physical buffer only (queue 0 of the HPCC simulator). */
+  chargeControl(s: number): boolean {
+    if (this.usedBytes + s > this.bufferBytes) return false;
+    this.usedBytes += s;
+    return true;
+  }
+
+  releaseControl(s: number): void {
+    this.usedBytes -= s;
+  }
+
+  /** XOFF threshold on the shared bytes (above the reserve) of ingress port p, any priority. */
+  xoffThreshold(p: number): number {
+    if (!this.pfcOn) return Number.POSITIVE_INFINITY;
+    if (!this.dynamic) return this.staticBytes;
+    const free = this.sharedPoolBytes - this.sharedUsedBytes;
+    return free > 0 ? this.alphaOf[p] * free : 0;
+  }
+
+  /** Bytes ingress (p, q) holds, headroom included. */
+  ingressBytes(p: number, q: number): number {
+    const i = p * PRIOS + q;
+    return this.ingBytes[i] + this.hdrmBytes[i];
+  }
+
+  /** Ingress (p, q) has asked its peer to pause. */
+  inXoff(p: number, q: number): boolean {
+    return this.xoff[p * PRIOS + q] === 1;
+  }
+
+  /** Charge s bytes to ingress (p, q): reserve, then shared up to the threshold, then headroom. */
+  admit(p: number, q: number, s: number): boolean {
+    if (this.usedBytes + s > this.bufferBytes) return false;
+    const i = p * PRIOS + q;
+    const reserve = this.reserveBytes;
+    const before = this.ingBytes[i];
+    const sharedBefore = before > reserve ? before - reserve : 0;
+    const sharedAfter = before + s > reserve ? before + s - reserve : 0;
+    const toShared = sharedAfter - sharedBefore;
+    if (
+      toShared === 0 ||
+      (sharedAfter <= this.xoffThreshold(p) && this.sharedUsedBytes + toShared <= this.sharedPoolBytes)
+    ) {
+      this.ingBytes[i] = before + s;
+      this.sharedUsedBytes += toShared;
+    } else if (this.pfcOn && this.hdrmBytes[i] + s <= this.headroomOf[p]) {
+      this.hdrmBytes[i] += s;
+    } else {
+      return false;
+    }
+    this.usedBytes += s;
+    if (
+      this.pfcOn &&
+      this.xoff[i] === 0 &&
+      (this.hdrmBytes[i] > 0 || this.sharedOf(i) >= this.xoffThreshold(p))
+    )
+      this.setXoff(p, q);
+    return true;
+  }
+
+  /** Release s bytes of ingress (p, q) at dequeue: headroom first, then shared/reserve. */
+  release(p: number, q: number, s: number): void {
+    const i = p * PRIOS + q;
+    let rest = s;
+    const h = this.hdrmBytes[i];
+    if (h > 0) {
+      const take = Math.min(h, rest);
+      this.hdrmBytes[i] = h - take;
+      rest -= take;
+    }
+    if (rest > 0) {
+      const reserve = this.reserveBytes;
+      const before = this.ingBytes[i];
+      const after = before - rest;
+      this.ingBytes[i] = after;
+      this.sharedUsedBytes -=
+        (before > reserve ? before - reserve : 0) - (after > reserve ? after - reserve : 0);
+    }
+    this.usedBytes -= s;
+    if (this.xoff[i] === 1 && this.xonReady(p, i)) this.setXon(p, q);
+  }
+
+  private sharedOf(i: number): number {
+    const b = this.ingBytes[i];
+    return b > this.reserveBytes ? b - this.reserveBytes : 0;
+  }
+
+  private xonReady(p: number, i: number): boolean {
+    if (this.hdrmBytes[i] > 0) return false;
+    const shared = this.sharedOf(i);
+    return shared === 0 || shared + this.resumeOffsetBytes <= this.xoffThreshold(p);
+  }
+
+  private setXoff(p: number, q: number): void {
+    const i = p * PRIOS + q;
+    this.xoff[i] = 1;
+    this.refreshTimers[i] = this.env.setTimer(this.env.now() + this.refreshNsOf[p], this.refreshFns[i]);
+    this.signal(p, q, this.pauseQuanta);
+  }
+
+  private setXon(p: number, q: number): void {
+    const i = p * PRIOS + q;
+    this.xoff[i] = 0;
+    if (this.refreshTimers[i] !== NO_TIMER) {
+      this.env.cancelTimer(this.refreshTimers[i]);
+      this.refreshTimers[i] = NO_TIMER;
+    }
+    this.signal(p, q, 0);
+  }
+
+  /** Our XOFF is about to expire upstream: resume if we may, otherwise pause again. */
+  private onRefresh(p: number, q: number): void {
+    const i = p * PRIOS + q;
+    this.refreshTimers[i] = NO_TIMER;
+    if (this.xoff[i] === 0) return;
+    if (this.xonReady(p, i)) {
+      this.setXon(p, q);
+      return;
+    }
+    this.refreshTimers[i] = this.env.setTimer(this.env.now() + this.refreshNsOf[p], this.refreshFns[i]);
+    this.signal(p, q, this.pauseQuanta);
+  }
+}
