@@ -287,7 +287,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       cutThrough(op, q, pkt, inPort, now);
       return true;
     }
-    if (op.busy) op.noteArrival(now, op.queueBytes > 0 || op.pfcOut.pendingMask !== 0);
+    op.noteArrival(now);
     op.queues[q].push(pkt, inPort);
     op.nonEmptyMask |= 1 << q;
     op.queueBytesOf[q] += s;
@@ -332,6 +332,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   function queuePfc(port: Port, q: number, quanta: number): void {
     port.pfcOut.queue(q, quanta);
+    port.noteArrival(env.now());
     kick(port);
   }
 
@@ -414,6 +415,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     port.txPackets++;
     if (pkt.kind === FrameKind.Cnm) port.cnmTx++;
     port.begin(pkt, startNs);
+    if (port.queueBytes > 0 || port.pfcOut.pendingMask !== 0) port.workWaiting = true;
   }
 
   function txDone(port: Port): void {

@@ -66,7 +66,7 @@ export class PfcPause {
     let anyPause = false;
     for (let n = 0; n < PFC_PRIORITIES; n++) {
       if (((enable >>> n) & 1) === 0) continue;
-      const quanta = body.quanta[n];
+      const quanta = body.quanta[n] ?? 0;
       if (quanta > 0) anyPause = true;
       if ((this.exemptMask >>> n) & 1) continue;
       if (quanta === 0) this.lift(n, now);

@@ -23,12 +23,13 @@ export class TxPort {
   /** Exact (fractional) end of the current serialisation, ns. */
   txEndExactNs = 0;
   /**
-   * First arrival at this busy port after the current frame's exact end, and whether other work
-   * was already waiting then. Only a late end-of-frame timer (real time) leaves a gap between the
-   * two; in virtual time the timer fires within a nanosecond of the exact end.
+   * Whether work for the port was waiting by the current frame's exact end (queued behind it when
+   * it began, which the owner sets after `begin`, or arrived before its end), and the first
+   * arrival after that end. Only a late end-of-frame timer (real time) leaves a gap between the
+   * end and the timer; in virtual time the timer fires within a nanosecond of the exact end.
    */
+  workWaiting = false;
   lateArrivalNs = Number.POSITIVE_INFINITY;
-  backlogAtLateArrival = false;
   /** Serialisation time of a frame of serSizeBytes (a cache: the division is the hop's costliest instruction). */
   private serSizeBytes = -1;
   private serNs = 0;
@@ -40,15 +41,11 @@ export class TxPort {
     readonly rateBps: number,
   ) {}
 
-  /**
-   * Note that work arrived for this port at `now` while it was busy; `backlog` says whether other
-   * work was already waiting. Cheap enough to call on every arrival.
-   */
-  noteArrival(now: number, backlog: boolean): void {
-    if (this.busy && now > this.txEndExactNs && this.lateArrivalNs === Number.POSITIVE_INFINITY) {
-      this.lateArrivalNs = now;
-      this.backlogAtLateArrival = backlog;
-    }
+  /** Work for this port may have arrived at `now`; cheap enough to call on every arrival. */
+  noteArrival(now: number): void {
+    if (!this.busy) return;
+    if (now <= this.txEndExactNs) this.workWaiting = true;
+    else if (this.lateArrivalNs === Number.POSITIVE_INFINITY) this.lateArrivalNs = now;
   }
 
   /**
@@ -60,7 +57,7 @@ export class TxPort {
   nextStartAfterTx(now: number): number {
     const endNs = this.txEndExactNs;
     if (now - endNs < 1) return endNs;
-    if (this.lateArrivalNs === Number.POSITIVE_INFINITY || this.backlogAtLateArrival) return endNs;
+    if (this.workWaiting || this.lateArrivalNs === Number.POSITIVE_INFINITY) return endNs;
     return Math.min(this.lateArrivalNs, now);
   }
 
@@ -68,6 +65,7 @@ export class TxPort {
   begin(pkt: Packet, startNs: number): void {
     this.busy = true;
     this.inFlight = pkt;
+    this.workWaiting = false;
     this.lateArrivalNs = Number.POSITIVE_INFINITY;
     const size = pkt.sizeBytes;
     if (size !== this.serSizeBytes) {

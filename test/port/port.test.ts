@@ -52,20 +52,26 @@ describe('TxPort', () => {
     expect(port.nextStartAfterTx(81)).toBeCloseTo(80.08, 9);
   });
 
-  it('catches up after a late timer: from the exact end with a backlog, else from the first arrival', () => {
+  it('catches up after a late timer: from the exact end if work was waiting by then, else from the first arrival', () => {
     const w = makeWorld();
     const port = new TxPort(w.env, 100 * G);
     port.begin(frame(1_000), 0); // ends at 80 ns
-    port.noteArrival(50, false); // before the end: not late
-    expect(port.lateArrivalNs).toBe(Number.POSITIVE_INFINITY);
-    port.noteArrival(300, false);
-    port.noteArrival(400, true); // only the first late arrival counts
+    port.noteArrival(300);
+    port.noteArrival(400); // only the first late arrival counts
     expect(port.nextStartAfterTx(1_000)).toBe(300);
     port.begin(frame(1_000), 300); // ends at 380
-    port.noteArrival(500, true);
+    port.noteArrival(350); // arrived while the frame was on the wire
+    port.noteArrival(500);
     expect(port.nextStartAfterTx(1_000)).toBe(380);
-    port.begin(frame(1_000), 380); // ends at 460; nothing arrived
+    port.begin(frame(1_000), 380); // ends at 460, with work queued behind it
+    port.workWaiting = true;
+    port.noteArrival(600);
     expect(port.nextStartAfterTx(1_000)).toBe(460);
+    port.begin(frame(1_000), 460); // ends at 540; nothing arrived
+    expect(port.nextStartAfterTx(1_000)).toBe(540);
+    port.finish();
+    port.noteArrival(2_000); // idle: an arrival starts a frame itself
+    expect(port.lateArrivalNs).toBe(Number.POSITIVE_INFINITY);
   });
 });
 
