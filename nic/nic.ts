@@ -1,14 +1,16 @@
 /**
  * The NIC firmware (sans-IO): RC queue pairs over one port, a port scheduler with strict-priority
  * control frames and round-robin paced QPs, go-back-N reliability, PFC reception; the
- * congestion-control hooks are called by the CC host (cc-host.ts, docs/cc-api.md). Time, timers, randomness and the wire come only from
- * the injected FirmwareEnv.
+ * congestion-control hooks are called by the CC host (cc-host.ts, docs/cc-api.md). Time,
+ * timers, randomness and the wire come only from the injected FirmwareEnv.
  *
- * Serialisation is tracked in fractional ns (`busyUntilNs`, `nextAvailNs`) so back-to-back
- * frames and paced gaps keep their exact long-run rate; timers fire at the next integer ns.
+ * The transmitter is the TxPort the switch uses too (src/port/tx-port.ts). Serialisation and
+ * pacing are tracked in fractional ns (`txEndExactNs`, `nextAvailNs`) so back-to-back frames and
+ * paced gaps keep their exact long-run rate; timers fire at the next integer ns.
  */
 import type { FlowInfo, RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import { TxPort } from '../src/port/tx-port.js';
 import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
 import { isDataOpcode, isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
@@ -51,10 +53,8 @@ class NicImpl implements Nic {
   private readonly acks = new RingQueue<Packet>(64);
   private readonly ackPrio: number;
 
-  private txBusy = false;
-  private busyUntilNs = 0;
-  private txPkt: Packet | null = null;
-  private readonly onTxEndBound = () => this.onTxEnd();
+  /** The port's transmitter (src/port/tx-port.ts, shared with the switch). */
+  private readonly tx: TxPort;
   private inTrySend = false;
   private wakeTimer: TimerId | null = null;
   private wakeAtNs = Number.POSITIVE_INFINITY;
@@ -113,6 +113,8 @@ class NicImpl implements Nic {
     this.mtu = cfg.mtuBytes;
     this.ackEvery = Math.max(1, Math.floor(cfg.ackEveryPackets));
     this.nsPerBit = 1e9 / cfg.port.rateBps;
+    this.tx = new TxPort(env, cfg.port.rateBps);
+    this.tx.onTxDone = () => this.onTxEnd();
     this.ackPrio = cfg.ackPrio ?? cfg.controlPrio;
     if (!(this.rateBps > 0)) throw new Error(`nic ${cfg.name}: port rate must be > 0`);
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
@@ -338,7 +340,9 @@ class NicImpl implements Nic {
 
   /** Start the next frame if the port is idle (called at the end of every entry point). */
   private kick(): void {
-    if (!this.txBusy && !this.inTrySend) this.trySend(Math.max(this.env.now(), this.busyUntilNs));
+    const tx = this.tx;
+    if (tx.busy) tx.noteArrival(this.env.now());
+    else if (!this.inTrySend) this.trySend(Math.max(this.env.now(), tx.txEndExactNs));
   }
 
   private trySend(startNs: number): void {
@@ -360,6 +364,10 @@ class NicImpl implements Nic {
     }
     this.startTx(pkt, startNs);
     if (qp !== null) this.afterDataTx(qp, pkt, startNs);
+    // Work behind this frame (a paced QP too): after a late end-of-frame timer the next frame
+    // starts from this frame's exact end, not from the timer.
+    if (this.control.length > 0 || this.acks.length > 0 || this.ready.length > 0 || this.pacing.size > 0)
+      this.tx.workWaiting = true;
     this.inTrySend = false;
   }
 
@@ -393,19 +401,14 @@ class NicImpl implements Nic {
     pkt.ipId = this.ipId;
     this.ipId = (this.ipId + 1) & 0xffff;
     pkt.sizeBytes = emulatedSizeBytes(pkt);
-    this.txBusy = true;
-    this.txPkt = pkt;
-    this.busyUntilNs = startNs + pkt.sizeBytes * 8 * this.nsPerBit;
-    this.env.setTimer(Math.ceil(this.busyUntilNs - EPS_NS), this.onTxEndBound);
+    this.tx.begin(pkt, startNs);
   }
 
   private onTxEnd(): void {
-    const pkt = this.txPkt!;
-    this.txPkt = null;
-    this.txBusy = false;
+    const pkt = this.tx.finish();
     this.c.txBytes += pkt.sizeBytes;
     this.env.send(0, pkt);
-    if (!this.inTrySend) this.trySend(this.busyUntilNs);
+    if (!this.inTrySend) this.trySend(this.tx.nextStartAfterTx(this.env.now()));
   }
 
   private scheduleWake(startNs: number): void {
@@ -431,10 +434,10 @@ class NicImpl implements Nic {
   private onWake(): void {
     this.wakeTimer = null;
     this.wakeAtNs = Number.POSITIVE_INFINITY;
-    if (this.txBusy || this.inTrySend) return;
+    if (this.tx.busy || this.inTrySend) return;
     // Start at the exact (fractional) instant the wake was for, so paced gaps do not drift.
     const now = this.env.now();
-    this.trySend(Math.max(this.busyUntilNs, Math.min(this.wakeExactNs, now)));
+    this.trySend(Math.max(this.tx.txEndExactNs, Math.min(this.wakeExactNs, now)));
   }
 
   // -------------------------------------------------------------------------------------------
