@@ -10,6 +10,7 @@
  */
 import type { FlowInfo, RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import { PfcPause } from '../src/port/pfc.js';
 import { TxPort } from '../src/port/tx-port.js';
 import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
@@ -26,8 +27,6 @@ import { PacingHeap, RingQueue } from './sched.js';
 /** Float slack when comparing fractional-ns times computed along different paths. */
 const EPS_NS = 1e-3;
 const PRIORITIES = 8;
-/** PFC pause quantum: 512 bit times. */
-const PFC_QUANTUM_BITS = 512;
 /** DOCA's rate resolution (2^-20 of line rate) is our floor for a CC-requested rate. */
 const MIN_RATE_FRACTION = 2 ** -20;
 const DEFAULT_TRACE_CAPACITY = 4096;
@@ -42,7 +41,6 @@ class NicImpl implements Nic {
   private readonly rateBps: number;
   private readonly mtu: number;
   private readonly ackEvery: number;
-  private readonly nsPerBit: number;
 
   private readonly qps = new Map<number, Qp>();
   private readonly byRemote = new Map<string, Qp>();
@@ -61,9 +59,8 @@ class NicImpl implements Nic {
   private wakeExactNs = Number.POSITIVE_INFINITY;
   private readonly onWakeBound = () => this.onWake();
 
-  private readonly pausedUntilNs = new Float64Array(PRIORITIES).fill(Number.NEGATIVE_INFINITY);
-  private readonly pauseStartNs = new Float64Array(PRIORITIES).fill(Number.NaN);
-  private readonly pausedAccNs = new Float64Array(PRIORITIES);
+  /** PFC pauses received on the port (src/port/pfc.ts, shared with the switch); every class obeys. */
+  private readonly pause: PfcPause;
 
   private ipId = 0;
   private qpOrder = 0;
@@ -112,9 +109,10 @@ class NicImpl implements Nic {
     this.rateBps = cfg.port.rateBps;
     this.mtu = cfg.mtuBytes;
     this.ackEvery = Math.max(1, Math.floor(cfg.ackEveryPackets));
-    this.nsPerBit = 1e9 / cfg.port.rateBps;
     this.tx = new TxPort(env, cfg.port.rateBps);
     this.tx.onTxDone = () => this.onTxEnd();
+    this.pause = new PfcPause(env, cfg.port.rateBps);
+    this.pause.onResume = () => this.kick();
     this.ackPrio = cfg.ackPrio ?? cfg.controlPrio;
     if (!(this.rateBps > 0)) throw new Error(`nic ${cfg.name}: port rate must be > 0`);
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
@@ -127,7 +125,7 @@ class NicImpl implements Nic {
         setRate: (qp, rateBps, why) => this.setQpRate(qp, rateBps, why),
         setWindow: (qp, bytes, why) => this.setQpWindow(qp, bytes, why),
         sendCnp: (qp, fields) => this.queueCnp(qp, fields),
-        dataPaused: () => this.pausedUntilNs[this.cfg.dataPrio] > this.env.now(),
+        dataPaused: () => this.pause.paused(this.cfg.dataPrio),
         qp: (qpn) => this.qps.get(qpn),
         kick: () => this.kick(),
       },
@@ -208,14 +206,8 @@ class NicImpl implements Nic {
   }
 
   counters(): HostCounters {
-    const now = this.env.now();
-    let paused = 0;
-    for (let p = 0; p < PRIORITIES; p++) {
-      paused += this.pausedAccNs[p];
-      const start = this.pauseStartNs[p];
-      if (!Number.isNaN(start)) paused += Math.max(0, Math.min(now, this.pausedUntilNs[p]) - start);
-    }
-    return { ...this.c, pausedNs: Math.round(paused) };
+    const p = this.pause;
+    return { ...this.c, pfcPauseRx: p.pauseRx, pausedNs: p.pausedNs(this.env.now()) };
   }
 
   qpRateBps(qpn: number): number {
@@ -349,17 +341,18 @@ class NicImpl implements Nic {
     this.inTrySend = true;
     let pkt: Packet | null = null;
     let qp: Qp | null = null;
-    if (this.control.length > 0 && !(this.pausedUntilNs[this.cfg.controlPrio] > startNs)) {
+    const pause = this.pause;
+    if (this.control.length > 0 && !pause.paused(this.cfg.controlPrio)) {
       pkt = this.control.shift()!;
-    } else if (this.acks.length > 0 && !(this.pausedUntilNs[this.ackPrio] > startNs)) {
+    } else if (this.acks.length > 0 && !pause.paused(this.ackPrio)) {
       pkt = this.acks.shift()!;
-    } else if (!(this.pausedUntilNs[this.cfg.dataPrio] > startNs)) {
+    } else if (!pause.paused(this.cfg.dataPrio)) {
       qp = this.pickQp(startNs);
       if (qp !== null) pkt = this.buildData(qp);
     }
     if (pkt === null) {
       this.inTrySend = false;
-      this.scheduleWake(startNs);
+      this.scheduleWake();
       return;
     }
     this.startTx(pkt, startNs);
@@ -411,16 +404,10 @@ class NicImpl implements Nic {
     if (!this.inTrySend) this.trySend(this.tx.nextStartAfterTx(this.env.now()));
   }
 
-  private scheduleWake(startNs: number): void {
-    let at = Number.POSITIVE_INFINITY;
-    if (this.control.length > 0) at = Math.min(at, this.pausedUntilNs[this.cfg.controlPrio]);
-    if (this.acks.length > 0) at = Math.min(at, this.pausedUntilNs[this.ackPrio]);
-    if (this.ready.length > 0 || this.pacing.size > 0) {
-      const dataPausedUntil = this.pausedUntilNs[this.cfg.dataPrio];
-      if (dataPausedUntil > startNs) at = Math.min(at, dataPausedUntil);
-      else if (this.pacing.size > 0) at = Math.min(at, this.pacing.peek()!.nextAvailNs);
-    }
-    if (at === Number.POSITIVE_INFINITY) return;
+  /** Wake for the next paced QP; the end of a PFC pause restarts the port itself (onResume). */
+  private scheduleWake(): void {
+    if (this.pacing.size === 0 || this.pause.paused(this.cfg.dataPrio)) return;
+    const at = this.pacing.peek()!.nextAvailNs;
     const timerAt = Math.max(Math.ceil(at - EPS_NS), this.env.now());
     if (this.wakeTimer !== null) {
       if (this.wakeAtNs <= timerAt) return;
@@ -778,9 +765,6 @@ class NicImpl implements Nic {
       this.c.malformed++;
       return;
     }
-    const now = this.env.now();
-    const quantumNs = PFC_QUANTUM_BITS * this.nsPerBit;
-    let paused = false;
     for (let p = 0; p < PRIORITIES; p++) {
       if (((body.classEnable >> p) & 1) === 0) continue;
       const q = body.quanta[p] ?? 0;
@@ -788,25 +772,8 @@ class NicImpl implements Nic {
         this.c.malformed++;
         return;
       }
-      if (q > 0) {
-        this.pause(p, now, now + q * quantumNs);
-        paused = true;
-      } else if (this.pausedUntilNs[p] > now) {
-        this.pausedUntilNs[p] = now;
-      }
     }
-    if (paused) this.c.pfcPauseRx++;
-  }
-
-  private pause(p: number, now: number, untilNs: number): void {
-    if (!(this.pausedUntilNs[p] > now)) {
-      // A new pause interval: fold the previous, finished one into the total.
-      const start = this.pauseStartNs[p];
-      if (!Number.isNaN(start)) this.pausedAccNs[p] += this.pausedUntilNs[p] - start;
-      this.pauseStartNs[p] = now;
-    }
-    // A refresh replaces the remaining pause time (802.1Qbb), it does not add to it.
-    this.pausedUntilNs[p] = untilNs;
+    this.pause.receive(body, this.env.now());
   }
 }
 
