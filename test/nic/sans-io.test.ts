@@ -1,10 +1,55 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Firmware must reach time, timers, randomness and I/O only through FirmwareEnv (design §2).
+// Firmware (nic/, switch/, src/cc/ and the port models they share, src/port/) must reach time,
+// timers, randomness and I/O only through FirmwareEnv (docs/development.md, "Rules").
 const ROOT = join(import.meta.dirname, '..', '..');
-const DIRS = ['nic', 'src/cc'];
+const DIRS = ['nic', 'switch', 'src/cc', 'src/port'];
+
+/**
+ * What each firmware folder may import (docs/development.md, "Rules"): its own folder, the wire
+ * codecs, the FirmwareEnv contract, the CC plug-ins, the topology model and the shared port
+ * models. src/cc also reaches the switch's CP plug-in contract (its switch-side CPs are switch
+ * firmware) and the unit grammar (src/units, pure parsing) for its parameter schemas; the port
+ * models need only wire and env. The one package is zod (parameter schemas).
+ */
+const FIRMWARE_IMPORTS: Record<string, string[]> = {
+  nic: ['nic', 'src/wire', 'src/env', 'src/cc', 'src/topology', 'src/port'],
+  switch: ['switch', 'src/wire', 'src/env', 'src/cc', 'src/topology', 'src/port'],
+  'src/cc': [
+    'src/cc',
+    'src/wire',
+    'src/env',
+    'src/topology',
+    'src/port',
+    'switch/cp.ts',
+    'switch/flow-counter.ts',
+    'src/units',
+  ],
+  'src/port': ['src/port', 'src/wire', 'src/env'],
+};
+const FIRMWARE_PACKAGES = ['zod'];
+
+const IMPORT_RE = /\b(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/g;
+
+/** Import specifiers of `text` that break the rule for a file at `file` in firmware folder `dir`. */
+function badImports(dir: string, file: string, text: string): string[] {
+  const allowed = FIRMWARE_IMPORTS[dir];
+  const out: string[] = [];
+  for (const m of code(text).matchAll(IMPORT_RE)) {
+    const spec = m[1];
+    if (!spec.startsWith('.')) {
+      if (!FIRMWARE_PACKAGES.includes(spec)) out.push(spec);
+      continue;
+    }
+    const target = relative(ROOT, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+      .split(sep)
+      .join('/');
+    if (!allowed.some((a) => target === a || target.startsWith(`${a}/`))) out.push(spec);
+  }
+  return out;
+}
 const FORBIDDEN: [string, RegExp][] = [
   [
     'node: / built-in I/O import',
@@ -47,7 +92,12 @@ describe('sans-IO rule', () => {
     expect(files.some((f) => f.endsWith(join('cc', 'dcqcn', 'rp.ts')))).toBe(true);
   });
 
-  it('nic/ and src/cc/ use no clock, timer, randomness or I/O of their own', () => {
+  it('finds the switch and the port models', () => {
+    expect(files.some((f) => f.endsWith(join('switch', 'switch.ts')))).toBe(true);
+    expect(files.some((f) => f.endsWith(join('port', 'tx-port.ts')))).toBe(true);
+  });
+
+  it('nic/, switch/, src/cc/ and src/port/ use no clock, timer, randomness or I/O of their own', () => {
     const hits: string[] = [];
     for (const f of files) {
       const lines = code(readFileSync(f, 'utf8')).split('\n');
@@ -57,6 +107,36 @@ describe('sans-IO rule', () => {
       });
     }
     expect(hits).toEqual([]);
+  });
+
+  it('firmware imports only wire, env, cc, topology and the port models', () => {
+    const hits: string[] = [];
+    for (const dir of DIRS) {
+      for (const f of sources(join(ROOT, dir))) {
+        for (const spec of badImports(dir, f, readFileSync(f, 'utf8')))
+          hits.push(`${relative(ROOT, f)}: ${spec}`);
+      }
+    }
+    expect(hits).toEqual([]);
+  });
+
+  it('the import rule catches a runtime, stats or package import', () => {
+    const file = join(ROOT, 'switch', 'switch.ts');
+    const sample = [
+      "import { TxPort } from '../src/port/tx-port.js';",
+      "import type { Packet } from '../src/wire/packet.js';",
+      "import { ports } from '../src/runtime/virtual/engine.js';",
+      "import {\n  quantile,\n} from '../src/stats/fct.js';",
+      "export { createNic } from '../nic/nic.js';",
+      "import pino from 'pino';",
+      "// import { x } from '../src/cli/app.js';",
+    ].join('\n');
+    expect(badImports('switch', file, sample)).toEqual([
+      '../src/runtime/virtual/engine.js',
+      '../src/stats/fct.js',
+      '../nic/nic.js',
+      'pino',
+    ]);
   });
 
   it('the check itself catches a forbidden call', () => {
