@@ -11,6 +11,7 @@
 import type { FlowInfo, RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
 import { PfcPause } from '../src/port/pfc.js';
+import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
 import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
@@ -22,7 +23,7 @@ import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange 
 import { CcHost } from './cc-host.js';
 import { ackFrame, cnpFrame, copyInt, dataFrame, dataOpcode } from './frames.js';
 import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING, type SendMsg } from './qp.js';
-import { PacingHeap, RingQueue } from './sched.js';
+import { PacingHeap } from './sched.js';
 
 /** Float slack when comparing fractional-ns times computed along different paths. */
 const EPS_NS = 1e-3;
@@ -44,11 +45,11 @@ class NicImpl implements Nic {
 
   private readonly qps = new Map<number, Qp>();
   private readonly byRemote = new Map<string, Qp>();
-  private readonly ready = new RingQueue<Qp>(64);
+  private readonly ready = new Ring<Qp>(64);
   private readonly pacing = new PacingHeap<Qp>();
   /** CNPs (controlPrio) and ACK/NAKs (ackPrio): both ahead of data, CNPs first. */
-  private readonly control = new RingQueue<Packet>(64);
-  private readonly acks = new RingQueue<Packet>(64);
+  private readonly control = new Ring<Packet>(64);
+  private readonly acks = new Ring<Packet>(64);
   private readonly ackPrio: number;
 
   /** The port's transmitter (src/port/tx-port.ts, shared with the switch). */
@@ -82,7 +83,7 @@ class NicImpl implements Nic {
     outOfOrderRx: 0,
     duplicateRx: 0,
   };
-  private readonly trace: RingQueue<RateChange>;
+  private readonly trace: Ring<RateChange>;
   private readonly traceCapacity: number;
 
   /** Binds QPs to their algorithm's hooks and calls them (cc-host.ts). */
@@ -118,7 +119,7 @@ class NicImpl implements Nic {
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
       throw new Error(`nic ${cfg.name}: bad MTU ${cfg.mtuBytes}`);
     this.traceCapacity = Math.max(0, cfg.rateTraceCapacity ?? DEFAULT_TRACE_CAPACITY);
-    this.trace = new RingQueue<RateChange>(Math.min(1024, Math.max(16, this.traceCapacity)));
+    this.trace = new Ring<RateChange>(Math.min(1024, Math.max(16, this.traceCapacity)));
     this.cc = new CcHost(
       env,
       {

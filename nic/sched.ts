@@ -1,56 +1,8 @@
 /**
- * Data structures of the NIC's port scheduler: a FIFO ring for frames and ready QPs, and an
- * indexed min-heap of QPs waiting for their pacing time. Both are O(1)/O(log n) per operation
- * so a NIC with thousands of QPs never scans all of them per packet.
+ * The NIC's pacing heap: an indexed min-heap of QPs waiting for their pacing time, O(log n) per
+ * operation so a NIC with thousands of QPs never scans all of them per packet (the FIFOs of
+ * frames and ready QPs are the shared ring, src/port/ring.ts).
  */
-
-/** Growable circular FIFO. */
-export class RingQueue<T> {
-  private buf: (T | undefined)[];
-  private head = 0;
-  private size = 0;
-
-  constructor(capacity = 16) {
-    this.buf = new Array(capacity);
-  }
-
-  get length(): number {
-    return this.size;
-  }
-
-  push(v: T): void {
-    if (this.size === this.buf.length) this.grow();
-    this.buf[(this.head + this.size) % this.buf.length] = v;
-    this.size++;
-  }
-
-  shift(): T | undefined {
-    if (this.size === 0) return undefined;
-    const v = this.buf[this.head];
-    this.buf[this.head] = undefined;
-    this.head = (this.head + 1) % this.buf.length;
-    this.size--;
-    return v;
-  }
-
-  peek(): T | undefined {
-    return this.size === 0 ? undefined : this.buf[this.head];
-  }
-
-  /** Elements oldest first. */
-  toArray(): T[] {
-    const out: T[] = [];
-    for (let i = 0; i < this.size; i++) out.push(this.buf[(this.head + i) % this.buf.length] as T);
-    return out;
-  }
-
-  private grow(): void {
-    const next: (T | undefined)[] = new Array(this.buf.length * 2);
-    for (let i = 0; i < this.size; i++) next[i] = this.buf[(this.head + i) % this.buf.length];
-    this.buf = next;
-    this.head = 0;
-  }
-}
 
 /** What the pacing heap needs from a QP. */
 export interface HeapItem {

@@ -13,6 +13,7 @@
  */
 import type { FirmwareEnv } from '../src/env/env.js';
 import { PfcOutbox, PfcPause } from '../src/port/pfc.js';
+import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
 import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
 import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
@@ -26,7 +27,6 @@ import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
 import { SharedBufferMmu } from './mmu.js';
-import { PacketRing } from './ring.js';
 import { RouteLookup } from './route-lookup.js';
 
 const PRIOS = PFC_PRIORITIES;
@@ -44,7 +44,8 @@ function lowestBit(x: number): number {
 
 /** An egress port: its transmitter (TxPort), its eight queues, PFC state and counters. */
 class Port extends TxPort {
-  readonly queues: PacketRing[] = [];
+  /** Queue q: frames, each with its ingress port beside it (-1 for CP frames) for the MMU. */
+  readonly queues: Ring<Packet>[] = [];
   readonly queueBytesOf = new Float64Array(PRIOS);
   queueBytes = 0;
   /** Bit q set when queue q holds a frame. */
@@ -86,7 +87,7 @@ class Port extends TxPort {
     controlPrio: number,
   ) {
     super(env, rateBps);
-    for (let q = 0; q < PRIOS; q++) this.queues.push(new PacketRing());
+    for (let q = 0; q < PRIOS; q++) this.queues.push(new Ring<Packet>());
     this.pause = new PfcPause(env, rateBps, 1 << controlPrio);
     this.ecnOn = ecn.enabled !== false;
     this.kminBytes = ecn.kminBytes;
@@ -369,7 +370,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     let q = port.drrQueue;
     for (;;) {
       if ((eligible >>> q) & 1) {
-        const size = port.queues[q].peek().sizeBytes;
+        const size = port.queues[q].peek()!.sizeBytes;
         if (size <= port.deficitBytes[q]) {
           port.deficitBytes[q] -= size;
           return q;
@@ -426,8 +427,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   function dequeue(port: Port, q: number): Packet {
     const ring = port.queues[q];
-    const inPort = ring.peekTag();
-    const pkt = ring.shift();
+    const inPort = ring.peekKey();
+    const pkt = ring.shift()!;
     if (ring.length === 0) {
       port.nonEmptyMask &= ~(1 << q);
       port.deficitBytes[q] = 0;

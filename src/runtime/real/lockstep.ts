@@ -122,7 +122,7 @@ export class LockstepScheduler<F> implements TimerService {
       );
       return;
     }
-    this.rx[port].push(stampNs, frame);
+    this.rx[port].push(frame, stampNs);
     if (stampNs > promised) this.channelNs[port] = stampNs;
     this.schedule();
   }
@@ -181,7 +181,7 @@ export class LockstepScheduler<F> implements TimerService {
     let t = this.queue.peekTime();
     for (let p = 0; p < this.rx.length; p++) {
       const r = this.rx[p];
-      if (r.count > 0 && r.headTime() < t) t = r.headTime();
+      if (r.length > 0 && r.peekKey() < t) t = r.peekKey();
     }
     return t;
   }
@@ -205,7 +205,7 @@ export class LockstepScheduler<F> implements TimerService {
   /** Queued frames not yet due. */
   get queuedFrames(): number {
     let n = 0;
-    for (const r of this.rx) n += r.count;
+    for (const r of this.rx) n += r.length;
     return n;
   }
 
@@ -214,7 +214,7 @@ export class LockstepScheduler<F> implements TimerService {
     return {
       lastEventNs: this.lastNs,
       nextTimerNs: this.queue.peekTime(),
-      nextFrameNs: this.rx.map((r) => (r.count > 0 ? r.headTime() : null)),
+      nextFrameNs: this.rx.map((r) => (r.length > 0 ? r.peekKey() : null)),
       channelNs: [...this.channelNs],
       knownEndBoundNs: this.knownEndBoundNs,
       capNs: this.capNs,
@@ -266,8 +266,8 @@ export class LockstepScheduler<F> implements TimerService {
         let ft = Number.POSITIVE_INFINITY;
         for (let p = 0; p < rx.length; p++) {
           const r = rx[p];
-          if (r.count > 0 && r.headTime() < ft) {
-            ft = r.headTime();
+          if (r.length > 0 && r.peekKey() < ft) {
+            ft = r.peekKey();
             fp = p;
           }
         }
@@ -298,7 +298,7 @@ export class LockstepScheduler<F> implements TimerService {
           const fn = queue.pop()!;
           fn();
         } else {
-          this.opts.deliver(this.portOrdered[fp], rx[fp].shift());
+          this.opts.deliver(this.portOrdered[fp], rx[fp].shift()!);
         }
       }
     } catch (err) {

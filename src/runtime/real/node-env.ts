@@ -396,12 +396,12 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     const ring = this.rings[port];
-    if (ring.count >= MAX_HELD_FRAMES) {
+    if (ring.length >= MAX_HELD_FRAMES) {
       this.counters.heldDrops++;
       return;
     }
-    ring.push(now + link.delayNs, buf);
-    if (ring.count === 1) ring.timer = this.timers.setTimer(now + link.delayNs, this.ringFires[port]);
+    ring.push(buf, now + link.delayNs);
+    if (ring.length === 1) ring.timer = this.timers.setTimer(now + link.delayNs, this.ringFires[port]);
   }
 
   /** Send a runtime-level frame (clock sync) on `port` now, always in Geneve. */
@@ -604,8 +604,8 @@ export class RealNodeEnv implements FirmwareEnv {
     ring.timer = null;
     const link = this.links[port];
     const now = this.timers.now();
-    while (ring.count > 0 && ring.headTime() <= now) this.transmit(link, ring.shift());
-    if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.ringFires[port]);
+    while (ring.length > 0 && ring.peekKey() <= now) this.transmit(link, ring.shift()!);
+    if (ring.length > 0) ring.timer = this.timers.setTimer(ring.peekKey(), this.ringFires[port]);
   }
 
   /** Send a sequenced datagram, kept for a resend the peer may ask for (resendFrom). */
@@ -870,15 +870,15 @@ export class RealNodeEnv implements FirmwareEnv {
     const stamp = stampNs;
     if (stamp !== null) this.counters.stampedFrames++;
     const ring = this.rxRings[link.port];
-    if (stamp !== null && (ring.count > 0 || stamp > this.timers.clock.now())) {
+    if (stamp !== null && (ring.length > 0 || stamp > this.timers.clock.now())) {
       // Early (the usual case: the sender did not hold it for the link delay): into this port's
       // delay line, delivered by a timer at its stamp, in order with every other event.
-      if (ring.count >= MAX_HELD_FRAMES) {
+      if (ring.length >= MAX_HELD_FRAMES) {
         this.counters.heldDrops++;
         return;
       }
-      ring.push(stamp, pkt);
-      if (ring.count === 1) ring.timer = this.timers.setTimer(stamp, this.rxFires[link.port]);
+      ring.push(pkt, stamp);
+      if (ring.length === 1) ring.timer = this.timers.setTimer(stamp, this.rxFires[link.port]);
       return;
     }
     // Late or unstamped: now, or at the stamp if that is still after the last event.
@@ -892,11 +892,11 @@ export class RealNodeEnv implements FirmwareEnv {
   private fireRx(port: number): void {
     const ring = this.rxRings[port];
     ring.timer = null;
-    if (ring.count === 0) return;
+    if (ring.length === 0) return;
     // Due at its stamp rounded up to whole ns: later than that, an event of a late frame came first.
-    this.countLate(this.timers.now() - ring.headTime() - 1);
-    this.deliverTo(port, ring.shift());
-    if (ring.count > 0) ring.timer = this.timers.setTimer(ring.headTime(), this.rxFires[port]);
+    this.countLate(this.timers.now() - ring.peekKey() - 1);
+    this.deliverTo(port, ring.shift()!);
+    if (ring.length > 0) ring.timer = this.timers.setTimer(ring.peekKey(), this.rxFires[port]);
   }
 
   private countLate(lateNs: number): void {
@@ -928,8 +928,8 @@ export class RealNodeEnv implements FirmwareEnv {
   /** Frames still held for propagation delay. */
   get heldFrames(): number {
     let n = 0;
-    for (const r of this.rings) n += r.count;
-    for (const r of this.rxRings) n += r.count;
+    for (const r of this.rings) n += r.length;
+    for (const r of this.rxRings) n += r.length;
     return n;
   }
 
