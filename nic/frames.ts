@@ -1,7 +1,7 @@
 /**
  * Builders of the frames the NIC originates. Every field the wire codecs need for a bit-exact
- * frame is filled here (wire.md §2-§7); `id`, `ipId` and `sizeBytes` are set when the frame
- * starts serialising (nic.ts), since telemetry may still be added before that.
+ * frame is filled here (docs/wire.md, "The standard frame"); `id`, `ipId` and `sizeBytes` are
+ * set when the frame starts serialising (nic.ts), since telemetry may still be added before that.
  */
 import { PSN_MASK } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
@@ -82,7 +82,7 @@ export function copyInt(int: IntStack): IntStack {
   return { layout: int.layout, nhop: int.nhop, hops: int.hops.map((h) => ({ ...h })) };
 }
 
-/** RoCEv2 CNP (wire.md §7): BECN set, DestQP = the sender's QPN, PSN 0, 16 zero bytes. */
+/** RoCEv2 CNP (docs/wire.md, "CNP body"): BECN set, DestQP = the sender's QPN, PSN 0, 16 zero bytes. */
 export function cnpFrame(a: FrameAddr, prio: number, fields: CnpPayload | undefined): Packet {
   const pkt = addressed(a, FrameKind.Cnp, prio, CNP_DSCP);
   pkt.opcode = Opcode.Cnp;

@@ -1,6 +1,7 @@
 /**
- * The FirmwareEnv of one real-runtime node (design §2-§4): the dilated, sync-corrected real clock,
- * batched real timers, and one UDP socket that carries every port's frames.
+ * The FirmwareEnv of one real-runtime node (docs/realtime.md: time dilation, clock sync,
+ * overlay): the dilated, sync-corrected real clock, batched real timers, and one UDP socket that
+ * carries every port's frames.
  *
  * Sending: firmware calls send(port, pkt) when the frame's last bit left the port at its emulated
  * line rate (the firmware paces itself on the emulated clock, so serialisation needs nothing
