@@ -70,7 +70,7 @@ export interface QpSetup {
   qpn: number;
   remoteQpn: number;
   remoteIp: number;
-  /** UDP source port (ECMP entropy), constant per QP (wire.md §3). */
+  /** UDP source port (ECMP entropy), constant per QP (docs/wire.md §1.3 UDP). */
   srcPort: number;
   path: QpPathInfo;
   /** Overrides the host default CC for this QP. */

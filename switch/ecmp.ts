@@ -2,7 +2,7 @@
  * ECMP next-hop choice: a Murmur3-style 32-bit hash of the RoCEv2 5-tuple (srcIp, dstIp,
  * protocol 17, UDP srcPort, UDP dstPort 4791), seeded with the switch's salt. The same flow
  * always hashes to the same port (no reordering); distinct UDP source ports (the per-QP
- * entropy, wire.md §3) spread over the equal-cost set.
+ * entropy, docs/wire.md §1.3 UDP) spread over the equal-cost set.
  */
 
 const ROCE_UDP_PORT = 4791;

@@ -1,6 +1,7 @@
 /**
- * ACK Extended Transport Header, 4 bytes: syndrome (8) · MSN (24) (wire.md §6), and helpers to
- * build and classify syndromes: ACK with a credit code, RNR NAK with a timer code, NAK with a code.
+ * ACK Extended Transport Header, 4 bytes: syndrome (8) · MSN (24) (docs/wire.md §1.5 RETH, AETH, ImmDt), and
+ * helpers to build and classify syndromes: ACK with a credit code, RNR NAK with a timer code, NAK with a
+ * code.
  */
 import { readU24, writeU24 } from './bytes.js';
 import { type DecodeError, decodeError } from './errors.js';

@@ -1,4 +1,4 @@
-/** InfiniBand Base Transport Header, 12 bytes (wire.md §4), and 24-bit PSN arithmetic. */
+/** InfiniBand Base Transport Header, 12 bytes (docs/wire.md §1.4 BTH), and 24-bit PSN arithmetic. */
 import { readU16, readU24, writeU16, writeU24 } from './bytes.js';
 import { type DecodeError, decodeError } from './errors.js';
 import type { Packet } from './packet.js';

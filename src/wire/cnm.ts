@@ -1,5 +1,5 @@
 /**
- * SRCC congestion notification message body (srcc.md §2.5), 56 bytes big-endian, carried in an
+ * SRCC congestion notification message body (docs/wire.md §1.9 CNM), 56 bytes big-endian, carried in an
  * L2 frame with EtherType 0x22E7 (the 802.1Qau CNM EtherType; the body is ours, not QCN's).
  *
  *   0 ver:4=1 kind:4=1 | 1 flags | 2 flowId u16 | 4 targetRateKbps u32 | 8 cpId u32 | 12 nHops u8

@@ -1,5 +1,6 @@
 /**
- * RoCEv2 CNP body: the 16 reserved bytes after the BTH (wire.md §7), with our two extensions:
+ * RoCEv2 CNP body: the 16 reserved bytes after the BTH (docs/wire.md §1.6 CNP body), with our two
+ * extensions:
  * - DCQCN+ CNP period τ ("DCQCN+: Taming Large-scale Incast Congestion in RDMA over Ethernet
  *   Networks"; docs/algorithms/dcqcn-plus.md): u32 big-endian ns in reserved bytes 0-3, 0 = "no τ".
  * - Dolce-RC ideal-mode ECN count (docs/algorithms/dolce-rc.md): min(count, 127) in BTH resv7; the exact count
@@ -25,7 +26,7 @@ export interface CnpPayload {
   bthResv7?: number;
 }
 
-/** DSCP and ECN a ConnectX-4 Lx puts on its CNPs (wire.md §7, [hw]). */
+/** DSCP and ECN a ConnectX-4 Lx puts on its CNPs (docs/wire.md §1.6 CNP body, from a capture). */
 export const CNP_DSCP = 48;
 export const CNP_ECN = 2;
 

@@ -123,7 +123,7 @@ function runtimeOptionsBytes(opts: EncapsulateOptions): number {
   return n;
 }
 
-/** Stamp first (docs/wire.md §3), then link sequence, then promise. */
+/** Stamp first (docs/wire.md §3 Geneve options), then link sequence, then promise. */
 function writeRuntimeOptions(buf: Uint8Array, off: number, opts: EncapsulateOptions): number {
   let p = off;
   if (opts.arrivalNs !== undefined) {

@@ -7,7 +7,7 @@ export const EtherType = {
   Vlan: 0x8100,
   /** IEEE 802.3 MAC Control (PAUSE, PFC). */
   MacControl: 0x8808,
-  /** 802.1Qau congestion notification message; SRCC reuses it for its CNM (srcc.md §2.5). */
+  /** 802.1Qau congestion notification message; SRCC reuses it for its CNM (docs/wire.md §1.9 CNM). */
   Cnm: 0x22e7,
   /** IEEE 802 "local experimental EtherType 1": our runtime clock-sync frames. */
   Sync: 0x88b5,

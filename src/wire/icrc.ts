@@ -1,5 +1,5 @@
 /**
- * RoCEv2 invariant CRC over IPv4 (wire.md §8): CRC-32 of
+ * RoCEv2 invariant CRC over IPv4 (docs/wire.md §1.7 ICRC): CRC-32 of
  *   8 × 0xFF (masked LRH) · IPv4 header with ToS, TTL, checksum = 1s · UDP header with checksum = 1s
  *   · BTH with byte 4 = 0xFF · everything after the BTH up to the ICRC field,
  * stored least-significant byte first. Masked fields are the ones switches rewrite in flight.

@@ -1,5 +1,5 @@
 /**
- * HPCC's INT stack in the layout of the HPCC ns-3 simulator (wire.md §10), 42 bytes:
+ * HPCC's INT stack in the layout of the HPCC ns-3 simulator (docs/wire.md §2.1 HPCC layout), 42 bytes:
  * five 64-bit hop words, each stored little-endian, then nhop as u16 little-endian.
  *
  * Hop word, from the least significant bit (GCC bitfield order on x86-64):

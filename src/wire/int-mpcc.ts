@@ -1,5 +1,5 @@
 /**
- * MPCC's INT block (mpcc.md §2.2), 32 bytes, all big-endian:
+ * MPCC's INT block (docs/wire.md §2.2 MPCC block), 32 bytes, all big-endian:
  *   nhop u16 · 5 × { q: u32 bytes queued at the egress port, n: u16 active flows }
  * Stamping saturates instead of wrapping: only the first five switches write a slot, later ones
  * only count (unlike HPCC, which overwrites slot 0). Only qlenBytes and activeFlows travel; the

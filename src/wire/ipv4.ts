@@ -1,11 +1,14 @@
-/** IPv4 header (20 bytes, no options: the RoCEv2 ICRC is only defined for IHL 5, wire.md §2). */
+/** IPv4 header (20 bytes, no options: the RoCEv2 ICRC is only defined for IHL 5, docs/wire.md §1.2 IPv4). */
 import { readU16, readU32, writeU16, writeU32 } from './bytes.js';
 import { type DecodeError, decodeError } from './errors.js';
 import type { Ecn } from './packet.js';
 
 export const IPV4_BYTES = 20;
 export const IP_PROTO_UDP = 17;
-/** Flags/fragment word with only DF set: what RoCE NICs send (wire.md §2, [hw]). */
+/**
+ * Flags/fragment word with only DF set: what RoCE NICs send (docs/wire.md §1.2 IPv4; a ConnectX-4 Lx
+ * capture).
+ */
 export const IPV4_FLAGS_DF = 0x4000;
 
 export interface Ipv4Header {
@@ -117,7 +120,7 @@ export function decodeIpv4(buf: Uint8Array, off = 0): Ipv4Header | DecodeError {
 
 /**
  * What a congested, routing switch does to a frame in flight: ECT(0|1) → CE, TTL − 1, checksum
- * fixed. The ICRC stays valid because ToS, TTL and checksum are masked out of it (wire.md §2).
+ * fixed. The ICRC stays valid because ToS, TTL and checksum are masked out of it (docs/wire.md §1.7 ICRC).
  * Returns false (and changes nothing) for Not-ECT, which RFC 3168 drops instead of marking.
  */
 export function markCeInPlace(buf: Uint8Array, ipOff: number, decrementTtl = true): boolean {

@@ -1,7 +1,7 @@
 /**
- * Which extension headers a BTH opcode carries (wire.md §5) and how an opcode + AETH syndrome
- * map onto FrameKind. We decode RC and UC SEND/RDMA WRITE, the RC Acknowledge and the RoCEv2
- * CNP; other opcodes (READ, atomics, UD) have no FrameKind and are rejected as unknown.
+ * Which extension headers a BTH opcode carries (docs/wire.md §1.4 BTH, opcode table) and how an opcode + AETH
+ * syndrome map onto FrameKind. We decode RC and UC SEND/RDMA WRITE, the RC Acknowledge and the RoCEv2 CNP;
+ * other opcodes (READ, atomics, UD) have no FrameKind and are rejected as unknown.
  */
 import { Opcode } from './opcodes.js';
 import { FrameKind } from './packet.js';

@@ -1,4 +1,4 @@
-/** BTH opcodes used by rocelab (wire.md §5). Transport bits 7..5: 000 RC, 001 UC, 011 UD, 100 CNP. */
+/** BTH opcodes used by rocelab (docs/wire.md §1.4 BTH). Transport bits 7..5: 000 RC, 001 UC, 011 UD, 100 CNP. */
 export const Opcode = {
   SendFirst: 0x00,
   SendMiddle: 0x01,
@@ -16,7 +16,7 @@ export const Opcode = {
   Cnp: 0x81,
 } as const;
 
-/** AETH syndromes (wire.md §6). */
+/** AETH syndromes (docs/wire.md §1.5 RETH, AETH, ImmDt). */
 export const Syndrome = {
   /** ACK with credit code 31 = no end-to-end credit information. */
   AckNoCredit: 0x1f,

@@ -50,7 +50,7 @@ export interface Aeth {
 }
 
 /**
- * One switch hop of the HPCC-layout INT stack (wire.md §10). Values are kept decoded, in
+ * One switch hop of the HPCC-layout INT stack (docs/wire.md §2.1 HPCC layout). Values are kept decoded, in
  * natural units; the codec applies the 128-/80-byte units, the modulo wraps and `multi`.
  */
 export interface IntHop {
@@ -68,14 +68,17 @@ export interface IntHop {
 
 /** INT stack requested by the sender and stamped by switches, echoed back in ACKs. */
 export interface IntStack {
-  /** Wire layout: HPCC's 42-byte stack (wire.md §10) or MPCC's 32-byte block (mpcc.md §2.2). */
+  /**
+   * Wire layout: HPCC's 42-byte stack (docs/wire.md §2.1 HPCC layout) or MPCC's 32-byte block (§2.2 MPCC
+   * block).
+   */
   layout: 'hpcc' | 'mpcc';
   /** Number of switches that pushed a hop (may exceed hops.length; HPCC keeps slot nhop % 5). */
   nhop: number;
   hops: IntHop[];
 }
 
-/** Body of a switch congestion notification (SRCC spec §2.5). */
+/** Body of a switch congestion notification (docs/wire.md §1.9 CNM). */
 export interface CnmBody {
   flags: number;
   flowId: number;

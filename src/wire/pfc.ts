@@ -1,5 +1,5 @@
 /**
- * IEEE 802.1Qbb priority flow control (wire.md §9): MAC Control frame, opcode 0x0101, class-enable
+ * IEEE 802.1Qbb priority flow control (docs/wire.md §1.8 PFC): MAC Control frame, opcode 0x0101, class-enable
  * vector, eight u16 pause times in quanta of 512 bit times, zero padding to the 60-byte minimum.
  */
 import { readU16, writeU16 } from './bytes.js';

@@ -34,9 +34,9 @@ import { createExt } from './packet-factory.js';
 export const ROCELAB_OPTION_CLASS = 0xfff0;
 
 export const OptionType = {
-  /** HPCC INT stack, 42 bytes (wire.md §10) + 2 zero bytes. */
+  /** HPCC INT stack, 42 bytes (docs/wire.md §2.1 HPCC layout) + 2 zero bytes. */
   HpccInt: 0x01,
-  /** MPCC INT block, 32 bytes (mpcc.md §2.2). */
+  /** MPCC INT block, 32 bytes (docs/wire.md §2.2 MPCC block). */
   MpccInt: 0x02,
   /** Per-slot active-flow counts for an HPCC stack: 5 × u16 + 2 zero bytes. */
   HpccActiveFlows: 0x03,

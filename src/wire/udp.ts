@@ -1,4 +1,4 @@
-/** UDP header and its IPv4 pseudo-header checksum (RoCEv2 senders put 0, wire.md §3). */
+/** UDP header and its IPv4 pseudo-header checksum (RoCEv2 senders put 0, docs/wire.md §1.3 UDP). */
 import { readU16, writeU16 } from './bytes.js';
 import { type DecodeError, decodeError } from './errors.js';
 

@@ -13,7 +13,7 @@ function cnpSends(b: ReturnType<typeof bench>): number[] {
 }
 
 describe('NIC notification point (CNP generation)', () => {
-  it('sends at most one CNP per QP per minimum interval, and builds it per wire.md §7', () => {
+  it('sends at most one CNP per QP per minimum interval, and builds it per docs/wire.md §1.6 CNP body', () => {
     const b = bench({ cnpMinIntervalNs: 50_000, mutate: markAll });
     const [qpn, qpnB] = b.connect(1);
     b.send(qpn, 1, 3_000_000); // ≈ 255 µs of CE-marked data at 100 Gbit/s

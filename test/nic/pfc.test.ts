@@ -5,7 +5,7 @@ import { ROCE_FIXED_BYTES } from '../../src/wire/size.js';
 import { bench, CONTROL_PRIO, DATA_PRIO, serNs, type WireRecord } from './harness.js';
 
 const RATE_BPS = 100e9;
-/** One pause quantum = 512 bit times: 5.12 ns at 100 Gbit/s (wire.md §9). */
+/** One pause quantum = 512 bit times: 5.12 ns at 100 Gbit/s (docs/wire.md §1.8 PFC). */
 const QUANTUM_NS = (512 * 1e9) / RATE_BPS;
 const DATA_SER_NS = serNs(1000 + ROCE_FIXED_BYTES, RATE_BPS);
 

@@ -14,7 +14,7 @@ defaults:
 `;
 
 describe('virtual runtime mechanics (stub firmware)', () => {
-  it('RoCEv2 source port follows the Linux convention (wire.md §3 vector)', () => {
+  it('RoCEv2 source port follows the Linux convention (docs/wire.md §1.3 UDP; golden vector)', () => {
     expect(rocev2SrcPort(0x0011a2, 0x0022b3)).toBe(55407);
     expect(rocev2SrcPort(0x0022b3, 0x0011a2)).toBe(55407);
   });

@@ -32,10 +32,10 @@ describe.each(['hpcc', 'mpcc'] as const)('INT stamping (%s layout)', (layout) =>
     const hops = data.map((s) => s.pkt.int!.hops[0]);
     for (const s of data) expect(s.pkt.int!.nhop).toBe(1);
     for (const s of data) expect(s.pkt.int!.hops).toHaveLength(1);
-    // Flow 0 leaves at once; the ACK (66 B) jumps the data queue after it. The port's exact
-    // state: time 0, 86, 166, 246 ns; sent 0, 1066, 2066, 3066 B; queued 0, 2000, 1000, 0 B.
-    // The stamp is what the wire carries (wire.md §2): HPCC floors sent bytes to 128-B units and
-    // the queue to 80-B units; MPCC carries only the queue and the flow count.
+    // Flow 0 leaves at once; the ACK (66 B) jumps the data queue after it. The port's exact state: time 0,
+    // 86, 166, 246 ns; sent 0, 1066, 2066, 3066 B; queued 0, 2000, 1000, 0 B. The stamp is what the wire
+    // carries (docs/wire.md §2 INT stacks): HPCC floors sent bytes to 128-B units and the queue to 80-B
+    // units; MPCC carries only the queue and the flow count.
     if (layout === 'hpcc') {
       expect(hops.map((h) => h.timeNs)).toEqual([0, 86, 166, 246]);
       expect(hops.map((h) => h.txBytes)).toEqual([0, 8 * 128, 16 * 128, 23 * 128]);

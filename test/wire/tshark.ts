@@ -43,7 +43,10 @@ export function tsharkFields(
 
 const hex6 = (v: number) => `0x${v.toString(16).padStart(6, '0')}`;
 
-/** What tshark 4.0 prints for these fields, derived from our Packet and frame (wire.md §11). */
+/**
+ * What tshark 4.0 prints for these fields, derived from our Packet and frame (docs/wire.md §8 What tshark
+ * shows).
+ */
 export function predictedTsharkFields(pkt: Packet, frame: Uint8Array): Record<string, string> {
   if (pkt.kind === FrameKind.Pfc) {
     const f: Record<string, string> = {

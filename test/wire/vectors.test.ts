@@ -1,6 +1,7 @@
 /**
- * Golden vectors from the independent implementation (shared/vectors, wire.md §12): every frame
- * decodes to the listed fields, and encoding those fields gives back the exact bytes, ICRC included.
+ * Golden vectors from the independent implementation (the vector files test/wire/shared.ts loads;
+ * docs/wire.md, introduction): every frame decodes to the listed fields, and encoding those fields gives back
+ * the exact bytes, ICRC included.
  */
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../../src/wire/bytes.js';

@@ -7,7 +7,7 @@ import type { IntHop } from '../../wire/packet.js';
 /** The INT fields HPCC reads (an IntHop without MPCC's activeFlows). */
 export type HpccHop = Pick<IntHop, 'lineRateBps' | 'timeNs' | 'txBytes' | 'qlenBytes'>;
 
-/** The INT timestamp wraps every 2^24 ns (24-bit field, wire.md §10). */
+/** The INT timestamp wraps every 2^24 ns (24-bit field, docs/wire.md §2.1 HPCC layout). */
 export const INT_TIME_MODULO = 2 ** 24;
 /** txBytes is carried in 20 bits of 128·multi-byte units. */
 export function intBytesModulo(intMulti: number): number {

@@ -28,7 +28,7 @@ export const IDLE_TIMER = 1;
 
 /** The ACK frame the path RTT of QpPathInfo charges per link (topology/path.ts). */
 const RTT_ACK_BYTES = 66;
-/** The RCC-TS extension every RCC data packet carries (wire.md §4). */
+/** The RCC-TS extension every RCC data packet carries (docs/wire.md §3 Geneve options, type 0x10). */
 const TS_EXT_BYTES = 8;
 
 /** Bytes on the link of a full-size RCC data frame (headers, ICRC, FCS, timestamp). */

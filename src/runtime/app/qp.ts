@@ -4,7 +4,7 @@
 export const FIRST_QPN = 0x100;
 
 /**
- * RoCEv2 UDP source port of a connection, the Linux convention (wire.md §3,
+ * RoCEv2 UDP source port of a connection, the Linux convention (docs/wire.md §1.3 UDP,
  * rdma_get_udp_sport with a zero flow label): symmetric in the two QPNs, in 0xC000..0xFFFF.
  */
 export function rocev2SrcPort(lqpn: number, rqpn: number): number {
