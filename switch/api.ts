@@ -71,7 +71,7 @@ export interface SwitchConfig {
   controlPrio: number;
   /**
    * Seed salt for ECMP hashing. The HPCC simulator salts with the switch's node id
-   * (baselines.md §1.2); one salt for every switch polarises multi-tier fabrics (every tier
+   * (docs/topologies.md "Routing and ECMP"); one salt for every switch polarises multi-tier fabrics (every tier
    * makes the same choice), so builders should pass a per-switch value.
    */
   ecmpSeed: number;

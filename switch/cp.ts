@@ -45,7 +45,7 @@ export interface SwitchCpIo {
   /**
    * (added) Bytes of the frame `port` is serialising right now when it came from priority queue
    * `prio`, else 0. `queueBytesOf` excludes that frame (it left the queue at dequeue); SRCC's
-   * egress queue length includes it (srcc.md §3.3).
+   * egress queue length includes it (docs/algorithms/srcc.md "Switch side": Q_e).
    */
   inFlightBytesOf(port: number, prio: number): number;
   /** (added) True while priority `prio` of egress `port` is paused by a PFC frame from its peer. */

@@ -1,6 +1,7 @@
 /**
- * Per-egress-port active-flow counter (MPCC App. A.1, mpcc.md §4 item 2): a flow counts while
- * its last data packet entered the port's queue at most `windowNs` ago.
+ * Per-egress-port active-flow counter (MPCC thesis, Zheng 2024, App. A.1; docs/algorithms/mpcc.md
+ * "Signals", active-flow counter): a flow counts while its last data packet entered the port's
+ * queue at most `windowNs` ago.
  *
  * With `minBytes` > 0 a flow counts only once more than `minBytes` bytes of it have entered the
  * queue since it was last (re)inserted, i.e. since it appeared or came back after `windowNs` of
@@ -10,8 +11,8 @@
  * to), instead of `windowNs` after its last packet.
  *
  * Flows are keyed exactly by (srcIp, dstIp, UDP srcPort, BTH destQp) — the RoCEv2 form of the
- * thesis' 4-tuple, since the UDP destination port is always 4791 (mpcc.md §8 item 13) — so
- * there are no hash collisions. Expiry is lazy (mpcc.md §3.11): entries sit on a list ordered
+ * thesis' 4-tuple, since the UDP destination port is always 4791 (docs/algorithms/mpcc.md "Signals") — so
+ * there are no hash collisions. Expiry is lazy (no timer per flow): entries sit on a list ordered
  * by last-seen time and the stale ones are evicted from its head whenever the port touches or
  * reads the counter. That is deterministic, needs no timer events and costs O(1) amortised.
  * Storage is typed arrays (a chained hash table plus the LRU links), so a packet allocates nothing.
