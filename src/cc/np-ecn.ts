@@ -1,8 +1,8 @@
 /**
- * The standard RoCEv2 notification point: a CNP back to the sender QP when CE-marked data
- * arrives, at most one per `intervalNs` per QP (DCQCN paper §II-B-2, dcqcn-plus.md §2.2).
- * On real NICs this is firmware, not user code (doca-pcc-model.md §3.1); the NIC uses it for
- * algorithms without an NP of their own, and algorithms can reuse it with their parameters.
+ * The standard RoCEv2 notification point: a CNP back to the sender QP when CE-marked data arrives, at most
+ * one per `intervalNs` per QP (DCQCN, Zhu et al., SIGCOMM'15; as DCQCN+ §II-B-2 restates it). On real NICs
+ * this is firmware, not user code (NVIDIA DOCA PCC); the NIC uses it for algorithms without an NP of their
+ * own, and algorithms can reuse it with their parameters.
  */
 import { Ecn, type Packet } from '../wire/packet.js';
 import type { NpAlgorithm, NpIo } from './types.js';

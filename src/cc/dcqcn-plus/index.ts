@@ -2,7 +2,7 @@
  * DCQCN+ (Gao et al., "DCQCN+: Taming Large-scale Incast Congestion in RDMA over Ethernet
  * Networks"): the receiver serves its congested flows round-robin and writes the traversal period
  * τ into every CNP; the sender stretches its recovery timers to λ·max{τ, M/R_C} and increases in
- * steps proportional to its own rate. Spec: shared/papers/dcqcn-plus.md; see
+ * steps proportional to its own rate. See
  * docs/algorithms/dcqcn-plus.md.
  */
 import type { CcAlgorithm } from '../types.js';

@@ -1,6 +1,7 @@
 /**
  * DCQCN+ arithmetic as small pure functions (rates in bit/s, times in ns), unit-tested against
- * hand-computed values. Equation numbers are the DCQCN+ paper's (dcqcn-plus.md §3.5).
+ * hand-computed values. Equation numbers are the DCQCN+ paper's
+ * (Gao et al., 2018, §IV-B-3, Eqs. 12-23).
  */
 
 export type Phase = 'fr' | 'ai' | 'hi';
@@ -114,9 +115,10 @@ export interface IncreaseResult {
 }
 
 /**
- * One rate-timer expiry that is not PFC-paused (§3.5), `s` = S after its increment:
- * FR (18), AI (19)-(20) or HI (21)-(22), then both rates clamped to line rate (spec P11: the
- * paper never clamps; R_C is averaged with the unclamped R_T, as §3.5's pseudo-code does).
+ * One rate-timer expiry that is not PFC-paused (DCQCN+ §IV-B-3), `s` = S after its increment: FR (18),
+ * AI (19)-(20) or HI (21)-(22), then both rates clamped to line rate (P11 in
+ * docs/algorithms/dcqcn-plus.md: the paper never clamps; R_C is averaged with the unclamped R_T, as
+ * in its "Reaction point").
  */
 export function increaseOnTimer(
   s: number,

@@ -1,6 +1,6 @@
 /**
- * DCQCN+ parameters (dcqcn-plus.md §3.7). Schema defaults are the paper's values where it gives
- * one and the spec's marked choices ([ours]) where it does not; docs/algorithms/dcqcn-plus.md
+ * DCQCN+ parameters. Schema defaults are the paper's values where it gives one and our choices
+ * ([ours]) where it does not; docs/algorithms/dcqcn-plus.md
  * lists the source of each.
  */
 import { z } from 'zod';
@@ -79,9 +79,10 @@ export const dcqcnPlusParams = z.object({
 export type DcqcnPlusParams = z.output<typeof dcqcnPlusParams>;
 
 export const dcqcnPlusProfiles: Record<string, Partial<DcqcnPlusParams>> = {
-  // dcqcn-plus.md §3.7 as is.
+  // The defaults as docs/algorithms/dcqcn-plus.md "Parameters" lists them.
   paper: {},
-  // The spec's more robust alternative reading of the 50 µs gate (P4): timers never below DCQCN's.
+  // The more robust alternative reading of the 50 µs gate (P4 in docs/algorithms/dcqcn-plus.md): timers never
+  // below DCQCN's.
   'gate-always': { timerGate: 'always' },
 };
 

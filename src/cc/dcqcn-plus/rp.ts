@@ -1,5 +1,5 @@
 /**
- * DCQCN+ reaction point (sender NIC, per QP; dcqcn-plus.md §3.5): the DCQCN cut on a CNP, then
+ * DCQCN+ reaction point (sender NIC, per QP; DCQCN+ §IV-B-3): the DCQCN cut on a CNP, then
  * timer-only recovery driven by one state counter S, with both timer periods derived from the CNP
  * period τ carried by the CNP and the flow's own rate (Eqs. 16-17).
  *

@@ -1,6 +1,7 @@
 /**
- * DCQCN (Zhu et al., SIGCOMM'15) with two parameter profiles: `paper` (dcqcn-plus.md §2) and
- * `hpcc-sim` (the HPCC ns-3 simulator's CX4-style variant, baselines.md §2, the default).
+ * DCQCN (Zhu et al., SIGCOMM'15) with two parameter profiles: `paper` (the paper's machine) and
+ * `hpcc-sim` (the HPCC ns-3 simulator's CX4-style variant, the default;
+ * docs/algorithms/dcqcn.md).
  * See docs/algorithms/dcqcn.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';

@@ -1,7 +1,7 @@
 /**
  * DCQCN's rate arithmetic as small pure functions (rates in bit/s), shared by both machines and
  * unit-tested against hand-computed trajectories. Equation numbers are the DCQCN+ paper's
- * numbering of the original DCQCN (dcqcn-plus.md §2.3).
+ * numbering of the original DCQCN (Gao et al., 2018, §II-B, Eqs. 1-10).
  */
 
 export type IncreasePhase = 'fr' | 'ai' | 'hi';
@@ -28,9 +28,9 @@ export function alphaDecay(alpha: number, g: number, periods: number): number {
 }
 
 /**
- * One increase event of the paper machine (§2.3 `increaseEvent`): `timerCount`/`byteCount` are
- * T and BC after this event's increment. FR while both are below F, HI when both exceed F
- * (step i·R_HAI with i = min(T, BC) − F), AI otherwise; both rates are clamped to line rate.
+ * One increase event of the paper machine (docs/algorithms/dcqcn.md "Paper machine"):
+ * `timerCount`/`byteCount` are T and BC after this event's increment. FR while both are below F, HI when both
+ * exceed F (step i·R_HAI with i = min(T, BC) − F), AI otherwise; both rates are clamped to line rate.
  */
 export function paperIncrease(
   rcBps: number,
@@ -59,8 +59,8 @@ export function paperIncrease(
 }
 
 /**
- * One rate-increase timer event of the HPCC simulator's machine (baselines.md §2), `stage` =
- * increases since the last cut before this one: FR below F, one AI at F, HAI above.
+ * One rate-increase timer event of the HPCC simulator's machine (docs/algorithms/dcqcn.md "HPCC-simulator
+ * machine"), `stage` = increases since the last cut before this one: FR below F, one AI at F, HAI above.
  */
 export function hpccSimIncrease(
   rcBps: number,

@@ -1,8 +1,7 @@
 /**
- * DCQCN parameters. Schema defaults are the DCQCN paper's (dcqcn-plus.md §2.5, Zhu et al.
- * SIGCOMM'15 Table/§ values at 40 Gbps); the `hpcc-sim` profile is the HPCC ns-3 simulator's
- * run.py `dcqcn` preset (baselines.md §0, §2), which is the default "DCQCN" of HPCC/RCC-style
- * papers and therefore our default profile.
+ * DCQCN parameters. Schema defaults are the DCQCN paper's (Zhu et al. SIGCOMM'15 Table/§ values at 40 Gbps;
+ * docs/algorithms/dcqcn.md "Parameters"); the `hpcc-sim` profile is the HPCC ns-3 simulator's run.py `dcqcn`
+ * preset, which is the default "DCQCN" of HPCC/RCC-style papers and therefore our default profile.
  */
 import { z } from 'zod';
 import { bool, bytes, durationNs, int, oneOf, rateBps, real } from '../params.js';
@@ -70,9 +69,9 @@ export const dcqcnParams = z.object({
 export type DcqcnParams = z.output<typeof dcqcnParams>;
 
 export const dcqcnProfiles: Record<string, Partial<DcqcnParams>> = {
-  // Schema defaults: dcqcn-plus.md §2 (R_min = R_l/10000 per its pitfall P15).
+  // Schema defaults: the DCQCN paper's (R_min = R_l/10000, P15 in docs/algorithms/dcqcn.md).
   paper: {},
-  // run.py `dcqcn` at --bw 100 (baselines.md §0 and §2 parameter table).
+  // run.py `dcqcn` at --bw 100 (docs/algorithms/dcqcn.md "Parameters").
   'hpcc-sim': {
     machine: 'hpcc-sim',
     alpha0: 1,

@@ -23,7 +23,7 @@ interface Common {
   cnps: number;
 }
 
-/** Paper machine (dcqcn-plus.md §2.3-2.4). */
+/** Paper machine (docs/algorithms/dcqcn.md "Paper machine"). */
 export interface PaperState extends Common {
   machine: 'paper';
   /** α as of `alphaAnchorNs` (the last CNP); it decays one step per alphaPeriodNs after that. */
@@ -37,7 +37,7 @@ export interface PaperState extends Common {
   rateTimerArmed: boolean;
 }
 
-/** HPCC simulator machine (baselines.md §2). */
+/** HPCC simulator machine (docs/algorithms/dcqcn.md "HPCC-simulator machine"). */
 export interface HpccSimState extends Common {
   machine: 'hpcc-sim';
   alpha: number;
@@ -165,7 +165,9 @@ export function paperOnRateTimer(s: PaperState, p: DcqcnParams, io: RpIo): void 
   }
 }
 
-/** Byte counter (§2.3): `wireBytes` of a data packet that left the NIC. */
+/**
+ * Byte counter (docs/algorithms/dcqcn.md "Paper machine"): `wireBytes` of a data packet that left the NIC.
+ */
 export function paperOnTx(s: PaperState, p: DcqcnParams, io: RpIo, wireBytes: number): void {
   // At line rate every increase is a no-op and the next CNP resets the counters anyway.
   if (!s.ccActive || p.byteCounterBytes <= 0 || atLineRate(s)) return;

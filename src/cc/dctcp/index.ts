@@ -1,7 +1,7 @@
 /**
  * DCTCP (Alizadeh et al., SIGCOMM'10) as the HPCC ns-3 simulator runs it in RoCE hardware:
  * rate-based with a BDP window, per-ACK ECN echo, α-proportional cut once per window
- * (baselines.md §5). See docs/algorithms/dctcp.md.
+ * See docs/algorithms/dctcp.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';
 import type { CcAlgorithm } from '../types.js';

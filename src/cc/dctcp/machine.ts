@@ -1,4 +1,7 @@
-/** DCTCP's arithmetic (Alizadeh et al. SIGCOMM'10 in the rate form of baselines.md §5). */
+/**
+ * DCTCP's arithmetic (Alizadeh et al. SIGCOMM'10 in the rate form of the HPCC ns-3 simulator;
+ * docs/algorithms/dctcp.md "Algorithm").
+ */
 
 /** α ← (1 − g)·α + g·F with F = min(1, marked/packets) of the window that just ended. */
 export function dctcpAlpha(alpha: number, g: number, markedAcks: number, windowPackets: number): number {

@@ -1,6 +1,6 @@
 /**
- * DCTCP parameters: the HPCC ns-3 simulator's hardware-style DCTCP (run.py `dctcp`,
- * baselines.md §5). The switches must mark with a step at K (run.py: Kmin = Kmax = 30·bw/10 KB
+ * DCTCP parameters: the HPCC ns-3 simulator's hardware-style DCTCP (run.py `dctcp`). The switches
+ * must mark with a step at K (run.py: Kmin = Kmax = 30·bw/10 KB
  * = 300 KB at 100 G, Pmax = 1): that is scenario configuration, see docs/algorithms/dctcp.md.
  */
 import { z } from 'zod';

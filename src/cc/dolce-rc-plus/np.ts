@@ -1,5 +1,5 @@
 /**
- * Dolce-RC+ notification point (paper §VI-A workflow steps 2-3; dolce-rc.md §3.4 "Receiver"):
+ * Dolce-RC+ notification point (paper §VI-A workflow steps 2-3):
  * counts the packets and CE marks of each message, and the ACK the NIC sends for a message's
  * last packet echoes the sender's stamp (MAB iteration, arm, first departure, message id) with
  * the message's bytes, CE count and packet count (Fig. 7b; exact counts, the sender computes

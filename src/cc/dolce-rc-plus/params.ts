@@ -1,6 +1,6 @@
 /**
- * Dolce-RC+ parameters (dolce-rc.md §3.4-3.5): DR-UCB's constants are the paper's (§V-A); K, the
- * capacity C and the ideal-MCT base RTT are [ours] (the paper gives none of them).
+ * Dolce-RC+ parameters (docs/algorithms/dolce-rc.md "Dolce-RC+"): DR-UCB's constants are the paper's (§V-A);
+ * K, the capacity C and the ideal-MCT base RTT are [ours] (the paper gives none of them).
  */
 import { z } from 'zod';
 import { bool, durationNs, rateBps, real } from '../params.js';

@@ -1,5 +1,5 @@
 /**
- * Dolce-RC+'s arms and reward (paper Definitions 3-4, Eq. 5; dolce-rc.md §3.4) as pure functions.
+ * Dolce-RC+'s arms and reward (paper Definitions 3-4, Eq. 5) as pure functions.
  */
 
 /** Definition 3: r_i = C / 2^(K−1−i), ascending. */
@@ -9,7 +9,7 @@ export function armRatesBps(arms: number, capacityBps: number): number[] {
 
 /**
  * ideal_MCT [ours]: the unloaded time at line rate, bytes·8/C plus the path's base RTT. It does
- * not depend on the arm, so slow arms are penalised (spec §8 item 16).
+ * not depend on the arm, so slow arms are penalised (docs/algorithms/dolce-rc.md "Choices", item 16).
  */
 export function idealMctNs(msgBytes: number, capacityBps: number, baseRttNs: number): number {
   return (msgBytes * 8e9) / capacityBps + baseRttNs;

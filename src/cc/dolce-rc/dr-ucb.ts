@@ -1,5 +1,5 @@
 /**
- * DR-UCB, the bandit of Dolce-RC and Dolce-RC+ (paper Alg. 1; dolce-rc.md §3.2): discounted UCB
+ * DR-UCB, the bandit of Dolce-RC and Dolce-RC+ (paper Alg. 1, §III-B): discounted UCB
  * (Garivier & Moulines) with a forced-exploration slot in which arm r is played at every
  * iteration t with t mod ⌊K/ε⌋ = r < K. The schedule is deterministic, so the bandit needs no
  * randomness at all; ties go to the lowest index.

@@ -1,9 +1,9 @@
 /**
- * The DCQCN rate machine Dolce-RC keeps (dolce-rc.md §3.3.2), in the form of the public ns-3
- * DCQCN code the paper used for its baseline (bobzhuyb/ns3-rdma `qbb-net-device.cc`, spec ref
- * [22]): a cut on every CNP, then fast recovery, additive and hyper increase driven by a rate
- * timer T and a byte counter B. Dolce-RC's two changes are the cut (Eq. 1: R_T = β·R_C instead
- * of R_T = R_C) and a constant α taken from the bandit's arm instead of DCQCN's α dynamics.
+ * The DCQCN rate machine Dolce-RC keeps (docs/algorithms/dolce-rc.md "Rate machine"), in the form of the
+ * public ns-3 DCQCN code the paper used for its baseline (bobzhuyb/ns3-rdma `qbb-net-device.cc`, paper ref
+ * [22]): a cut on every CNP, then fast recovery, additive and hyper increase driven by a rate timer T and a
+ * byte counter B. Dolce-RC's two changes are the cut (Eq. 1: R_T = β·R_C instead of R_T = R_C) and a constant
+ * α taken from the bandit's arm instead of DCQCN's α dynamics.
  *
  * Pure functions over a small mutable record, unit-tested against AC3's trajectories. Rates in
  * bit/s.

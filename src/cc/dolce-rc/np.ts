@@ -1,10 +1,9 @@
 /**
- * Dolce-RC notification point (dolce-rc.md §3.3.2 "Receiver"). Ideal mode: CE-marked data
- * packets are counted, and the count since the previous CNP rides in the CNP (7-bit BTH reserved
- * field, saturating at 127, and exactly in the `ecnCount` extension), at most one CNP per
- * τ_CNP per QP; a mark inside the hold-off is sent when it ends, so no mark goes uncounted.
- * Actual mode (the hardware prototype): a bare CNP for a CE packet whenever ≥ 1 µs has passed
- * since the previous one.
+ * Dolce-RC notification point (paper §IV-B.1; docs/algorithms/dolce-rc.md "ECN-ratio estimators"). Ideal
+ * mode: CE-marked data packets are counted, and the count since the previous CNP rides in the CNP (7-bit BTH
+ * reserved field, saturating at 127, and exactly in the `ecnCount` extension), at most one CNP per τ_CNP per
+ * QP; a mark inside the hold-off is sent when it ends, so no mark goes uncounted. Actual mode (the hardware
+ * prototype): a bare CNP for a CE packet whenever ≥ 1 µs has passed since the previous one.
  */
 import { cnpResv7OfEcnCount } from '../../wire/cnp.js';
 import { Ecn, type Packet } from '../../wire/packet.js';

@@ -1,16 +1,15 @@
 /**
- * Dolce-RC parameters (dolce-rc.md §3.5). DR-UCB's constants are the paper's (§V-A); the rate
- * machine's are the ns-3 DCQCN code the paper used ([22]); the arm values, Q_MIN and the
- * actual-mode cut spacing are the spec's [ours] choices. Profiles: `s1` (default arm set),
- * `wide` (the spec's wider experimental set), `hardware` (S1 with the prototype's CNP ÷ Tx-slot
- * ECN estimator, §IV-B.1 "actual case").
+ * Dolce-RC parameters (docs/algorithms/dolce-rc.md "Parameters"). DR-UCB's constants are the paper's (§V-A);
+ * the rate machine's are the ns-3 DCQCN code the paper used ([22]); the arm values, Q_MIN and the actual-mode
+ * cut spacing are our [ours] choices. Profiles: `s1` (default arm set), `wide` (a wider experimental set),
+ * `hardware` (S1 with the prototype's CNP ÷ Tx-slot ECN estimator, §IV-B.1 "actual case").
  */
 import { z } from 'zod';
 import { bool, bytes, durationNs, int, oneOf, rateBps, real } from '../params.js';
 
 export type Arm = readonly [alpha: number, beta: number];
 
-/** S1 [ours]: α doubling with β, bracketing DCQCN's fluid steady-state α (spec §3.3.1). */
+/** S1 [ours]: α doubling with β, bracketing DCQCN's fluid steady-state α (arms: paper Definition 1). */
 export const ARMS_S1: readonly Arm[] = [
   [1 / 16, 0.95],
   [1 / 8, 1.0],
@@ -18,7 +17,7 @@ export const ARMS_S1: readonly Arm[] = [
   [1 / 2, 1.1],
 ];
 
-/** The spec's "wide" alternative (§3.3.1), for experiments. */
+/** The "wide" alternative arm set (paper Definition 1), for experiments. */
 export const ARMS_WIDE: readonly Arm[] = [
   [1 / 8, 0.875],
   [1 / 4, 1.0],

@@ -1,8 +1,8 @@
 /**
- * Dolce-RC reaction point (dolce-rc.md §3.3.2, paper Alg. 2): the ns3-rdma DCQCN machine with
- * Eq. (1)-(2) on every CNP, α and β taken from the arm DR-UCB chose, and the bandit advanced at
- * every *qualified* CNP (≥ Q_MIN after the previous qualified one) with the reward of Eq. (4),
- * 1 − marked/sent over the window that CNP closes.
+ * Dolce-RC reaction point (paper Alg. 2; docs/algorithms/dolce-rc.md "Rate machine"): the ns3-rdma DCQCN
+ * machine with Eq. (1)-(2) on every CNP, α and β taken from the arm DR-UCB chose, and the bandit advanced at
+ * every *qualified* CNP (≥ Q_MIN after the previous qualified one) with the reward of Eq. (4), 1 −
+ * marked/sent over the window that CNP closes.
  *
  * All state is per QP and lives as long as the QP, so learning carries across its messages and
  * flows. The rate timer stops once R_C is at line rate: R_T keeps growing in [22] but nothing
@@ -120,7 +120,8 @@ export function onCnp(s: DolceRcState, pkt: Packet, p: DolceRcParams, io: RpIo):
   s.cnps++;
   let why = 'cnp';
   if (!s.winOpen) {
-    // The first CNP only anchors the window: before it α and β have no effect (spec §8 item 6).
+    // The first CNP only anchors the window: before it α and β have no effect (docs/algorithms/dolce-rc.md
+    // "Choices", item 6).
     s.winOpen = true;
     s.lastQualifiedNs = now;
     selectArm(s, p, io);

@@ -2,7 +2,7 @@
  * HPCC (Li et al., SIGCOMM'19): switches stamp per-hop INT (timestamp, txBytes, queue length,
  * line rate) on data packets, the receiver echoes it in every ACK, and the sender computes the
  * most loaded hop's utilisation U and moves its rate/window toward U = η. Rate form of the HPCC
- * ns-3 simulator (baselines.md §3). See docs/algorithms/hpcc.md.
+ * ns-3 simulator. See docs/algorithms/hpcc.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';
 import type { CcAlgorithm } from '../types.js';

@@ -1,5 +1,5 @@
 /**
- * HPCC's arithmetic as pure functions (baselines.md §3; Li et al. SIGCOMM'19 Algorithm 1 in
+ * HPCC's arithmetic as pure functions (Li et al. SIGCOMM'19 Algorithm 1 in
  * the rate form of the ns-3 simulator). Rates in bit/s, times in ns, sizes in bytes.
  */
 import type { IntHop } from '../../wire/packet.js';

@@ -1,6 +1,6 @@
 /**
  * HPCC parameters. Schema defaults are the HPCC ns-3 simulator's run.py `hp` preset at
- * `--bw 100` with the README's `--hpai 50` (baselines.md §0, §3, §8); the `paper` profile is the
+ * `--bw 100` with the README's `--hpai 50`; the `paper` profile is the
  * SIGCOMM'19 paper's setting (maxStage = 5). See docs/algorithms/hpcc.md.
  */
 import { z } from 'zod';
@@ -59,7 +59,7 @@ export type HpccParams = z.output<typeof hpccParams>;
 export const hpccProfiles: Record<string, Partial<HpccParams>> = {
   // Schema defaults: run.py `hp` at --bw 100 --hpai 50 (what the HPCC paper's figures ran).
   'hpcc-sim': {},
-  // Li et al. SIGCOMM'19 §3.3/§5: maxStage 5, η 95% ([M] in baselines.md §3).
+  // Li et al. SIGCOMM'19 §3.3/§5: maxStage 5, η 95%.
   paper: { maxStage: 5 },
 };
 

@@ -1,5 +1,6 @@
 /**
- * One MPCC control step per ACK as pure functions over a per-flow state (mpcc.md §3.3–3.10):
+ * One MPCC control step per ACK as pure functions over a per-flow state (thesis §3.2-§4.5,
+ * eqs. 3.3-4.17; docs/algorithms/mpcc.md "Model and controller"):
  * Algorithm 1 (the hop with the largest INT queue) with the zero-queue policy, the model
  * parameters of that step (D, Δt, B, W_fair, τ), the delay-compensated state Q̄ (eq. 3.7, a
  * ring of past B·(W − W_fair)), the constrained MPC (mpc.ts) and the applied window and pacing
@@ -9,10 +10,10 @@
 import { type MpcPath, type MpcScratch, mpcScratch, solveMpc } from './mpc.js';
 import type { MpccParams } from './params.js';
 
-/** Slots written by a switch in the INT block (mpcc.md §2.2). */
+/** Slots written by a switch in the INT block (docs/wire.md §2.2 MPCC block). */
 export const MPCC_INT_SLOTS = 5;
 
-/** Static facts of the flow's path the model needs (from topology, mpcc.md §2.1 last row). */
+/** Static facts of the flow's path the model needs (from topology; docs/algorithms/mpcc.md "Signals"). */
 export interface MpccPath {
   /** R_in,max: the sender NIC's line rate, bit/s. */
   nicRateBps: number;
@@ -136,7 +137,10 @@ function hopRate(path: MpccPath, h: number): number {
   return r !== undefined && r > 0 ? r : path.nicRateBps;
 }
 
-/** Pacing rate of the model (mpcc.md §3.10): R_in,max·W/P within [R_in,max·W_floor/P, R_in,max]. */
+/**
+ * Pacing rate of the model ([OURS], docs/algorithms/mpcc.md "Parameters"): R_in,max·W/P within
+ * [R_in,max·W_floor/P, R_in,max].
+ */
 export function modelRateBps(windowBytes: number, path: MpccPath, p: MpccParams): number {
   const r = path.nicRateBps;
   const lo = (r * p.windowFloorBytes) / path.bdpBytes;
@@ -178,7 +182,7 @@ export function smallestFairShareHop(hops: readonly MpccHop[], n: number, path: 
  * in-flight bytes" with W the "CWND (in-flight bytes)" (thesis App. A.2). In steady state the
  * two are the same; right after a cut the old, larger batch is still in flight and its ACKs keep
  * arriving D·S_wire/inflight apart, so `intervalBytes: inflight` takes the larger of the two.
- * Guarded below by S_wire (mpcc.md §3.4).
+ * Guarded below by S_wire (thesis App. A.2).
  */
 export function intervalBytes(s: MpccState, path: MpccPath, p: MpccParams, inflightBytes: number): number {
   const w = p.intervalBytes === 'inflight' ? Math.max(s.windowBytes, inflightBytes) : s.windowBytes;

@@ -1,6 +1,6 @@
 /**
  * MPCC's constrained finite-horizon MPC on the scalar integrator Q(j+1) = Q(j) + B·u(j)
- * (mpcc.md §3.7–3.9, thesis §4.3–4.5):
+ * (thesis §4.3–4.5, eqs. 4.1-4.17):
  *
  *   min_u  Σ_{j=1..Hp} W_Q·Q(j)² + Σ_{j=0..Hp−1} W_R·u(j)²
  *   s.t.   lb ≤ u(j) ≤ ub,   0 ≤ Q(j) ≤ Qmax,   Q(0) = x
@@ -68,9 +68,9 @@ export function mpcScratch(horizon: number): MpcScratch {
 }
 
 /**
- * Unconstrained optimum (mpcc.md §3.9 step 1): S[Hp] = W_Q; S[j] = W_Q + S[j+1]·W_R/(W_R + B²·S[j+1]);
- * k_j = B·S[j+1]/(W_R + B²·S[j+1]); u(j) = −k_j·Q(j). Writes u into `out`; returns true when the
- * sequence and the predicted queue satisfy every constraint (relative tolerance 1e-9).
+ * Unconstrained optimum (backward Riccati recursion, = −H⁻¹g of thesis §4.5): S[Hp] = W_Q; S[j] = W_Q +
+ * S[j+1]·W_R/(W_R + B²·S[j+1]); k_j = B·S[j+1]/(W_R + B²·S[j+1]); u(j) = −k_j·Q(j). Writes u into `out`;
+ * returns true when the sequence and the predicted queue satisfy every constraint (relative tolerance 1e-9).
  */
 export function unconstrainedMpc(p: MpcProblem, s: MpcScratch, out: Float64Array = s.u): boolean {
   const { B, x, horizon: hp, weightQ: wq, weightR: wr } = p;
@@ -90,7 +90,10 @@ export function unconstrainedMpc(p: MpcProblem, s: MpcScratch, out: Float64Array
   return ok;
 }
 
-/** First-move gain B·k_0: the fraction of Q̄ the unconstrained law removes in one step (spec §3.14). */
+/**
+ * First-move gain B·k_0: the fraction of Q̄ the unconstrained law removes in one step (tabulated in
+ * test/cc/mpcc/mpc.test.ts).
+ */
 export function firstMoveGain(B: number, horizon: number, weightQ: number, weightR: number): number {
   const s = mpcScratch(horizon);
   unconstrainedMpc({ B, x: 1, lb: -Infinity, ub: Infinity, qMax: Infinity, horizon, weightQ, weightR }, s);
@@ -145,7 +148,7 @@ export function condensedQp(p: MpcProblem, stateRows: boolean, into?: DenseQp): 
   return { n, H, g, m, C, b };
 }
 
-/** Solve the MPC (mpcc.md §3.9): fast path, else dense QP, else the box-only QP. */
+/** Solve the MPC (thesis §4.5): fast path, else dense QP, else the box-only QP. */
 export function solveMpc(p: MpcProblem, s: MpcScratch = mpcScratch(p.horizon)): MpcSolution {
   if (unconstrainedMpc(p, s)) return { u: s.u, path: 'fast', iterations: 0 };
   const own = s.horizon === p.horizon;

@@ -1,5 +1,5 @@
 /**
- * MPCC (Zheng 2024) parameters. Defaults are the spec's (shared/papers/mpcc.md §3.13): the
+ * MPCC (Zheng 2024) parameters. Defaults (docs/algorithms/mpcc.md "Parameters"): the
  * thesis' values where it gives them (Hp 3, W_Q:W_R 1:10, W_init = W_max = P), our [OURS]
  * choices where it is silent (W_floor, pacing, the zero-queue policy, T_flow). The `thesis`
  * profile is the literal text: hold the window on an all-zero INT and no pacing.
@@ -89,9 +89,9 @@ export const mpccParams = z.object({
 export type MpccParams = z.output<typeof mpccParams>;
 
 export const mpccProfiles: Record<string, Partial<MpccParams>> = {
-  // The spec's defaults (mpcc.md §3.13).
+  // The defaults of docs/algorithms/mpcc.md "Parameters".
   default: {},
-  // The thesis text taken literally: window held on an all-zero INT, no pacing (mpcc.md §3.5, §3.10).
+  // The thesis text taken literally: window held on an all-zero INT, no pacing (thesis §3.4 Algorithm 1).
   thesis: { zeroQueuePolicy: 'hold', pacing: 'none' },
 };
 

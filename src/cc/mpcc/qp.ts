@@ -1,5 +1,6 @@
 /**
- * A small dense strictly convex QP solver, the fallback of MPCC's controller (mpcc.md §3.9):
+ * A small dense strictly convex QP solver, the fallback of MPCC's controller (the condensed QP of
+ * thesis §4.5, eqs. 4.6-4.17):
  *
  *   minimise ½·xᵀHx + gᵀx   subject to   C_i·x ≥ b_i  (i = 0..m−1),   H symmetric positive definite.
  *

@@ -2,7 +2,7 @@
  * MPCC reaction point (sender NIC, per QP): asks for the 32-byte MPCC INT block on every data
  * packet, runs one control step (controller.ts) on every ACK or NAK that echoes it, and applies
  * the window and, with `pacing: model`, the pacing rate R_in,max·W/P. No timers: purely
- * ACK-clocked (mpcc.md §3.11); loss recovery is the NIC's go-back-N.
+ * ACK-clocked; loss recovery is the NIC's go-back-N.
  */
 import type { IntStack } from '../../wire/packet.js';
 import { MPCC_INT_BYTES, padBytes, ROCE_FIXED_BYTES } from '../../wire/size.js';
@@ -16,7 +16,8 @@ export function mpccPacketWireBytes(mtuBytes: number): number {
 }
 
 /**
- * D_base in the thesis' eq. (2.2) with the HPCC simulator's convention (mpcc.md §3.4):
+ * D_base in the thesis' eq. (2.2) with the HPCC simulator's convention (docs/algorithms/mpcc.md
+ * "Model and controller"):
  * 2·Σ link delay + Σ over the forward links of MTU·8/R_link.
  */
 export function mpccBaseRttNs(flow: FlowInfo): number {
@@ -27,7 +28,7 @@ export function mpccBaseRttNs(flow: FlowInfo): number {
   return 2 * flow.propDelayNs + ser;
 }
 
-/** The static model inputs of a flow: its own path's D_base and P (per path, mpcc.md §8 item 16). */
+/** The static model inputs of a flow: its own path's D_base and P (per path, not the fabric's largest). */
 export function mpccPath(flow: FlowInfo, p: MpccParams): MpccPath {
   const rates = flow.linkRatesBps;
   const hopRatesBps =

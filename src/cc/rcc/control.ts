@@ -1,13 +1,14 @@
 /**
- * RCC's control law as small pure functions (shared/papers/rcc.md §3.3-§3.4), shared by the
- * receiver-side NP (np.ts) and the RCC-sender variant (sender.ts). Times are integer ns in the
- * event loop and seconds only inside eqs. (3)-(5) (spec P15); windows are payload bytes.
+ * RCC's control law as small pure functions (RCC paper eqs. (1)-(5) and Algorithm 1; docs/algorithms/rcc.md
+ * "Equations"), shared by the receiver-side NP (np.ts) and the RCC-sender variant (sender.ts). Times are
+ * integer ns in the event loop and seconds only inside eqs. (3)-(5) (docs/algorithms/rcc.md "Equations");
+ * windows are payload bytes.
  */
 
 export type ScaleFunction = 'S0' | 'S1' | 'S2';
 export type DelayRef = 'owd' | 'rtt_equiv';
 
-/** Congestion class of a message, as the spec's logs name it. */
+/** Congestion class of a message, as our logs name it (docs/algorithms/rcc.md "Logging"). */
 export const CongestionClass = { None: 0, LastHop: 1, InNetwork: 2 } as const;
 export type CongestionClass = (typeof CongestionClass)[keyof typeof CongestionClass];
 
@@ -97,7 +98,7 @@ export function pidStep(
   return { u, errorS, windowBytes, clamp, unwound };
 }
 
-/** Per-flow (per-message) controller state: Table I's receiver fields plus the spec's §3.2 additions. */
+/** Per-flow (per-message) controller state: the paper's Table I receiver fields plus ours. */
 export interface FlowCtl {
   /** Base delay (OWD, or RTT for RCC-sender), ns; +∞ until known. */
   baseNs: number;
@@ -143,7 +144,7 @@ export function newFlowCtl(initialWindowBytes: number, baseNs: number): FlowCtl 
   };
 }
 
-/** Back to the non-PID state (a new message starts clean, §3.4 resetPid). */
+/** Back to the non-PID state (a new message starts clean). */
 export function resetFlowCtl(f: FlowCtl): void {
   f.inPid = false;
   f.u = 0;
@@ -172,7 +173,7 @@ export interface DecideConfig {
   pid: PidConfig;
 }
 
-/** Record one delay sample: update the eq. (1) counter (every sample, spec §3.4). */
+/** Record one delay sample: update the eq. (1) counter (every sample, Algorithm 1). */
 export function recordSample(f: FlowCtl, delayNs: number, tFairNs: number, c: DecideConfig): void {
   f.lastDelayNs = delayNs;
   f.newSample = true;

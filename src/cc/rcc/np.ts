@@ -1,5 +1,5 @@
 /**
- * RCC's receiver (notification point): it does all of the control (spec §3.4). Per receiver NIC
+ * RCC's receiver (notification point): it does all of the control (RCC paper Algorithm 1). Per receiver NIC
  * it counts the active messages N from BTH first/last opcodes and estimates the last-hop RX rate;
  * per connection it measures the one-way delay from the sender's timestamp, classifies
  * congestion (Alg. 1) and assigns the window every ACK carries (PacketExt.windowBytes).
@@ -46,7 +46,7 @@ export function payloadEfficiency(mtuBytes: number): number {
   return mtuBytes / dataFrameBytes(mtuBytes);
 }
 
-/** Per receiver NIC (one per parameter set): N and the RX-rate estimator (spec §3.2). */
+/** Per receiver NIC (one per parameter set): N and the RX-rate estimator (paper Table I). */
 export interface RccNicState {
   n: number;
   /** Created with the first QP, which tells the NIC speed C. */
@@ -108,8 +108,8 @@ export function baseRttOf(flow: FlowInfo, p: RccParams): number {
 }
 
 /**
- * T_fair (spec §3.6): the connection's base RTT capped at T_base (or T_base itself under
- * fair_time global). Also the PID step period and the sender's pacing time.
+ * T_fair ([OURS] P11 in docs/algorithms/rcc.md "Parameters"): the connection's base RTT capped at T_base (or
+ * T_base itself under fair_time global). Also the PID step period and the sender's pacing time.
  */
 export function fairTimeNs(flow: FlowInfo, p: RccParams): number {
   const own = flow.baseRttNs > 0 ? flow.baseRttNs : p.baseRttNs;
@@ -144,7 +144,10 @@ export function floorBytesOf(flow: FlowInfo, p: RccParams): number {
   return p.minWindowBytes > 0 ? p.minWindowBytes : flow.mtuBytes;
 }
 
-/** The clock error an "async" run adds to a delay sample (spec §2: offset, drift, jitter). */
+/**
+ * The clock error an "async" run adds to a delay sample (docs/algorithms/rcc.md "Parameters": offset, drift,
+ * jitter).
+ */
 export function clockErrorNs(p: RccParams, nowNs: number, io: { rng: { next(): number } }): number {
   let e = p.clockOffsetNs;
   if (p.clockDriftPpm !== 0) e += p.clockDriftPpm * 1e-6 * nowNs;
@@ -279,7 +282,8 @@ export const rccNp: NpAlgorithm<RccParams, RccNicState, RccQpState> = {
   decorateAck(q, _nic, ack) {
     ack.ext ??= createExt();
     ack.ext.windowBytes = Math.max(1, Math.round(q.ctl.cwndBytes));
-    // RCC's ACK carries the window only (spec §2): the sender needs no echo.
+    // RCC's ACK carries the window only (docs/algorithms/rcc.md "Signals and wire"): the sender needs no
+    // echo.
     ack.ext.tsEchoNs = null;
   },
 

@@ -1,6 +1,6 @@
 /**
- * RCC parameters (shared/papers/rcc.md §3.9). Schema defaults are the spec's defaults: the paper's
- * §V-A values (n = 3, δ = 0.2, η = 0.95, Kp = 10⁴ s⁻¹, Kd = 10⁵ s⁻¹) and the spec's [OURS]
+ * RCC parameters (docs/algorithms/rcc.md "Parameters"). Schema defaults: the paper's §V-A values
+ * (RCC, Zhang et al., ToN 2023: n = 3, δ = 0.2, η = 0.95, Kp = 10⁴ s⁻¹, Kd = 10⁵ s⁻¹) and our [OURS]
  * choices, each a flag so a paper-literal run stays possible (profile `literal`).
  */
 import { z } from 'zod';
@@ -107,12 +107,12 @@ export const rccParams = z.object({
 export type RccParams = z.output<typeof rccParams>;
 
 export const rccProfiles: Record<string, Partial<RccParams>> = {
-  // Schema defaults: the spec's, except the last-hop test also classifies the congested samples
-  // by their own arrival rate (rx_estimator recent; docs/algorithms/rcc.md "Deviations").
+  // Schema defaults: those of the `spec` profile, except the last-hop test also classifies the
+  // congested samples by their own arrival rate (rx_estimator recent; docs/algorithms/rcc.md "Deviations").
   default: {},
-  // Exactly the spec's §3.9 defaults.
+  // Exactly our implementation spec's defaults (docs/algorithms/rcc.md "Parameters").
   spec: { rxEstimator: 'busy', pidLastHop: 'step' },
-  // Paper-literal choices where the spec offers a flag (§3.9 "paper default" column).
+  // Paper-literal choices wherever an [OURS] choice has a flag (docs/algorithms/rcc.md "[OURS] choices").
   literal: { antiWindup: false, rxEstimator: 'literal', pidLastHop: 'step' },
 };
 

@@ -1,5 +1,5 @@
 /**
- * The receiver's last-hop test B_R ≥ η·C·T_s (Alg. 1 line 10; spec §3.5). B_R counts the wire
+ * The receiver's last-hop test B_R ≥ η·C·T_s (RCC paper Alg. 1 line 10). B_R counts the wire
  * bytes of every data packet received, whatever its QP.
  *
  * `literal`: bytes whose arrival lies in (now − T_s, now]. `busy` [OURS]: the same once the

@@ -1,7 +1,7 @@
 /**
- * RCC-sender (paper §III-G, spec §3.8): the variant for unsynchronised clocks. The receiver keeps
- * only N and the RX-rate estimator and feeds them back on every ACK (ext.fields rccN, rccRxFull,
- * next to the NIC's timestamp echo); the sender runs the same Alg. 1 decisions on each ACK with
+ * RCC-sender (RCC paper §III-G; docs/algorithms/rcc.md "RCC-sender"): the variant for unsynchronised clocks.
+ * The receiver keeps only N and the RX-rate estimator and feeds them back on every ACK (ext.fields rccN,
+ * rccRxFull, next to the NIC's timestamp echo); the sender runs the same Alg. 1 decisions on each ACK with
  * the measured RTT in place of the one-way delay, and the PID step on its own timer.
  */
 import { isMessageEnd, isMessageStart } from '../../wire/opcodes.js';
@@ -44,7 +44,7 @@ interface SenderNpQp {
   active: boolean;
 }
 
-/** Receiver side of RCC-sender: N and B_R only (§3.8). */
+/** Receiver side of RCC-sender: N and B_R only (paper §III-G). */
 export const rccSenderNp: NpAlgorithm<RccParams, SenderNicState, SenderNpQp> = {
   initNic: () => ({ n: 0, rx: null }),
   initQp(flow, p, nic) {
@@ -136,7 +136,8 @@ export const rccSenderRp: RpAlgorithm<RccParams, RccSenderState> = {
       if (Number.isNaN(s.configuredBaseNs) && rttNs < c.baseNs) c.baseNs = rttNs;
       recordSample(c, rttNs, s.tFairNs, s.cfg);
     }
-    // The sender's line rate stands in for the receiver's NIC speed C (spec §3.8 [OURS]).
+    // The sender's line rate stands in for the receiver's NIC speed C ([OURS], docs/algorithms/rcc.md
+    // "RCC-sender").
     s.lastN = Math.max(1, f?.[FIELD_N] ?? s.lastN);
     const fullValue = f?.[FIELD_RX_FULL] ?? 0;
     const full = fullValue >= 1;

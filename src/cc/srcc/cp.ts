@@ -1,5 +1,6 @@
 /**
- * SRCC's switch side (srcc.md §3.2-§3.4, §3.9, §4): a CP plug-in (switch/cp.ts) that runs at
+ * SRCC's switch side (SRCC §III-B to §III-D, §IV;
+ * docs/algorithms/srcc.md "Switch side"): a CP plug-in (switch/cp.ts) that runs at
  * ingress on every switch of a run in which some host uses `srcc`.
  *
  * Data frames: learn the reverse-path entry of the flow (previous-hop MAC, ingress port), keep
@@ -283,9 +284,9 @@ class SrccSwitch implements SrccCp {
   }
 
   /**
-   * §3.2 in the corrected sense (P1): a recent uncongested arrival on the same ingress means a
-   * flow that a PAUSE of this ingress would block. Strict mode only accepts evidence for another
-   * egress, so a congested flow's own pre-congestion packets do not count (P2).
+   * SRCC §III-B in the corrected sense (P1 in docs/algorithms/srcc.md): a recent uncongested arrival on the
+   * same ingress means a flow that a PAUSE of this ingress would block. Strict mode only accepts evidence for
+   * another egress, so a congested flow's own pre-congestion packets do not count (P2).
    */
   private hasVictimEvidence(inPort: number, outPort: number, now: number): boolean {
     const T = this.cfg.victimWindowNs;
@@ -334,7 +335,8 @@ class SrccSwitch implements SrccCp {
     const c = createPacket();
     c.kind = FrameKind.Cnm;
     c.prio = io.controlPrio;
-    // Back to the previous hop of the data frame, out of the port it came in on (§2.3).
+    // Back to the previous hop of the data frame, out of the port it came in on (docs/algorithms/srcc.md
+    // "Switch side").
     c.srcMac = io.portMac(inPort);
     c.dstMac = pkt.srcMac;
     // Not on the wire (a CNM is L2 only); used by the IP fallback and the switch's validation.
@@ -441,7 +443,9 @@ class SrccSwitch implements SrccCp {
     return e;
   }
 
-  /** Lazy ageing (§3.8): at most once per T_age, drop entries idle for T_age. */
+  /**
+   * Lazy ageing (docs/algorithms/srcc.md "Switch side"): at most once per T_age, drop entries idle for T_age.
+   */
   private sweep(now: number): void {
     const age = this.cfg.flowTableAgeNs;
     this.nextSweepNs = now + Math.max(1, age);

@@ -1,7 +1,7 @@
 /**
- * SRCC's 16-bit flow id, CRC-16/ARC over the 13-byte 5-tuple (srcc.md §3.6), table-driven and
- * allocation-free so a switch can hash every data packet (ftKeying 'crc16'). Same value as
- * src/wire/cnm.ts srccFlowId, which the wire tests pin to the spec's vectors.
+ * SRCC's 16-bit flow id, CRC-16/ARC over the 13-byte 5-tuple (SRCC §IV uses a 16-bit id; CRC-16/ARC is our
+ * choice), table-driven and allocation-free so a switch can hash every data packet (ftKeying 'crc16'). Same
+ * value as src/wire/cnm.ts srccFlowId, which the wire tests pin to known vectors.
  */
 
 const TABLE = new Uint16Array(256);

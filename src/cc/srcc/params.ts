@@ -1,7 +1,7 @@
 /**
- * SRCC parameters (srcc.md §3.11): DCQCN's (the end-to-end CC the hosts run underneath, with its
- * profiles) plus the switch-side detection/notification settings and the NIC-side CNM reaction.
- * Every SRCC value the paper does not give is ours and configurable (docs/algorithms/srcc.md).
+ * SRCC parameters (docs/algorithms/srcc.md "Parameters"): DCQCN's (the end-to-end CC the hosts run
+ * underneath, with its profiles) plus the switch-side detection/notification settings and the NIC-side CNM
+ * reaction. Every SRCC value the paper does not give is ours and configurable (docs/algorithms/srcc.md).
  */
 import type { z } from 'zod';
 import { dcqcnAliases, dcqcnParams, dcqcnProfiles } from '../dcqcn/params.js';

@@ -1,5 +1,6 @@
 /**
- * SRCC's reaction-point rules as pure functions on DCQCN's state (srcc.md §3.5, §3.10): the
+ * SRCC's reaction-point rules as pure functions on DCQCN's state (SRCC §III-E, §IV;
+ * docs/algorithms/srcc.md "NIC side"): the
  * absolute rate reset on a CNM, the "hold while notified" restart of the increase machinery,
  * and the α-only update of a CNP that arrives shortly after a CNM.
  */
@@ -31,7 +32,7 @@ export function cnmStep(
 }
 
 /**
- * Restart DCQCN's increase machinery from zero (§3.5 "hold while notified"): the next increase
+ * Restart DCQCN's increase machinery from zero (SRCC §III-E, "hold while notified"): the next increase
  * event is one timer period from now, byte and stage counters start over. Returns when the
  * rate-increase timer must fire. A pending hpcc-sim decrease check is dropped too: its CNP came
  * from the congestion this CNM already answered.

@@ -1,5 +1,6 @@
 /**
- * SRCC's switch arithmetic as pure functions (srcc.md §3.3-§3.4). Queues and thresholds are in
+ * SRCC's switch arithmetic as pure functions (SRCC, Hu et al., TII 2024, §III-C to
+ * §III-E, Eqs. 1-6). Queues and thresholds are in
  * bytes, rates in bit/s, times in ns; the C·d products of Eq. 6 are converted to bytes here.
  */
 
@@ -45,7 +46,10 @@ export function eq5ThresholdBytes(
   return qPfcBytes / Math.max(1, egressPorts) - kappa * hops * bytesInFlight(excessBps, hopDelayNs);
 }
 
-/** Clamp of §3.3: at least Q_floor (a 1-2 packet queue is normal), at most Q_PFC/M (Eq. 4). */
+/**
+ * Clamp of Eq. 6 (P5 in docs/algorithms/srcc.md): at least Q_floor (a 1-2 packet queue is normal), at most
+ * Q_PFC/M (Eq. 4).
+ */
 export function clampThresholdBytes(
   rawBytes: number,
   floorBytes: number,
@@ -55,7 +59,7 @@ export function clampThresholdBytes(
   return Math.min(Math.max(rawBytes, floorBytes), qPfcBytes / Math.max(1, egressPorts));
 }
 
-/** §3.4: the fair share C_e / m_e of the congested egress, bit/s. */
+/** SRCC §III-D: the fair share C_e / m_e of the congested egress, bit/s. */
 export function targetRateBps(egressRateBps: number, flows: number): number {
   return egressRateBps / Math.max(1, flows);
 }
@@ -65,7 +69,10 @@ export function encodeTargetKbps(rateBps: number): number {
   return Math.min(0xffffffff, Math.max(0, Math.floor(rateBps / 1000)));
 }
 
-/** τ_cnm = factor · N_TTL · d: the time a previous CNM's effect needs to come back (§2.3). */
+/**
+ * τ_cnm = factor · N_TTL · d: the time a previous CNM's effect needs to come back (our choice;
+ * docs/algorithms/srcc.md "Switch side").
+ */
 export function cnmIntervalNs(factor: number, hops: number, hopDelayNs: number): number {
   return factor * hops * hopDelayNs;
 }

@@ -1,7 +1,7 @@
 /**
  * Swift (Kumar et al., SIGCOMM'20): delay-based AIMD on a fractional packet window with
  * hop- and flow-scaled target delay, at most one decrease per RTT, pacing below one packet
- * (baselines.md §6). See docs/algorithms/swift.md for the RoCE mapping.
+ * See docs/algorithms/swift.md for the RoCE mapping.
  */
 import type { CcAlgorithm } from '../types.js';
 import { swiftNp } from './np.js';

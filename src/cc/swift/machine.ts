@@ -1,6 +1,6 @@
 /**
  * Swift's arithmetic as pure functions (Kumar et al. SIGCOMM'20 Algorithm 1 and §3.2-3.3;
- * baselines.md §6). Windows in packets (fractional), times in ns.
+ * docs/algorithms/swift.md "Algorithm"). Windows in packets (fractional), times in ns.
  */
 
 export interface FlowScaling {

@@ -1,7 +1,7 @@
 /**
  * Swift's receiver side: echo the data packet's hop count (initial TTL − received TTL) in an
- * ACK extension field, as Swift reads the hop count off the IP TTL (baselines.md §6; DOCA
- * exposes the TTL on CX8+, doca-pcc-model.md §3.2). No CNPs: Swift reacts to delay only.
+ * ACK extension field, as Swift reads the hop count off the IP TTL (docs/algorithms/swift.md
+ * "Mapping to RoCE"; NVIDIA DOCA PCC exposes the TTL on CX8+). No CNPs: Swift reacts to delay only.
  */
 import { createExt } from '../../wire/packet-factory.js';
 import type { NpAlgorithm } from '../types.js';

@@ -1,6 +1,7 @@
 /**
- * Swift parameters (Kumar et al., SIGCOMM'20; baselines.md §6, all [M]: the values are the
- * paper's as recorded there, delay targets scaled to our 1 µs-link fabrics). See
+ * Swift parameters (Kumar et al., SIGCOMM'20: the values are the paper's or, where it
+ * gives none, typical of public re-implementations; delay targets scaled to our 1 µs-link
+ * fabrics). See
  * docs/algorithms/swift.md for the mapping to RoCE and how the defaults were chosen.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Swift reaction point (baselines.md §6 "Mapping to our RoCE emulator"): a fabric window in
+ * Swift reaction point (docs/algorithms/swift.md "Mapping to RoCE"): a fabric window in
  * packets (fractional), ACK-clocked by the NIC's window of unacknowledged bytes while ≥ 1
  * packet, paced at cwnd·packet/srtt below one packet. Delay = RTT from the echoed NIC send
  * timestamp; the endpoint window is not modelled (our receiver NIC acknowledges on arrival, so

@@ -1,6 +1,6 @@
 /**
  * TIMELY (Mittal et al., SIGCOMM'15): RTT-gradient rate control from NIC timestamps, as the HPCC
- * ns-3 simulator implements it (baselines.md §4). See docs/algorithms/timely.md.
+ * ns-3 simulator implements it. See docs/algorithms/timely.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';
 import type { CcAlgorithm } from '../types.js';

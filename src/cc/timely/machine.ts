@@ -1,5 +1,5 @@
 /**
- * TIMELY's arithmetic as pure functions (baselines.md §4; Mittal et al. SIGCOMM'15 Algorithm 1).
+ * TIMELY's arithmetic as pure functions (Mittal et al. SIGCOMM'15 Algorithm 1).
  * Rates in bit/s, times in ns.
  */
 

@@ -1,7 +1,7 @@
 /**
  * TIMELY parameters. Schema defaults are the HPCC ns-3 simulator's (rdma-hw.cc constants and
- * run.py `timely` at `--bw 100`, baselines.md §4, §8); the `paper` profile is Mittal et al.
- * SIGCOMM'15 as far as baselines.md records it ([M]). See docs/algorithms/timely.md.
+ * run.py `timely` at `--bw 100`); the `paper` profile is Mittal et al.
+ * SIGCOMM'15 as far as public re-implementations record it. See docs/algorithms/timely.md.
  */
 import { z } from 'zod';
 import { bool, bytes, durationNs, int, oneOf, rateBps, real } from '../params.js';
