@@ -1,7 +1,6 @@
 /**
  * DCQCN+ parameters. Schema defaults are the paper's values where it gives one and our choices
- * ([ours]) where it does not; docs/algorithms/dcqcn-plus.md
- * lists the source of each.
+ * ([ours]) where it does not; docs/algorithms/dcqcn-plus.md lists the source of each.
  */
 import { z } from 'zod';
 import { bool, bytes, durationNs, int, oneOf, rateBps, real } from '../params.js';

@@ -1,7 +1,6 @@
 /**
  * DCQCN (Zhu et al., SIGCOMM'15) with two parameter profiles: `paper` (the paper's machine) and
- * `hpcc-sim` (the HPCC ns-3 simulator's CX4-style variant, the default;
- * docs/algorithms/dcqcn.md).
+ * `hpcc-sim` (the HPCC ns-3 simulator's CX4-style variant, the default).
  * See docs/algorithms/dcqcn.md.
  */
 import { ecnCnpNp } from '../np-ecn.js';

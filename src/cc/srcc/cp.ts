@@ -1,7 +1,7 @@
 /**
- * SRCC's switch side (SRCC §III-B to §III-D, §IV;
- * docs/algorithms/srcc.md "Switch side"): a CP plug-in (switch/cp.ts) that runs at
- * ingress on every switch of a run in which some host uses `srcc`.
+ * SRCC's switch side (SRCC §III-B to §III-D, §IV; docs/algorithms/srcc.md "Switch side"): a CP
+ * plug-in (switch/cp.ts) that runs at ingress on every switch of a run in which some host uses
+ * `srcc`.
  *
  * Data frames: learn the reverse-path entry of the flow (previous-hop MAC, ingress port), keep
  * the activity counts m (flows into the egress) and M (busy egress ports), compare the egress

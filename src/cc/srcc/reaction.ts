@@ -1,8 +1,8 @@
 /**
  * SRCC's reaction-point rules as pure functions on DCQCN's state (SRCC §III-E, §IV;
- * docs/algorithms/srcc.md "NIC side"): the
- * absolute rate reset on a CNM, the "hold while notified" restart of the increase machinery,
- * and the α-only update of a CNP that arrives shortly after a CNM.
+ * docs/algorithms/srcc.md "NIC side"): the absolute rate reset on a CNM, the "hold while notified"
+ * restart of the increase machinery, and the α-only update of a CNP that arrives shortly after a
+ * CNM.
  */
 import { alphaOnCnp } from '../dcqcn/machine.js';
 import type { DcqcnParams } from '../dcqcn/params.js';

@@ -1,7 +1,7 @@
 /**
- * SRCC's switch arithmetic as pure functions (SRCC, Hu et al., TII 2024, §III-C to
- * §III-E, Eqs. 1-6). Queues and thresholds are in
- * bytes, rates in bit/s, times in ns; the C·d products of Eq. 6 are converted to bytes here.
+ * SRCC's switch arithmetic as pure functions (SRCC, Hu et al., TII 2024, §III-C to §III-E, Eqs.
+ * 1-6). Queues and thresholds are in bytes, rates in bit/s, times in ns; the C·d products of Eq. 6
+ * are converted to bytes here.
  */
 
 /** N_TTL: links between this switch and the flow's source, the host link included (P13). */
