@@ -1,6 +1,6 @@
 /**
- * MPCC controller cost per step (mpcc.md §3.9 "Cost per control step"): the closed-form fast
- * path and the dense QP fallback at Hp = 3, 5, 10, 20, on the spec's worst case where the
+ * MPCC controller cost per step (docs/algorithms/mpcc.md, check AC9d): the closed-form fast
+ * path and the dense QP fallback at Hp = 3, 5, 10, 20, on the worst case where the
  * window's lower bound is active (golden vector V9 scaled to each horizon), plus one full
  * control step. CPU time on one core; the reproduction suite's AC4/AC9d time the steps of real runs.
  */

@@ -11,7 +11,7 @@ import type { CliIo } from './io.js';
 
 export const REPRODUCE_HELP = `Usage: rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
 
-Run the paper acceptance checks an algorithm ships (shared/papers/<algorithm>.md) and print one
+Run the paper acceptance checks an algorithm ships (docs/algorithms/<algorithm>.md) and print one
 table: check, paper value, expected, measured, pass/fail. Exit status 0 when every check passed
 (a recorded finding counts as passed), 3 when any check failed.
 

@@ -267,8 +267,8 @@ export interface Scenario {
    */
   sync: 'lockstep' | 'wallclock';
   /**
-   * Frame trains of the real runtimes (docs/wire.md §6.1): `auto` packs the frames a link sends in
-   * one event-loop turn into one datagram (up to the path MTU); `off` sends one frame per datagram.
+   * Frame trains of the real runtimes (docs/wire.md §6.1 Frame trains): `auto` packs the frames a link sends
+   * in one event-loop turn into one datagram (up to the path MTU); `off` sends one frame per datagram.
    */
   train: 'auto' | 'off';
   sampleIntervalNs: number;

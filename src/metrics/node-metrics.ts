@@ -118,7 +118,10 @@ export class FrameTallies {
     }
   }
 
-  /** XOFF transitions as dcqcn-plus.md §6.1 counts them: pause frames that are not refreshes. */
+  /**
+   * XOFF transitions as DCQCN+ check A7 counts them (docs/algorithms/dcqcn-plus.md "Measurements used by the
+   * checks"): pause frames that are not refreshes.
+   */
   private countXoff(port: number, pkt: Packet): void {
     const pfc = pkt.pfc;
     if (pfc === null) return;

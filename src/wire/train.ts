@@ -1,5 +1,6 @@
 /**
- * Frame trains and control packets of the real runtime (docs/wire.md §6.1–6.3).
+ * Frame trains and control packets of the real runtime (docs/wire.md §6.1 Frame trains to §6.3 Link
+ * sequence).
  *
  * A train datagram is geneve₁ · inner₁ · geneve₂ · inner₂ · … · geneveₙ · innerₙ: every Geneve
  * packet but the last carries a TrainLen option with its inner frame's length, the last inner

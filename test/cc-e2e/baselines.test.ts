@@ -3,7 +3,7 @@
  * incast at 100 Gbps (star, 1 µs links, PFC, run.py ECN settings per algorithm; helpers.ts).
  *
  * Claims and their sources:
- *  - HPCC (baselines.md §3, Li et al. SIGCOMM'19): lossless, near-zero queue (≤ 2 MTU) at
+ *  - HPCC (docs/algorithms/hpcc.md, Li et al. SIGCOMM'19): lossless, near-zero queue (≤ 2 MTU) at
  *    utilisation ≈ η = 0.95 after convergence (we ask ≥ 0.9·η), and an incast of short flows
  *    finishes close to the ideal (last of 8 × 300 KB within 1.3 × the time the bottleneck needs
  *    to carry all of them).

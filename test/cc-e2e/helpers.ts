@@ -1,7 +1,7 @@
 /**
- * Shared set-ups of the baseline end-to-end tests: the switch settings each algorithm is run
- * with in the HPCC simulator (baselines.md §0), and 8-to-1 incasts on a 100 G star measured over
- * a window after convergence.
+ * Shared set-ups of the baseline end-to-end tests: the switch settings each algorithm is run with in the HPCC
+ * simulator (run.py presets; docs/algorithms/<algorithm>.md "Parameters"), and 8-to-1 incasts on a 100 G star
+ * measured over a window after convergence.
  */
 import { jainIndex } from '../../src/stats/aggregate.js';
 import type { Results } from '../../src/stats/results.js';

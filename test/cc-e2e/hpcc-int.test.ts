@@ -1,7 +1,7 @@
 /**
  * HPCC INT end to end (issue 5): on a 3-switch path (leaf → spine → leaf) every data packet
  * collects one hop per switch, the receiver echoes the stack in its ACK, and the ACK's stack
- * encoded by the wire codec (Geneve option, docs/wire.md §2.1) has the layout of
+ * encoded by the wire codec (Geneve option, docs/wire.md §2.1 HPCC layout) has the layout of
  * shared/vectors/int_hpcc.json with nhop, txBytes and qlen equal to the switches' state when
  * the packet left each egress port, quantised as the wire carries it (and decoding the ACK gives
  * its stack back exactly).
@@ -178,7 +178,7 @@ workload:
     const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
     // (1) at each switch, the hop written on departure is that port's state at dequeue, as the
-    // wire carries it (docs/wire.md §2.1): txBytes floored to 128-B units, qlen to 80-B units.
+    // wire carries it (docs/wire.md §2.1 HPCC layout): txBytes floored to 128-B units, qlen to 80-B units.
     const unitsOf = (bytes: number, unit: number) => Math.floor(bytes / unit) * unit;
     let queued = 0;
     let rounded = 0;

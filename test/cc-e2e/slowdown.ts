@@ -1,7 +1,7 @@
 /**
  * FCT slowdown per flow-size bucket (p50/p95/p99), for the baseline comparisons. Percentiles as
- * the HPCC simulator's fct_analysis.py: the element at index ⌊n·p⌋ of the sorted bucket
- * (baselines.md §7.3); buckets by size so rows line up across algorithms.
+ * the HPCC simulator's fct_analysis.py: the element at index ⌊n·p⌋ of the sorted bucket;
+ * buckets by size so rows line up across algorithms.
  */
 
 export interface FlowLike {

@@ -1,7 +1,7 @@
 /**
  * DCQCN rate-machine trajectories against hand-computed values (rates in Gbit/s in comments).
- * Oracles: dolce-rc.md AC3 (DCQCN line), dcqcn-plus.md §2.3 (paper machine) and baselines.md §2
- * (HPCC-simulator machine). Relative tolerance 1e-9 as AC3 asks.
+ * Oracles: Dolce-RC check AC3 (DCQCN line), docs/algorithms/dcqcn.md "Paper machine" and
+ * "HPCC-simulator machine". Relative tolerance 1e-9 as AC3 asks.
  */
 import { describe, expect, it } from 'vitest';
 import { dcqcn } from '../../src/cc/dcqcn/index.js';

@@ -1,7 +1,7 @@
 /**
- * DCQCN+ paper checks of the paper tier (dcqcn-plus.md §6.2): A3 (2000 flows), A4 (queue ratio
- * up to 2000 flows), A5 (DCQCN failure onset sweep) in virtual time and A7 in real time (local
- * runtime, 2 × ~35 s). Runs are shared between checks.
+ * DCQCN+ paper checks of the paper tier (the checks `rocelab reproduce dcqcn-plus` runs;
+ * docs/algorithms/dcqcn-plus.md): A3 (2000 flows), A4 (queue ratio up to 2000 flows), A5 (DCQCN failure onset
+ * sweep) in virtual time and A7 in real time (local runtime, 2 × ~35 s). Runs are shared between checks.
  */
 import '../../src/reproduce/dcqcn-plus/suite.js';
 import { describeReproSuite } from '../support/repro.js';

@@ -1,7 +1,8 @@
 /**
- * Dolce-RC paper checks of the paper tier (dolce-rc.md §7.2): AC7 (E2 incast, N = 4 and 8,
- * virtual time), AC7-RT (the same in the real-time local runtime), AC8 (MPI Alltoall, 5 sizes ×
- * 300 iterations × 2 algorithms, the costliest: minutes) and AC9 (Dolce-RC+ dynamic scenario).
+ * Dolce-RC paper checks of the paper tier (the checks `rocelab reproduce dolce-rc` runs;
+ * docs/algorithms/dolce-rc.md): AC7 (E2 incast, N = 4 and 8, virtual time), AC7-RT (the same in the real-time
+ * local runtime), AC8 (MPI Alltoall, 5 sizes × 300 iterations × 2 algorithms, the costliest: minutes) and AC9
+ * (Dolce-RC+ dynamic scenario).
  */
 import { beforeAll } from 'vitest';
 import { ensureBuilt } from '../realtime/helpers.js';

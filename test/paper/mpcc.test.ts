@@ -1,9 +1,9 @@
 /**
- * MPCC paper checks of the paper tier (mpcc.md §7): AC7 (WebSearch 30 % + 2 % incast on the thesis
- * fat-tree, MPCC against DCQCN, TIMELY, DCTCP and HPCC on three workload seeds, gated on the
- * seed-median), its findings (the short-flow median with the INT share, the thesis' other panels,
- * FB_Hadoop), AC7-mice (the [OURS] end-of-message flow counter on both mixes) and AC3/AC6 in the
- * real-time local runtime. About forty fat-tree runs of 20 s to a few minutes each, and about
+ * MPCC paper checks of the paper tier (the checks `rocelab reproduce mpcc` runs; docs/algorithms/mpcc.md):
+ * AC7 (WebSearch 30 % + 2 % incast on the thesis fat-tree, MPCC against DCQCN, TIMELY, DCTCP and HPCC on
+ * three workload seeds, gated on the seed-median), its findings (the short-flow median with the INT share,
+ * the thesis' other panels, FB_Hadoop), AC7-mice (the [OURS] end-of-message flow counter on both mixes) and
+ * AC3/AC6 in the real-time local runtime. About forty fat-tree runs of 20 s to a few minutes each, and about
  * fifteen minutes of real-time runs.
  */
 import '../../src/reproduce/mpcc/suite.js';

@@ -1,7 +1,7 @@
 /**
- * SRCC's paper-tier checks (srcc.md §7): AC10 (directional workload comparison, minutes of CPU)
- * and AC1/AC2 in the real-time local runtime (about 80 s of wall time per arm). Run with
- * `npm run test:paper`.
+ * SRCC's paper-tier checks (the checks `rocelab reproduce srcc` runs; docs/algorithms/srcc.md): AC10
+ * (directional workload comparison, minutes of CPU) and AC1/AC2 in the real-time local runtime (about 80 s of
+ * wall time per arm). Run with `npm run test:paper`.
  */
 import { beforeAll, vi } from 'vitest';
 import { ensureBuilt } from '../realtime/helpers.js';

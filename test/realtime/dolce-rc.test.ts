@@ -1,5 +1,5 @@
 /**
- * Dolce-RC check AC7-RT (dolce-rc.md §7.2 AC7): the first 2 ms of the E2 incast (N = 4) as OS
+ * Dolce-RC check AC7-RT (docs/algorithms/dolce-rc.md, AC7): the first 2 ms of the E2 incast (N = 4) as OS
  * processes over UDP (local runtime, timeScale 50 000), compared with virtual time. The same check
  * is a paper-tier row of `rocelab reproduce`. A run whose own nodes report that the host could not
  * keep up measured the machine, not the algorithm: only then is it measured again (at most twice

@@ -1,7 +1,7 @@
 /**
- * INT stamping at dequeue (wire.md §10, baselines.md §1.5, mpcc.md §4 / AC8): per hop the
- * egress line rate, dequeue time, bytes sent before this packet, bytes left queued (all
- * priorities) and the active-flow count; HPCC overwrites slot nhop % 5, MPCC stops after 5.
+ * INT stamping at dequeue (docs/wire.md §2.1 HPCC layout, §2.2 MPCC block; docs/switch.md "INT";
+ * MPCC check AC8): per hop the egress line rate, dequeue time, bytes sent before this packet,
+ * bytes left queued (all priorities) and the active-flow count; HPCC overwrites slot nhop % 5, MPCC stops after 5.
  */
 import { describe, expect, it } from 'vitest';
 import { Opcode } from '../../src/wire/opcodes.js';

@@ -95,7 +95,7 @@ describe('topology builders', () => {
     expect(core1.ports.map((p) => p.peerNode)).toEqual(['s21', 's25', 's29', 's33', 's37']);
     checkConsistent(t);
     const routes = computeRoutes(t);
-    // Cross-pod: 5 links, 4 switches; rtt 12 240 ns as baselines.md §1.2 derives.
+    // Cross-pod: 5 links, 4 switches; rtt 12 240 ns as docs/topologies.md "fattree" derives.
     const p = hostPath(t, routes, 'h1', 'h320', 1000);
     expect(p.hops).toBe(5);
     expect(p.bottleneckRateBps).toBe(100e9);

@@ -58,7 +58,7 @@ describe('routing (BFS shortest paths, ECMP sets)', () => {
 });
 
 describe('host paths', () => {
-  it('star: HPCC base RTT 4160 ns at 100G/1us (baselines.md §1.2) and the full-frame RTT', () => {
+  it('star: HPCC base RTT 4160 ns at 100G/1us (as the HPCC simulator computes it) and the full-frame RTT', () => {
     const t = buildStar({ hosts: 2, link: L100 });
     const p = hostPath(t, computeRoutes(t), 'h1', 'h2', 1000);
     expect(p.hops).toBe(1);

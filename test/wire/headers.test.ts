@@ -313,7 +313,7 @@ describe('known values', () => {
     expect(parseIp('256.0.0.1')).toBeNull();
   });
 
-  it('SRCC flow id (CRC-16/ARC) matches srcc.md §3.6', () => {
+  it('SRCC flow id (CRC-16/ARC) matches its known vector', () => {
     expect(srccFlowId(0x0a000001, 0x0a000002, 49152, 4791)).toBe(0x58ba);
   });
 

@@ -1,4 +1,6 @@
-/** Frame trains, promises and link sequence numbers (docs/wire.md §6.1–6.3). */
+/**
+ * Frame trains, promises and link sequence numbers (docs/wire.md §6.1 Frame trains to §6.3 Link sequence).
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../../src/wire/bytes.js';

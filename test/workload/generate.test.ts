@@ -16,9 +16,9 @@ const L100 = { rateBps: 100e9, delayNs: 1000 };
 const leafspine = buildLeafSpine({ leaves: 4, hostsPerLeaf: 4, spines: 4, hostLink: L100 });
 
 describe('CDFs', () => {
-  it('built-in CDFs load, with the trapezoid means of baselines.md §7.1', () => {
+  it('built-in CDFs load, with the trapezoid means of the HPCC simulator CDFs', () => {
     expect(cdfMeanBytes(loadCdf('websearch'))).toBeCloseTo(1711250, 6);
-    // baselines.md rounds it to 120 420.8.
+    // 120 420.8 to 0.1 B.
     expect(Math.abs(cdfMeanBytes(loadCdf('fb_hadoop')) - 120420.8)).toBeLessThan(0.1);
   });
 

@@ -91,8 +91,8 @@ export interface NodeEnvOptions {
    */
   arrivalStamps?: boolean;
   /**
-   * Frame trains (docs/wire.md §6.1): the stamped frames a link sends in one event-loop turn leave
-   * in one datagram (default true; 'off' keeps one frame per datagram).
+   * Frame trains (docs/wire.md §6.1 Frame trains): the stamped frames a link sends in one event-loop turn
+   * leave in one datagram (default true; 'off' keeps one frame per datagram).
    */
   trains?: boolean;
   /** Largest UDP payload the real path carries without IP fragmentation (MTU − 28). */

@@ -1,5 +1,5 @@
 /**
- * DCTCP (HPCC-simulator hardware form, baselines.md §5) against hand-computed values:
+ * DCTCP (HPCC-simulator hardware form, docs/algorithms/dctcp.md) against hand-computed values:
  * g = 1/16, α0 = 1, R_AI = 615 Mb/s, line 100 Gb/s, T = 10 µs → W_init = 125 000 B.
  */
 import { describe, expect, it } from 'vitest';

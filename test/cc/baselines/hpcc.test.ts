@@ -1,5 +1,5 @@
 /**
- * HPCC update rules against hand-computed values (baselines.md §3, Li et al. SIGCOMM'19 Alg. 1
+ * HPCC update rules against hand-computed values (docs/algorithms/hpcc.md, Li et al. SIGCOMM'19 Alg. 1
  * in the simulator's rate form). Unless noted: line rate B = 100 Gbit/s, T = 10 µs, so
  * W_init = B·T/8 = 125 000 B, η = 0.95, R_AI = 50 Mbit/s, maxStage = 0.
  */

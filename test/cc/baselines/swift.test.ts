@@ -1,5 +1,5 @@
 /**
- * Swift update rules against hand-computed values (baselines.md §6). Flow scaling with
+ * Swift update rules against hand-computed values (docs/algorithms/swift.md). Flow scaling with
  * fs_range = 20 µs, fs_min_cwnd = 0.1, fs_max_cwnd = 100:
  *   α_fs = 20 000/(1/√0.1 − 1/√100) = 20 000/3.0622777 = 6 531.0864 ns, β_fs = −α_fs/10 = −653.1086 ns.
  */

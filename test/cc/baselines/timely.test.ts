@@ -1,5 +1,5 @@
 /**
- * TIMELY update rules against hand-computed values (baselines.md §4). Defaults: α = 0.875,
+ * TIMELY update rules against hand-computed values (docs/algorithms/timely.md). Defaults: α = 0.875,
  * β = 0.8, T_low = 50 µs, T_high = 500 µs, minRTT = 20 µs, δ = 100 Mb/s, HAI = 500 Mb/s after
  * N = 5 increases, MinRate 1 Gb/s, line rate 100 Gb/s.
  */

@@ -1,9 +1,9 @@
 /**
- * A8 (dcqcn-plus.md §6.2): the DCQCN+ NP's CNP schedule, exact in virtual time. With l records
- * all marked continuously and one record checked per δ, each record gets a CNP every
- * ⌈T_cnp/(l·δ)⌉·l·δ and every CNP carries τ = l·δ; the NIC sends at most one CNP per δ; a record
- * that stops being marked gets no more CNPs and leaves the list after E_idle = 256 visits.
- * Also the same through the NIC: CNPs on the wire carry the period and the sender adopts it.
+ * A8 (docs/algorithms/dcqcn-plus.md "Tests"): the DCQCN+ NP's CNP schedule, exact in virtual time. With l
+ * records all marked continuously and one record checked per δ, each record gets a CNP every
+ * ⌈T_cnp/(l·δ)⌉·l·δ and every CNP carries τ = l·δ; the NIC sends at most one CNP per δ; a record that stops
+ * being marked gets no more CNPs and leaves the list after E_idle = 256 visits. Also the same through the
+ * NIC: CNPs on the wire carry the period and the sender adopts it.
  */
 import { describe, expect, it } from 'vitest';
 import { dcqcnPlusNp, type NpNicState } from '../../../src/cc/dcqcn-plus/np.js';

@@ -1,5 +1,5 @@
 /**
- * DCQCN+ paper checks of the default tier (A1, A2, A6 of dcqcn-plus.md §6.2), exactly as
+ * DCQCN+ paper checks of the default tier (A1, A2, A6; docs/algorithms/dcqcn-plus.md), exactly as
  * `rocelab reproduce dcqcn-plus --quick` runs them. A3-A5 and the real-time A7:
  * test/paper/dcqcn-plus.test.ts (`npm run test:paper`).
  */

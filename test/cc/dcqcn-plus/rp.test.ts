@@ -1,7 +1,7 @@
 /**
- * A9 and A10 (dcqcn-plus.md §6.2): the DCQCN+ sender's timer periods (Eqs. 16-17) and its rate
- * steps (Eqs. 12-15, 18-23), against hand-computed values (rates in Mbit/s in comments) and a
- * reference trace written straight from §3.5's pseudo-code.
+ * A9 and A10 (docs/algorithms/dcqcn-plus.md "Tests"): the DCQCN+ sender's timer periods (Eqs. 16-17) and its
+ * rate steps (Eqs. 12-15, 18-23), against hand-computed values (rates in Mbit/s in comments) and a reference
+ * trace written straight from the paper's RP rules (DCQCN+ §IV-B-3).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -31,7 +31,7 @@ function expectRel(actual: number, expected: number, rel = 1e-12): void {
 describe('DCQCN+ timers (A9)', () => {
   const p = params();
 
-  it('τ = 540 µs, R_C = 10 Gbps/540: K = 1080 µs, K_α = 540 µs (§3.6)', () => {
+  it('τ = 540 µs, R_C = 10 Gbps/540: K = 1080 µs, K_α = 540 µs (Eqs. 16-17)', () => {
     // M/R_C = 8000 bit / 18.52 Mbit/s = 432 µs < τ, so both periods follow τ.
     expect(computeTimers(540 * US, (10 * G) / 540, p)).toEqual({
       rateTimerNs: 1080 * US,
@@ -93,7 +93,7 @@ describe('DCQCN+ timers (A9)', () => {
   });
 });
 
-/** §3.5 written out once more, independently of src/cc/dcqcn-plus, for the reference trace. */
+/** The DCQCN+ RP (§IV-B-3) written out once more, independently of src/cc/dcqcn-plus, for the reference trace. */
 function referenceTrace(rcBefore: number, lineRate: number, expiries: number) {
   let rt = rcBefore;
   let rc = rcBefore / 2; // α0 = 1: R_C·(1 − α/2)
@@ -147,13 +147,14 @@ describe('DCQCN+ rate steps (A10)', () => {
     expect(increaseStepBps(23, 50 * M, 0.5, 10 * G, p)).toBe(50 * M);
     // hiScale multiplies the step (spec P19).
     expect(increaseStepBps(21, 1 * G, 0.5, 10 * G, params({ hiScale: 5 }))).toBe(500 * M);
-    // Clamp after the average (spec P11, §3.5 order): R_T 9.9 + 0.2 → 10.1 → R_C = (10.1 + 9.9)/2 = 10 → both 10.
+    // Clamp after the average (P11 in docs/algorithms/dcqcn-plus.md): R_T 9.9 + 0.2 → 10.1 →
+    // R_C = (10.1 + 9.9)/2 = 10 → both 10.
     const top = increaseOnTimer(6, 9.9 * G, 9.9 * G, 0.5, 10 * G, p);
     expect(top).toEqual({ rtBps: 10 * G, rcBps: 10 * G, phase: 'ai' });
     expectRel(alphaDecay(1, g, 3), (255 / 256) ** 3);
   });
 
-  it('from a CNP at 100 Mbit/s (R_l 10 Gbit/s, α0 = 1) through 25 timer expiries: exact vs. the §3.5 reference', () => {
+  it('from a CNP at 100 Mbit/s (R_l 10 Gbit/s, α0 = 1) through 25 timer expiries: exact vs. the reference', () => {
     const r = rpRig(p, 10 * G);
     r.s.rcBps = 100 * M;
     r.s.rtBps = 100 * M;

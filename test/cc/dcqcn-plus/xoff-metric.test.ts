@@ -1,6 +1,6 @@
 /**
- * The real-time check A7 counts XOFF transitions (dcqcn-plus.md §6.1: transitions, not pause
- * refreshes) from the switch node's `rocelab_pfc_xoff_transitions_total`.
+ * The real-time check A7 counts XOFF transitions (docs/algorithms/dcqcn-plus.md "Measurements used by the
+ * checks": transitions, not pause refreshes) from the switch node's `rocelab_pfc_xoff_transitions_total`.
  */
 import { describe, expect, it } from 'vitest';
 import { FrameTallies } from '../../../src/metrics/node-metrics.js';

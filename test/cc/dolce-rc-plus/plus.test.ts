@@ -1,6 +1,6 @@
 /**
- * Dolce-RC+ (dolce-rc.md §3.4): AC6(a)'s reward, the arm rates, the sender's per-message stamps
- * and reward bookkeeping, and the receiver's per-message echo.
+ * Dolce-RC+ (paper §VI-A; docs/algorithms/dolce-rc.md "Dolce-RC+"): AC6(a)'s reward, the arm rates, the
+ * sender's per-message stamps and reward bookkeeping, and the receiver's per-message echo.
  */
 import { describe, expect, it } from 'vitest';
 import { dolceRcPlusNp } from '../../../src/cc/dolce-rc-plus/np.js';

@@ -1,5 +1,5 @@
 /**
- * DR-UCB (dolce-rc.md §3.2): AC1's golden vectors (produced by the spec author's independent
+ * DR-UCB (paper Alg. 1): AC1's golden vectors (produced by independent
  * Python and Node.js implementations) and AC2's forced exploration and learning checks.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 /**
  * MPCC's per-ACK controller (src/cc/mpcc/controller.ts) and path model (rp.ts) against values
- * worked by hand from mpcc.md §3.3–3.10.
+ * worked by hand from the thesis' model (§3.2-§4.5; docs/algorithms/mpcc.md "Model and
+ * controller").
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ function flow(linkRatesBps: number[], propDelayNs: number): FlowInfo {
 // Thesis dumbbell: sender → SW1 → SW2 → receiver, 3 links of 1 Gbps and 1 µs.
 const DUMBBELL = flow([G, G, G], 3000);
 
-describe('path model (mpcc.md §3.4)', () => {
+describe('path model (thesis §3.3, eq. 2.2)', () => {
   it('thesis dumbbell: D_base = 2·3 µs + 3·1000 B·8/1 Gbps = 30 µs, P = 3750 B', () => {
     const p = mpccPath(DUMBBELL, params());
     expect(p.baseRttNs).toBe(30_000);
@@ -77,7 +78,7 @@ describe('path model (mpcc.md §3.4)', () => {
   });
 });
 
-describe('Algorithm 1 and the zero-queue policies (mpcc.md §3.5)', () => {
+describe('Algorithm 1 and the zero-queue policies (thesis §3.4)', () => {
   const h = (q: number, n: number): MpccHop => ({ qlenBytes: q, activeFlows: n });
 
   it('selects the first hop with the strictly largest queue, -1 when all are 0', () => {
@@ -118,7 +119,7 @@ describe('Algorithm 1 and the zero-queue policies (mpcc.md §3.5)', () => {
   });
 });
 
-describe('one control step by hand (mpcc.md §3.3–3.4, 3.10)', () => {
+describe('one control step by hand (thesis §3.2–3.3)', () => {
   // Dumbbell, W = P = 3750, S_wire = 1080 (the thesis' constant), INT: hop 0 q = 2000 B, n = 4.
   // D  = 30 µs + 2000 B·8/1 Gbps = 46 µs;   Δt = 1080·46 µs/3750 = 13.248 µs
   // B  = Δt·N·R/(8P) = 13.248e-6·4·1e9/30 000 = 1.7664;   W_fair = 937.5 B
@@ -178,7 +179,7 @@ describe('one control step by hand (mpcc.md §3.3–3.4, 3.10)', () => {
     const small = cut(p, 200);
     expect(small.tauSteps).toBe(1);
     expect(small.B).toBeCloseTo((46e-6 * 4 * 1e9) / 30_000, 12);
-    // intervalBytes: window is the spec's pseudo-code: the window alone, whatever is in flight.
+    // intervalBytes: window is the literal reading: the window alone, whatever is in flight.
     const literal = cut(params({ packetWireBytes: 1080, intervalBytes: 'window' }), 3000);
     expect(literal.tauSteps).toBe(1);
   });

@@ -1,6 +1,6 @@
 /**
- * MPCC's MPC solver (src/cc/mpcc/mpc.ts, qp.ts) against the spec's golden vectors V1–V10
- * (mpcc.md §3.14, AC9a), the first-move gain table, and an independent brute-force solver and
+ * MPCC's MPC solver (src/cc/mpcc/mpc.ts, qp.ts) against the golden vectors V1–V10
+ * (check AC9a, docs/algorithms/mpcc.md), the first-move gain table, and an independent brute-force solver and
  * KKT check on random instances (AC9b, a smaller sample than the reproduction check's 10⁴).
  */
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ import {
   randomMpcProblem,
 } from '../../../src/reproduce/mpcc/verify.js';
 
-describe('golden vectors V1–V10 (mpcc.md §3.14)', () => {
+describe('golden vectors V1–V10 (AC9a)', () => {
   for (const v of GOLDEN_VECTORS) {
     it(`${v.id}: Riccati, QP solution and applied window`, () => {
       const problem = goldenProblem(v);
@@ -57,7 +57,7 @@ describe('golden vectors V1–V10 (mpcc.md §3.14)', () => {
   });
 });
 
-describe('first-move gain B·k0 (mpcc.md §3.14 table, 3 decimals)', () => {
+describe('first-move gain B·k0 (3 decimals)', () => {
   const table: [number, number, number, number, number, number, number][] = [
     // B,  1:1 Hp3, 1:1 Hp20, 1:10 Hp3, 1:10 Hp20, 1:100 Hp3, 1:100 Hp20
     [0.144, 0.057, 0.133, 0.006, 0.032, 0.001, 0.004],

@@ -1,5 +1,5 @@
 /**
- * RCC-sender (spec §3.8) end to end: the same 8-to-1 incast from idle as check 3 and the
+ * RCC-sender (RCC paper §III-G) end to end: the same 8-to-1 incast from idle as check 3 and the
  * in-network scenario of check 6, with every host running rcc-sender. The sender sees N and the
  * last-hop-full flag on ACKs and measures RTT itself, so it should classify and share like RCC.
  */
@@ -23,7 +23,7 @@ describe('rcc-sender', () => {
     expect(states.map((x) => x.rccAckN)).toEqual(new Array(8).fill(8));
     const rates = p.flows.map((f) => goodputBps(p, f, 30 * T, 60 * T));
     const sum = rates.reduce((a, b) => a + b, 0);
-    // C·eff = 100 Gb/s × 1000/1070 = 93.46 Gb/s; spec §3.8: "similar … compared with RCC"
+    // C·eff = 100 Gb/s × 1000/1070 = 93.46 Gb/s; the paper (Fig. 12(a)): "similar … compared with RCC"
     expect(sum).toBeGreaterThan(0.97 * 93.46e9);
     expect(jain(rates)).toBeGreaterThan(0.99);
   });

@@ -1,7 +1,8 @@
 /**
- * SRCC's switch side on one real switch (switch/switch.ts) with hand-made frames: congested-flow
- * and victim detection (strict and literal, srcc.md §3.2), the CNM it sends (§2.5, §3.4), the
- * per-flow rate limit, and the hop-by-hop relay through the flow table (§2.3, §3.9).
+ * SRCC's switch side on one real switch (switch/switch.ts) with hand-made frames: congested-flow and victim
+ * detection (strict and literal, SRCC §III-B), the CNM it sends (docs/wire.md §1.9 CNM; SRCC §III-D), the
+ * per-flow rate limit, and the hop-by-hop relay through the flow table (docs/algorithms/srcc.md "Switch
+ * side").
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,7 +1,7 @@
 /**
- * SRCC's reaction point (srcc.md §3.5, §3.10) driven by hand: CNM resets as min, RT rules,
- * "hold while notified", the CNP hold window, flow matching and the PSN-echo latency.
- * Rates in Gb/s in the comments; C = 100 Gb/s.
+ * SRCC's reaction point (SRCC §III-E; docs/algorithms/srcc.md "NIC side") driven by hand: CNM resets as min,
+ * RT rules, "hold while notified", the CNP hold window, flow matching and the PSN-echo latency. Rates in Gb/s
+ * in the comments; C = 100 Gb/s.
  */
 import { describe, expect, it } from 'vitest';
 import { initDcqcn } from '../../../src/cc/dcqcn/rp.js';

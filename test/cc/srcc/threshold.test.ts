@@ -1,4 +1,4 @@
-/** SRCC's switch arithmetic against srcc.md §3.3's worked examples (Profile A: C·d = 50 000 B). */
+/** SRCC's switch arithmetic against worked examples of Eq. 6 (Profile A: C·d = 50 000 B). */
 import { describe, expect, it } from 'vitest';
 import { flowId16 } from '../../../src/cc/srcc/flow-id.js';
 import {
@@ -17,7 +17,7 @@ import { srccFlowId } from '../../../src/wire/cnm.js';
 const C = 100e9;
 const D = 4000;
 
-describe('Eq. 6 and its clamp (srcc.md §3.3 table)', () => {
+describe('Eq. 6 and its clamp', () => {
   const cd = bytesInFlight(C, D);
   it('C·d at 100 Gb/s and 4 µs is 50 000 B', () => expect(cd).toBe(50_000));
   it.each([
@@ -73,8 +73,8 @@ describe('hop count, target rate, CNM interval', () => {
   });
 });
 
-describe('flow id (CRC-16/ARC over the 5-tuple, srcc.md §3.6)', () => {
-  it('matches the spec vector and the wire codec', () => {
+describe('flow id (CRC-16/ARC over the 5-tuple)', () => {
+  it('matches the known vector and the wire codec', () => {
     // 10.0.0.1, 10.0.0.2, 17, 49152, 4791 → 0x58BA
     expect(flowId16(0x0a000001, 0x0a000002, 49152)).toBe(0x58ba);
     for (const [s, d, p] of [
