@@ -1,5 +1,5 @@
 /**
- * The scenario file (design §6; reference: docs/scenario.md).
+ * The scenario file (reference: docs/scenario.md).
  *
  * Two stages: `scenarioSchema` (zod) checks each key on its own, converts units and fills
  * per-key defaults; `resolveScenario` (resolve.ts) fills what depends on other keys (link

@@ -1,7 +1,7 @@
 /**
  * The environment injected into firmware (nic/, switch/, src/cc/). Firmware reaches time,
  * timers, randomness, the wire and observability only through this object, so the same code
- * runs in the deterministic virtual engine and in real OS processes (design §2).
+ * runs in the deterministic virtual engine and in real OS processes (docs/development.md; docs/cc-api.md).
  */
 import type { Packet } from '../wire/packet.js';
 import type { Rng } from './rng.js';

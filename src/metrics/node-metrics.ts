@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one real-runtime node (design §6, docs/metrics.md): a prom-client
+ * Prometheus metrics of one real-runtime node (docs/metrics.md): a prom-client
  * registry per node, filled at scrape time from the firmware's own counters (collect callbacks)
  * plus the few per-frame tallies only the runtime sees (per-priority tx, CE marks, PFC frames,
  * per-QP CNP/CNM/NACK). Per-frame work is an array increment; labels are built only on scrape.

@@ -1,5 +1,5 @@
 /**
- * zod schema of results.json (design §6), strict: no key missing, none extra. Used by tests and
+ * zod schema of results.json (docs/results.md), strict: no key missing, none extra. Used by tests and
  * by tools that read results back (compare).
  */
 import { z } from 'zod';

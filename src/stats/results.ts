@@ -1,5 +1,5 @@
 /**
- * results.json (design §6): types, assembly from the raw numbers of a run, and a deterministic
+ * results.json (docs/results.md): types, assembly from the raw numbers of a run, and a deterministic
  * serialisation (fixed key order, fixed rounding, one record per line) so the same run twice is
  * byte-identical and diffs between runs stay readable. Field meanings: docs/results.md.
  */
@@ -278,8 +278,8 @@ function seriesMap(m: Record<string, SeriesPoints>): string {
 }
 
 /**
- * The results file text: top-level keys in §6 order, one flow/port/host/series per line, numbers
- * as JSON prints them (values are rounded when assembled), trailing newline.
+ * The results file text: top-level keys in the order of docs/results.md, one flow/port/host/series per line,
+ * numbers as JSON prints them (values are rounded when assembled), trailing newline.
  */
 export function serializeResults(r: Results): string {
   const lines = [

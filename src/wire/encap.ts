@@ -1,5 +1,6 @@
 /**
- * Underlay encapsulation (design §4): what the real runtime sends as one UDP datagram.
+ * Underlay encapsulation (docs/wire.md §6 Underlay encapsulation): what the real runtime sends as one UDP
+ * datagram.
  *
  * Geneve (UDP 6081): header · our class-0xFFF0 options (telemetry.ts) · the standard frame.
  * tshark decodes it down to the BTH with no decode-as, and the options carry everything the

@@ -24,10 +24,10 @@ export interface Timers {
 }
 
 /**
- * Eqs. (16)-(17): K = λ·max{τ, M/R_C}, K_α = λ_α·max{τ, M/R_C} when τ exceeds the 50 µs gate;
- * the DCQCN defaults otherwise (the paper is silent there, spec P4). `tauNs` 0 = no period known.
- * With `timerGate: always` the formula applies at every τ but never goes below the defaults.
- * Results are whole ns (timers fire on integer ns).
+ * Eqs. (16)-(17): K = λ·max{τ, M/R_C}, K_α = λ_α·max{τ, M/R_C} when τ exceeds the 50 µs gate; the DCQCN
+ * defaults otherwise (the paper is silent there, P4 in docs/algorithms/dcqcn-plus.md). `tauNs` 0 = no period
+ * known. With `timerGate: always` the formula applies at every τ but never goes below the defaults. Results
+ * are whole ns (timers fire on integer ns).
  */
 export function computeTimers(tauNs: number, rcBps: number, p: TimerParams): Timers {
   const adaptive = p.timerGate === 'always' || tauNs > p.tauGateNs;
@@ -81,7 +81,10 @@ export interface IncreaseParams {
   hiScale: number;
 }
 
-/** Phase of the increase at state counter `s` (after its increment): FR < F ≤ AI ≤ 4F < HI (spec P7). */
+/**
+ * Phase of the increase at state counter `s` (after its increment): FR < F ≤ AI ≤ 4F < HI (P7 in
+ * docs/algorithms/dcqcn-plus.md).
+ */
 export function phaseOf(s: number, f: number): Phase {
   if (s < f) return 'fr';
   return s <= 4 * f ? 'ai' : 'hi';

@@ -1,9 +1,9 @@
 /**
- * DCQCN+ notification point (receiver NIC; DCQCN+ §IV-B-2, Eq. 11): one list of congested flows per
- * NIC, checked round-robin one record per δ. A checked record that saw a mark and has not had a
- * CNP for T_cnp gets one, carrying the CNP period τ = l·δ (Eq. 11) in the CNP's reserved bytes.
- * Every visit costs δ whether or not it sends (spec P6), so τ really is the time between two
- * checks of one record. Records idle for E_idle visits leave the list (ours, spec P5).
+ * DCQCN+ notification point (receiver NIC; DCQCN+ §IV-B-2, Eq. 11): one list of congested flows per NIC,
+ * checked round-robin one record per δ. A checked record that saw a mark and has not had a CNP for T_cnp gets
+ * one, carrying the CNP period τ = l·δ (Eq. 11) in the CNP's reserved bytes. Every visit costs δ whether or
+ * not it sends (P6 in docs/algorithms/dcqcn-plus.md), so τ really is the time between two checks of one
+ * record. Records idle for E_idle visits leave the list (ours, P5 in docs/algorithms/dcqcn-plus.md).
  */
 import { Ecn, type Packet } from '../../wire/packet.js';
 import type { NpAlgorithm, NpNicIo } from '../types.js';

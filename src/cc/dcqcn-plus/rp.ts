@@ -95,7 +95,8 @@ export function onCnp(s: DcqcnPlusRpState, p: DcqcnPlusParams, io: RpIo, cnpPeri
 export function onRateTimer(s: DcqcnPlusRpState, p: DcqcnPlusParams, io: RpIo): void {
   const now = io.now();
   if (p.pauseCheck && io.paused()) {
-    // §VI-E: no recovery and no state increase while paused; the timer still re-arms (spec P13).
+    // §VI-E: no recovery and no state increase while paused; the timer still re-arms (P13 in
+    // docs/algorithms/dcqcn-plus.md).
     io.count('dcqcnPlusPausedExpiries');
   } else {
     s.s++;

@@ -64,7 +64,7 @@ export interface PidStepResult {
 /**
  * One step of eqs. (3)-(5): E = delay − target; U = [U(t−1)] + Kp·E + Kd·(E − E(t−1));
  * W = W(t−1)·S(U), clamped to [floor, cap]. With anti-windup U is reset to 0 when the clamp
- * binds in the direction U pushes (spec P4).
+ * binds in the direction U pushes (P4 in docs/algorithms/rcc.md).
  */
 export function pidStep(
   uPrev: number,

@@ -5,7 +5,7 @@
  * `literal`: bytes whose arrival lies in (now − T_s, now]. `busy` [OURS]: the same once the
  * current busy period is at least T_s old; before that, the rate since the busy period began
  * (bytes after its first packet over the time since that packet), so an incast onto an idle
- * receiver is seen as last-hop congestion at once instead of after T_s (spec P5).
+ * receiver is seen as last-hop congestion at once instead of after T_s (P5 in docs/algorithms/rcc.md).
  * `recent` [OURS]: `busy`, or the last `recentPackets` + 1 arrivals came at ≥ η·C, i.e. the
  * very packets whose delays eq. (1) just counted arrived back to back: a last-hop queue that
  * builds inside a busy period (a flow joining a receiver that was already receiving) is seen at

@@ -1,6 +1,6 @@
 /**
  * Address and interface plan of a netns run: one network namespace per topology node, one veth
- * pair per topology link, each link its own /30 inside 198.18.0.0/15 (design §3).
+ * pair per topology link, each link its own /30 inside 198.18.0.0/15 (docs/netns.md "What it builds").
  *
  * A node's port `p` is the interface `p<p>` in the node's namespace, so `tc -n <ns> qdisc show dev
  * p3` is switch port 3. Both ends of a veth are created directly inside their namespaces: no

@@ -1,5 +1,5 @@
 /**
- * `tc` shaping of the real wire (design §3): every link is shaped to its emulated rate divided by
+ * `tc` shaping of the real wire (docs/netns.md "tc"): every link is shaped to its emulated rate divided by
  * the time-dilation factor, at both ends. The firmware already serialises each egress port at
  * line rate; tc is the kernel-side guarantee that no node puts more than that on the wire.
  *

@@ -1,8 +1,8 @@
 /**
- * Clock sync of the real runtime (design §3): a PTP-like two-way exchange over the same links
- * the data uses, hop by hop like PTP boundary clocks. The reference node's clock is the truth;
- * every other node synchronises to its parent, the neighbour one hop closer to the reference
- * (BFS over the topology), and serves its own children with its corrected clock.
+ * Clock sync of the real runtime (docs/realtime.md "Clock sync"): a PTP-like two-way exchange over the same
+ * links the data uses, hop by hop like PTP boundary clocks. The reference node's clock is the truth; every
+ * other node synchronises to its parent, the neighbour one hop closer to the reference (BFS over the
+ * topology), and serves its own children with its corrected clock.
  *
  *   child  t1 ──Sync request──▶ t2  parent
  *          t4 ◀─Sync response── t3

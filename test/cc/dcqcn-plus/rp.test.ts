@@ -93,7 +93,9 @@ describe('DCQCN+ timers (A9)', () => {
   });
 });
 
-/** The DCQCN+ RP (§IV-B-3) written out once more, independently of src/cc/dcqcn-plus, for the reference trace. */
+/**
+ * The DCQCN+ RP (§IV-B-3) written out once more, independently of src/cc/dcqcn-plus, for the reference trace.
+ */
 function referenceTrace(rcBefore: number, lineRate: number, expiries: number) {
   let rt = rcBefore;
   let rc = rcBefore / 2; // α0 = 1: R_C·(1 − α/2)
@@ -139,13 +141,13 @@ describe('DCQCN+ rate steps (A10)', () => {
     expect(increaseStepBps(5, 5 * G, 0.5, 10 * G, p)).toBe(200 * M);
     expect(increaseStepBps(5, 100 * M, 0.1, 10 * G, p)).toBe(10 * M);
     expect(increaseStepBps(20, 5 * G, 0.05, 10 * G, p)).toBe(100 * M);
-    // §3.6: R_C = 10 Gbps/540 with α ≤ 0.1 → step R_C/10 = 1.85 Mbit/s.
+    // R_C = 10 Gbps/540 with α ≤ 0.1 → step R_C/10 = 1.85 Mbit/s.
     expectRel(increaseStepBps(10, (10 * G) / 540, 0.05, 10 * G, p), (10 * G) / 5400);
     // HI: min(R_C, (S − 20)/100 · R_l): S = 21 → 100 Mbit/s cap, S = 23 → 300, small R_C binds.
     expect(increaseStepBps(21, 1 * G, 0.5, 10 * G, p)).toBe(100 * M);
     expect(increaseStepBps(23, 1 * G, 0.5, 10 * G, p)).toBe(300 * M);
     expect(increaseStepBps(23, 50 * M, 0.5, 10 * G, p)).toBe(50 * M);
-    // hiScale multiplies the step (spec P19).
+    // hiScale multiplies the step (P19 in docs/algorithms/dcqcn-plus.md).
     expect(increaseStepBps(21, 1 * G, 0.5, 10 * G, params({ hiScale: 5 }))).toBe(500 * M);
     // Clamp after the average (P11 in docs/algorithms/dcqcn-plus.md): R_T 9.9 + 0.2 → 10.1 →
     // R_C = (10.1 + 9.9)/2 = 10 → both 10.

@@ -60,7 +60,7 @@ describe('RCC eq. (5) scale functions', () => {
     expect(windowScale(0, 'S2')).toBe(1);
   });
 
-  it('S2(U) = S0(U/2) for every U (spec P9)', () => {
+  it('S2(U) = S0(U/2) for every U (P9 in docs/algorithms/rcc.md)', () => {
     fc.assert(
       fc.property(fc.double({ min: -30, max: 30, noNaN: true }), (u) => {
         expect(windowScale(u, 'S2')).toBeCloseTo(windowScale(u / 2, 'S0'), 12);
