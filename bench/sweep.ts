@@ -1,6 +1,5 @@
 /**
- * Sweep parallelism: a 2-algorithm × 4-seed sweep (8 virtual-time runs of the dumbbell with
- * two flows) on 2 workers against the same 8 points on 1 worker (one after another), both
+ * Sweep parallelism: a 2-algorithm × 4-seed sweep (8 virtual-time runs) on 2 workers against the same 8 points on 1 worker (one after another), both
  * through the same pool (src/sweep/run.ts runPool: long-lived worker processes, one runPoint a
  * point), measured in this run on this machine, in the order 1, 2, 2, 1 workers. Target:
  * parallel ≤ 0.6 × sequential wall time. The ideal on 2 free cores is 0.5; each worker's fixed
@@ -14,13 +13,26 @@ import { packageRoot } from '../src/package-root.js';
 import { runPool } from '../src/sweep/run.js';
 import { loadSweep } from '../src/sweep/spec.js';
 
+/**
+ * Two sweeps: the dumbbell (0.2 s points, so each worker's fixed cost weighs most: the floor of
+ * what a pool can do) and WebSearch on the 16-host leaf-spine (~4 s points, a sweep as
+ * researchers run them). ROCELAB_BENCH_SWEEP_SCENARIO=file.yaml runs one scenario instead.
+ */
 export async function benchSweep(): Promise<void> {
+  const only = process.env.ROCELAB_BENCH_SWEEP_SCENARIO;
+  for (const scenario of only !== undefined ? [only] : ['dumbbell-2flows.yaml', 'websearch-leafspine.yaml']) {
+    console.log(`${scenario} × cc [dcqcn, none] × 4 seeds:`);
+    await benchSweepOf(scenario);
+  }
+}
+
+async function benchSweepOf(scenario: string): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'rocelab-bench-sweep-'));
   try {
     const file = join(tmp, 'sweep.yaml');
     writeFileSync(
       file,
-      `scenario: ${join(packageRoot(), 'scenarios', 'dumbbell-2flows.yaml')}\ngrid: { cc: [dcqcn, none] }\nseeds: 4\n`,
+      `scenario: ${join(packageRoot(), 'scenarios', scenario)}\ngrid: { cc: [dcqcn, none] }\nseeds: 4\n`,
     );
     const sweep = loadSweep(file);
     let round = 0;
