@@ -9,7 +9,7 @@
  */
 import type { NicTrace, SwitchTrace } from '../env/trace.js';
 import type { RunPlan } from '../runtime/app/plan.js';
-import { FrameKind, type Packet } from '../wire/packet.js';
+import { FrameKind, type Packet, type PfcBody } from '../wire/packet.js';
 import { Bins, QueueBins } from './bins.js';
 
 /** Hands out the hook table of each node (null: nothing to observe there). */
@@ -131,6 +131,9 @@ export interface ProbePortBins {
   queueMaxBytes: number[];
   /** Time-average queue over the bin, bytes (3 decimals). */
   queueMeanBytes: number[];
+  /** PFC frames the port sent that pause a class, and of those the XOFF transitions (class not paused before). */
+  pfcPauseTx: number[];
+  pfcXoffTx: number[];
 }
 
 export interface ProbeFlowBins {
@@ -176,6 +179,10 @@ export interface PortBins {
   port: number;
   tx: Bins;
   queue: QueueBins;
+  pauseTx: Bins;
+  xoffTx: Bins;
+  /** Classes this port's last PFC frames left paused (bit per priority). */
+  xoffMask: number;
 }
 
 type QpIndex = Map<number, Map<number, FlowBins[]>>;
@@ -249,7 +256,15 @@ export class Probe implements Tracer {
   }
 
   private newPort(node: string, port: number): PortBins {
-    return { node, port, tx: new Bins(), queue: new QueueBins(this.binNs) };
+    return {
+      node,
+      port,
+      tx: new Bins(),
+      queue: new QueueBins(this.binNs),
+      pauseTx: new Bins(),
+      xoffTx: new Bins(),
+      xoffMask: 0,
+    };
   }
 
   private bin(tNs: number): number {
@@ -309,7 +324,10 @@ export class Probe implements Tracer {
       rx: noop,
       tx: (t, port, pkt) => {
         const p = mine[port];
-        if (p !== undefined) p.tx.add(this.bin(t), pkt.sizeBytes);
+        if (p === undefined) return;
+        const b = this.bin(t);
+        p.tx.add(b, pkt.sizeBytes);
+        if (pkt.kind === FrameKind.Pfc && pkt.pfc !== null) pfcSent(p, b, pkt.pfc);
       },
       queue: (t, port, bytes) => {
         const p = mine[port];
@@ -349,6 +367,8 @@ export class Probe implements Tracer {
           const span = Math.min(this.binNs, endNs - i * this.binNs);
           return Math.round((a / span) * 1000) / 1000;
         }),
+        pfcPauseTx: p.pauseTx.toArray(bins),
+        pfcXoffTx: p.xoffTx.toArray(bins),
       });
     }
     const flows: ProbeFlowBins[] = [];
@@ -367,6 +387,25 @@ export class Probe implements Tracer {
     }
     return { binNs: this.binNs, bins, ports, flows };
   }
+}
+
+/** A PFC frame left port `p` in bin `b`: count pauses, and XOFF transitions per class. */
+function pfcSent(p: PortBins, b: number, pfc: PfcBody): void {
+  let pauses = false;
+  for (let prio = 0; prio < 8; prio++) {
+    if (((pfc.classEnable >> prio) & 1) === 0) continue;
+    const bit = 1 << prio;
+    if ((pfc.quanta[prio] ?? 0) === 0) {
+      p.xoffMask &= ~bit;
+      continue;
+    }
+    pauses = true;
+    if ((p.xoffMask & bit) === 0) {
+      p.xoffMask |= bit;
+      p.xoffTx.add(b, 1);
+    }
+  }
+  if (pauses) p.pauseTx.add(b, 1);
 }
 
 /** Sum node parts (same spec and bin count) into the results' `probes` section. */
@@ -391,10 +430,14 @@ export function mergeProbeReports(parts: readonly ProbeResults[]): ProbeResults 
           txBytes: pad(p.txBytes),
           queueMaxBytes: pad(p.queueMaxBytes),
           queueMeanBytes: pad(p.queueMeanBytes),
+          pfcPauseTx: pad(p.pfcPauseTx),
+          pfcXoffTx: pad(p.pfcXoffTx),
         });
         continue;
       }
       add(cur.txBytes, p.txBytes);
+      add(cur.pfcPauseTx, p.pfcPauseTx);
+      add(cur.pfcXoffTx, p.pfcXoffTx);
       add(cur.queueMaxBytes, p.queueMaxBytes, true);
       add(cur.queueMeanBytes, p.queueMeanBytes);
     }

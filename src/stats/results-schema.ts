@@ -123,6 +123,8 @@ export const resultsSchema = z.strictObject({
           txBytes: z.array(z.number().nonnegative()),
           queueMaxBytes: z.array(z.number().nonnegative()),
           queueMeanBytes: z.array(z.number().nonnegative()),
+          pfcPauseTx: z.array(nonNegInt),
+          pfcXoffTx: z.array(nonNegInt),
         }),
       ),
       flows: z.array(

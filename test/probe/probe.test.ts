@@ -80,6 +80,29 @@ describe('probes in results.json', () => {
     expect(serializeResults(watched)).toBe(serializeResults(plain));
   });
 
+  it('counts the PFC pauses a switch port sends, and their XOFF transitions', () => {
+    const s = parseScenarioText(`
+name: probe-pfc
+duration: 1ms
+topology: { kind: star, hosts: 5 }
+defaults: { nic: { cc: none }, switch: { buffer: 400KB, pfc: true } }
+workload:
+  - kind: incast
+    senders: [h1, h2, h3, h4]
+    receiver: h5
+    size: 400KB
+probes: { bin: 20us }
+`);
+    const r = runScenario({ scenario: s, outDir: tmp(), print: null }).results;
+    const p = r.probes!;
+    const pauses = r.ports.filter((x) => x.node === 's1').reduce((a, x) => a + x.pfcPauseTx, 0);
+    expect(pauses).toBeGreaterThan(0);
+    expect(sum(p.ports.flatMap((x) => x.pfcPauseTx))).toBe(pauses);
+    const xoff = sum(p.ports.flatMap((x) => x.pfcXoffTx));
+    expect(xoff).toBeGreaterThan(0);
+    expect(xoff).toBeLessThanOrEqual(pauses);
+  });
+
   it('listed ports only, and flows off', () => {
     const s = parseScenarioText(
       `${INCAST}\nprobes: { bin: 10us, ports: [{ switch: s1, port: 2 }], flows: false }\n`,
