@@ -1,22 +1,21 @@
 /**
- * A virtual-time run of a scenario with RCC's measurement points attached: the payload each flow
- * delivers to its receiver NIC and the queue of watched switch egress ports (read at every
- * change, kept per time bin), optionally the window every ACK carries, and the receiver QPs' RCC
- * state (mode, PID entry time) read through `qpInspect`. Wrappers only observe; the firmware
- * runs unchanged.
+ * A virtual-time run of a scenario with RCC's measurement points attached through the probe API
+ * (src/probe): the payload each flow delivers to its receiver NIC and the queue of watched switch
+ * egress ports, kept per time bin, optionally the window every ACK carries, and the receiver QPs'
+ * RCC state (mode, PID entry time) read through `qpInspect`. The hooks only observe.
  */
 
-import type { Nic } from '../../../nic/api.js';
-import { createNic } from '../../../nic/api.js';
-import type { Switch } from '../../../switch/api.js';
-import { createSwitch } from '../../../switch/api.js';
+import { createNic, type Nic } from '../../../nic/api.js';
+import { createSwitch, type Switch } from '../../../switch/api.js';
 import type { Scenario } from '../../config/scenario.js';
-import type { FirmwareEnv } from '../../env/env.js';
+import { binRange, type QueueBins } from '../../probe/bins.js';
+import { chainTracers, type FlowBins, Probe, tracer } from '../../probe/probe.js';
 import { planFromSetup } from '../../runtime/app/plan.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
+import { jainIndex } from '../../stats/aggregate.js';
 import type { Topology } from '../../topology/model.js';
-import { FrameKind, type Packet } from '../../wire/packet.js';
+import { FrameKind } from '../../wire/packet.js';
 import type { FlowSpec } from '../../workload/generate.js';
 import { loadPaperScenario } from '../paper-scenario.js';
 
@@ -26,84 +25,14 @@ export interface WatchedPort {
   port: number;
 }
 
-/** Growable array of numbers indexed by time bin. */
-class Bins {
-  data: Float64Array;
-  length = 0;
-  constructor(private readonly fill: number) {
-    this.data = new Float64Array(1024).fill(fill);
-  }
-  ensure(i: number): void {
-    if (i < this.data.length) {
-      if (i >= this.length) this.length = i + 1;
-      return;
-    }
-    let n = this.data.length;
-    while (n <= i) n *= 2;
-    const d = new Float64Array(n).fill(this.fill);
-    d.set(this.data.subarray(0, this.length));
-    this.data = d;
-    this.length = i + 1;
-  }
-  get(i: number): number {
-    return i < this.length ? this.data[i] : this.fill;
-  }
-}
+export type QueueTrace = QueueBins;
 
-/**
- * A queue recorded at every change and kept per time bin: the max, the min and the integral
- * (byte·ns) of each bin, so long runs stay small and window statistics stay exact to a bin.
- */
-export class QueueTrace {
-  readonly max = new Bins(0);
-  readonly min = new Bins(Number.POSITIVE_INFINITY);
-  readonly area = new Bins(0);
-  private cur = 0;
-  private lastNs = 0;
-  constructor(readonly binNs: number) {}
-
-  update(tNs: number, bytes: number): void {
-    if (bytes === this.cur) return;
-    this.carry(tNs);
-    this.cur = bytes;
-    const b = Math.floor(tNs / this.binNs);
-    this.mark(b, bytes);
-  }
-
-  /** Account the current value up to `tNs` (call once at the end of the run). */
-  carry(tNs: number): void {
-    const bin = this.binNs;
-    let t = this.lastNs;
-    while (t < tNs) {
-      const b = Math.floor(t / bin);
-      const edge = Math.min(tNs, (b + 1) * bin);
-      this.mark(b, this.cur);
-      this.area.ensure(b);
-      this.area.data[b] += this.cur * (edge - t);
-      t = edge;
-    }
-    this.lastNs = Math.max(this.lastNs, tNs);
-  }
-
-  private mark(b: number, v: number): void {
-    this.max.ensure(b);
-    this.min.ensure(b);
-    if (v > this.max.data[b]) this.max.data[b] = v;
-    if (v < this.min.data[b]) this.min.data[b] = v;
-  }
-}
-
-export interface FlowProbe {
+export interface FlowProbe extends FlowBins {
   spec: FlowSpec;
   srcQpn: number;
   dstQpn: number;
   /** Unloaded RTT of the flow's path, ns, as the NIC gets it (T of the spec). */
   baseRttNs: number;
-  /** Payload bytes delivered to the receiver NIC per time bin. */
-  rx: Bins;
-  /** Arrival of the flow's first and last data packet at the receiver, ns (NaN: none). */
-  firstRxNs: number;
-  lastRxNs: number;
   /** ACKs the receiver sent (when asked for): time and assigned window (bytes). */
   ackNs: number[];
   ackWindow: number[];
@@ -130,8 +59,6 @@ export interface ProbeOptions {
   binNs?: number;
   /** Record ACK windows (default false). */
   acks?: boolean;
-  /** Record packet deliveries (default true). */
-  deliveries?: boolean;
 }
 
 export function portKey(p: WatchedPort): string {
@@ -140,146 +67,66 @@ export function portKey(p: WatchedPort): string {
 
 export function probedRun(scenario: Scenario, o: ProbeOptions): RccProbe {
   const setup = setupRun(scenario, { seed: o.seed });
-  const binNs = o.binNs ?? 100;
   // The runtime's own plan: the QPNs and paths the virtual run will use.
   const plan = planFromSetup(setup);
-  const flows: FlowProbe[] = plan.flows.map(({ spec, qp }) => ({
-    spec,
-    srcQpn: qp.srcQpn,
-    dstQpn: qp.dstQpn,
-    baseRttNs: Math.round(qp.path.baseRttNs),
-    rx: new Bins(0),
-    firstRxNs: Number.NaN,
-    lastRxNs: Number.NaN,
-    ackNs: [],
-    ackWindow: [],
-  }));
-  // Receiver host → receiver QPN → flows on that QP (the latest started takes the packet).
-  const byRx = new Map<string, Map<number, FlowProbe[]>>();
-  // Receiver host → sender QPN (what its ACKs name) → flows.
-  const byAck = new Map<string, Map<number, FlowProbe[]>>();
-  const add = (m: Map<string, Map<number, FlowProbe[]>>, host: string, qpn: number, f: FlowProbe) => {
-    let h = m.get(host);
-    if (h === undefined) m.set(host, (h = new Map()));
-    h.set(qpn, [...(h.get(qpn) ?? []), f]);
-  };
+  const watch = o.watch ?? [];
+  const probe = new Probe(
+    { binNs: o.binNs ?? 100, ports: watch.map((w) => ({ node: w.sw, port: w.port })), flows: true },
+    plan,
+  );
+  const flows: FlowProbe[] = plan.flows.map(({ spec, qp }, i) =>
+    Object.assign(probe.flows[i], {
+      spec,
+      srcQpn: qp.srcQpn,
+      dstQpn: qp.dstQpn,
+      baseRttNs: Math.round(qp.path.baseRttNs),
+      ackNs: [] as number[],
+      ackWindow: [] as number[],
+    }),
+  );
+  // Receiver host → sender QPN (what its ACKs name) → flows; the latest started takes the ACK.
+  const byAck = new Map<string, FlowProbe[]>();
   for (const f of flows) {
-    add(byRx, f.spec.dst, f.dstQpn, f);
-    add(byAck, f.spec.dst, f.srcQpn, f);
+    const k = `${f.spec.dst}:${f.srcQpn}`;
+    byAck.set(k, [...(byAck.get(k) ?? []), f]);
   }
-  const pick = (list: FlowProbe[] | undefined, nowNs: number): FlowProbe | undefined => {
-    if (list === undefined) return undefined;
-    let best = list[0];
-    for (const f of list) if (f.spec.startNs <= nowNs) best = f;
-    return best;
-  };
-  const keepRx = o.deliveries !== false;
-  const keepAcks = o.acks === true;
+  const acks = tracer({
+    nicTx: (host, t, pkt) => {
+      const w = pkt.ext?.windowBytes ?? null;
+      if (pkt.kind !== FrameKind.Ack || w === null) return;
+      let f: FlowProbe | undefined;
+      for (const c of byAck.get(`${host}:${pkt.destQp}`) ?? [])
+        if (f === undefined || c.spec.startNs <= t) f = c;
+      if (f === undefined) return;
+      f.ackNs.push(t);
+      f.ackWindow.push(w);
+    },
+  });
   const nics = new Map<string, Nic>();
   const switches = new Map<string, Switch>();
-  const queues = new Map<string, QueueTrace>();
-  const watchBySw = new Map<string, number[]>();
-  for (const w of o.watch ?? []) {
-    queues.set(portKey(w), new QueueTrace(binNs));
-    watchBySw.set(w.sw, [...(watchBySw.get(w.sw) ?? []), w.port]);
-  }
-
   const out = runScenario({
     scenario,
     seed: o.seed,
     outDir: o.outDir,
     print: null,
+    trace: chainTracers([probe, o.acks === true ? acks : null]) ?? undefined,
     createSwitch: (env, cfg) => {
-      const ports = watchBySw.get(cfg.name);
-      if (ports === undefined) {
-        const sw = createSwitch(env, cfg);
-        switches.set(cfg.name, sw);
-        return sw;
-      }
-      const traces = ports.map((p) => queues.get(`${cfg.name}:${p}`)!);
-      let sw: Switch | null = null;
-      const record = () => {
-        const t = env.now();
-        for (let i = 0; i < ports.length; i++) traces[i].update(t, sw!.queueBytes(ports[i]));
-      };
-      // A port dequeues its next frame in the same timer callback that sends the previous one,
-      // so the queue is read after every timer callback and every received frame.
-      const wrapped: FirmwareEnv = {
-        now: () => env.now(),
-        setTimer: (at, fn) =>
-          env.setTimer(at, () => {
-            fn();
-            record();
-          }),
-        cancelTimer: (id) => env.cancelTimer(id),
-        rng: env.rng,
-        log: env.log,
-        nextPacketId: () => env.nextPacketId(),
-        send: (port, pkt) => env.send(port, pkt),
-      };
-      sw = createSwitch(wrapped, cfg);
-      const receive = sw.receive.bind(sw);
-      sw.receive = (port: number, pkt: Packet) => {
-        receive(port, pkt);
-        record();
-      };
+      const sw = createSwitch(env, cfg);
       switches.set(cfg.name, sw);
       return sw;
     },
     createNic: (env, cfg) => {
-      const node = cfg.name;
-      const acks = keepAcks ? byAck.get(node) : undefined;
-      const wrapped: FirmwareEnv =
-        acks === undefined
-          ? env
-          : {
-              now: () => env.now(),
-              setTimer: (at, fn) => env.setTimer(at, fn),
-              cancelTimer: (id) => env.cancelTimer(id),
-              rng: env.rng,
-              log: env.log,
-              nextPacketId: () => env.nextPacketId(),
-              send: (port, pkt) => {
-                const w = pkt.ext?.windowBytes ?? null;
-                if (pkt.kind === FrameKind.Ack && w !== null) {
-                  const t = env.now();
-                  const f = pick(acks.get(pkt.destQp), t);
-                  if (f !== undefined) {
-                    f.ackNs.push(t);
-                    f.ackWindow.push(w);
-                  }
-                }
-                env.send(port, pkt);
-              },
-            };
-      const nic = createNic(wrapped, cfg);
-      const rx = byRx.get(node);
-      if (keepRx && rx !== undefined) {
-        const receive = nic.receive.bind(nic);
-        nic.receive = (port: number, pkt: Packet) => {
-          if (pkt.kind === FrameKind.Data) {
-            const t = env.now();
-            const f = pick(rx.get(pkt.destQp), t);
-            if (f !== undefined) {
-              const b = Math.floor(t / binNs);
-              f.rx.ensure(b);
-              f.rx.data[b] += pkt.payloadLen;
-              if (Number.isNaN(f.firstRxNs)) f.firstRxNs = t;
-              f.lastRxNs = t;
-            }
-          }
-          receive(port, pkt);
-        };
-      }
-      nics.set(node, nic);
+      const nic = createNic(env, cfg);
+      nics.set(cfg.name, nic);
       return nic;
     },
   });
-  for (const q of queues.values()) q.carry(out.results.durationNs);
+  probe.finish(out.results.durationNs);
+  const queues = new Map(watch.map((w) => [portKey(w), probe.port(w.sw, w.port)!.queue]));
   return {
     out,
     topo: setup.topo,
-    binNs,
+    binNs: probe.binNs,
     flows,
     queues,
     nics,
@@ -309,11 +156,6 @@ export function portToward(topo: Topology, a: string, b: string): WatchedPort {
 }
 
 // ------------------------------------------------------------------------------ measurements
-
-/** Bins [from, to) of a time window (to a bin). */
-function binRange(binNs: number, fromNs: number, toNs: number): [number, number] {
-  return [Math.max(0, Math.round(fromNs / binNs)), Math.max(0, Math.round(toNs / binNs))];
-}
 
 /** Payload bytes a flow received in [fromNs, toNs) (to a bin). */
 export function bytesIn(p: RccProbe, f: FlowProbe, fromNs: number, toNs: number): number {
@@ -367,9 +209,5 @@ export function peakTime(tr: QueueTrace, fromNs: number, toNs: number): number {
   return best * tr.binNs;
 }
 
-/** Jain's fairness index of positive rates. */
-export function jain(xs: number[]): number {
-  const s = xs.reduce((a, b) => a + b, 0);
-  const s2 = xs.reduce((a, b) => a + b * b, 0);
-  return s2 > 0 ? (s * s) / (xs.length * s2) : 1;
-}
+/** Jain's fairness index of rates (1 when all are zero). */
+export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;
