@@ -1,17 +1,19 @@
 /**
- * Measurements of dcqcn-plus.md §6.1 over a time window of a virtual-time run: the bottleneck
- * egress queue (exact time average, and percentiles of 10 µs samples), XOFF transitions the
- * switch sends, link utilisation and goodput into the receiver. A probe wraps the switch's and
- * the receiver NIC's firmware environment for runScenario; it only reads, so the run is the
- * same as without it. Not firmware: used by the reproduction checks.
+ * Measurements of a time window of a virtual-time run for the DCQCN+ checks (docs/algorithms/
+ * dcqcn-plus.md; "DCQCN+: Taming Large-scale Incast Congestion in RDMA over Ethernet Networks",
+ * §6.1): the bottleneck egress queue (exact time average, and percentiles of 10 µs samples), XOFF
+ * transitions the switch sends, link utilisation and goodput into the receiver. Everything is
+ * read through the probe API (src/probe), so the run is the one `rocelab run` makes.
  */
 
-import { createNic, type Nic } from '../../../nic/api.js';
-import { createSwitch, type Switch } from '../../../switch/api.js';
 import type { Scenario } from '../../config/scenario.js';
-import type { FirmwareEnv } from '../../env/env.js';
+import { binRange } from '../../probe/bins.js';
+import { chainTracers, Probe, tracer } from '../../probe/probe.js';
+import { planFromSetup } from '../../runtime/app/plan.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
-import { FrameKind, type Packet } from '../../wire/packet.js';
+import { setupRun } from '../../runtime/scenario-setup.js';
+import { quantileNearestRank } from '../../stats/aggregate.js';
+import { FrameKind } from '../../wire/packet.js';
 import { loadPaperScenario } from '../paper-scenario.js';
 
 /** A shipped scenario of this algorithm's checks, with `--set`-style overrides. */
@@ -24,7 +26,7 @@ export interface ProbeSpec {
   switchName: string;
   port: number;
   receiver: string;
-  /** Queue sampling period for percentiles (spec: 10 µs). */
+  /** Queue sampling period for percentiles (spec: 10 µs); also the probe's bin. */
   sampleNs: number;
 }
 
@@ -44,7 +46,7 @@ export interface WindowMeasure {
   xoff: number;
   /** Wire bytes out of the bottleneck port ÷ (line rate × window). */
   utilisation: number;
-  /** Payload delivered in order to the receiver ÷ (line rate × window). */
+  /** Payload delivered to the receiver ÷ (line rate × window). */
   goodput: number;
 }
 
@@ -62,35 +64,10 @@ export interface RunMeasure {
   warnings: string[];
 }
 
-interface Snap {
-  qns: number;
-  tx: number;
-  rx: number;
-  t: number;
-}
-
-function wrapEnv(env: FirmwareEnv, send: (port: number, pkt: Packet) => void): FirmwareEnv {
-  return {
-    now: () => env.now(),
-    setTimer: (at, fn) => env.setTimer(at, fn),
-    cancelTimer: (id) => env.cancelTimer(id),
-    send,
-    rng: env.rng,
-    log: env.log,
-    nextPacketId: () => env.nextPacketId(),
-  };
-}
-
-/** The q-quantile of `xs` (nearest rank). */
-export function quantile(xs: ArrayLike<number>, q: number): number {
-  if (xs.length === 0) return Number.NaN;
-  const s = Float64Array.from(xs).sort();
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
-
 /**
- * Run `scenario` in virtual time with the probe attached and measure every window. Queue
- * samples are taken only inside windows, so long runs cost a few thousand extra events.
+ * Run `scenario` in virtual time with the probe attached and measure every window (window edges
+ * on multiples of `probe.sampleNs`). Queue samples are the queue just before each sampling
+ * instant, taken from the exact change log kept only around the windows.
  */
 export function runMeasured(
   scenario: Scenario,
@@ -98,87 +75,77 @@ export function runMeasured(
   windows: Window[],
   opts: { outDir: string; seed?: number },
 ): { out: RunOutput; m: RunMeasure } {
+  const setup = setupRun(scenario, { seed: opts.seed });
+  const plan = planFromSetup(setup);
+  const binNs = probe.sampleNs;
+  const bins = new Probe({ binNs, ports: [{ node: probe.switchName, port: probe.port }], flows: true }, plan);
   const xoffTimes: number[] = [];
-  const edges = windows.map(() => ({
-    a: null as Snap | null,
-    b: null as Snap | null,
-    samples: [] as number[],
-  }));
-  let lineRateBps = 0;
-  let receiver: Nic | null = null;
-  const nicFactory = (env: FirmwareEnv, cfg: Parameters<typeof createNic>[1]): Nic => {
-    const nic = createNic(env, cfg);
-    if (cfg.name === probe.receiver) receiver = nic;
-    return nic;
-  };
-  const switchFactory = (env: FirmwareEnv, cfg: Parameters<typeof createSwitch>[1]): Switch => {
-    // XOFF state per (port, priority): a pause frame is a transition only when sent from XON.
-    const xoff = new Set<number>();
-    const send = (port: number, pkt: Packet) => {
+  // XOFF state per (switch, port, priority): a pause frame is a transition only when sent from XON.
+  const xoff = new Set<string>();
+  // Queue changes inside the windows, as (t, bytes) pairs, and the value before each window.
+  const changes: number[] = [];
+  const startQ = windows.map(() => 0);
+  const watch = tracer({
+    switchTx: (name, t, port, pkt) => {
       const pfc = pkt.kind === FrameKind.Pfc ? pkt.pfc : null;
-      if (pfc !== null) {
-        for (let prio = 0; prio < 8; prio++) {
-          if (((pfc.classEnable >> prio) & 1) === 0) continue;
-          const key = port * 8 + prio;
-          if ((pfc.quanta[prio] ?? 0) > 0) {
-            if (!xoff.has(key)) {
-              xoff.add(key);
-              xoffTimes.push(env.now());
-            }
-          } else {
-            xoff.delete(key);
-          }
+      if (pfc === null) return;
+      for (let prio = 0; prio < 8; prio++) {
+        if (((pfc.classEnable >> prio) & 1) === 0) continue;
+        const key = `${name}:${port}:${prio}`;
+        if ((pfc.quanta[prio] ?? 0) === 0) xoff.delete(key);
+        else if (!xoff.has(key)) {
+          xoff.add(key);
+          xoffTimes.push(t);
         }
       }
-      env.send(port, pkt);
-    };
-    const sw = createSwitch(wrapEnv(env, send), cfg);
-    if (cfg.name !== probe.switchName) return sw;
-    lineRateBps = cfg.ports[probe.port].rateBps;
-    const snap = (): Snap => {
-      const c = sw.portCounters()[probe.port];
-      return { qns: c.queueByteNs, tx: c.txBytes, rx: receiver?.counters().rxBytes ?? 0, t: env.now() };
-    };
-    windows.forEach((w, i) => {
-      const e = edges[i];
-      env.setTimer(w.fromNs, () => {
-        e.a = snap();
+    },
+    queue: (name, t, port, bytes) => {
+      if (name !== probe.switchName || port !== probe.port) return;
+      let keep = false;
+      windows.forEach((w, i) => {
+        if (t < w.fromNs) startQ[i] = bytes;
+        else if (t < w.toNs) keep = true;
       });
-      env.setTimer(w.toNs, () => {
-        e.b = snap();
-      });
-      const sample = () => {
-        const t = env.now();
-        if (t >= w.toNs) return;
-        e.samples.push(sw.queueBytes(probe.port));
-        env.setTimer(t + probe.sampleNs, sample);
-      };
-      env.setTimer(w.fromNs, sample);
-    });
-    return sw;
-  };
+      if (keep) changes.push(t, bytes);
+    },
+  });
   const out = runScenario({
     scenario,
     outDir: opts.outDir,
     seed: opts.seed,
     print: null,
-    createNic: nicFactory,
-    createSwitch: switchFactory,
+    trace: chainTracers([bins, watch]) ?? undefined,
   });
-  const measures = windows.map((w, i): WindowMeasure => {
-    const { a, b, samples } = edges[i];
-    if (a === null || b === null) throw new Error(`window [${w.fromNs}, ${w.toNs}) ns lies beyond the run`);
-    const dt = b.t - a.t;
+  const lineRateBps = setup.topo.byName.get(probe.switchName)!.ports[probe.port].rateBps;
+  const port = bins.port(probe.switchName, probe.port)!;
+  bins.finish(out.results.durationNs);
+  const receiverFlows = bins.flows.filter((f) => f.dst === probe.receiver);
+  const measures = windows.map((w, k): WindowMeasure => {
+    if (w.toNs > out.results.durationNs)
+      throw new Error(`window [${w.fromNs}, ${w.toNs}) ns lies beyond the run`);
+    const [a, b] = binRange(binNs, w.fromNs, w.toNs);
+    const dt = w.toNs - w.fromNs;
     const capacityBytes = (lineRateBps * dt) / 8e9;
+    const samples: number[] = [];
+    let q = startQ[k];
+    let i = 0;
+    while (i < changes.length && changes[i] < w.fromNs) i += 2;
+    for (let t = w.fromNs; t < w.toNs; t += probe.sampleNs) {
+      while (i < changes.length && changes[i] < t) {
+        q = changes[i + 1];
+        i += 2;
+      }
+      samples.push(q);
+    }
     return {
       fromNs: w.fromNs,
       toNs: w.toNs,
-      meanQueueBytes: (b.qns - a.qns) / dt,
-      p99QueueBytes: quantile(samples, 0.99),
+      meanQueueBytes: port.queue.area.sum(a, b) / dt,
+      p99QueueBytes: quantileNearestRank(samples, 0.99),
       maxSampledQueueBytes: samples.reduce((x, y) => Math.max(x, y), 0),
       xoff: xoffTimes.filter((t) => t >= w.fromNs && t < w.toNs).length,
-      utilisation: (b.tx - a.tx) / capacityBytes,
-      goodput: (b.rx - a.rx) / capacityBytes,
+      utilisation: port.tx.sum(a, b) / capacityBytes,
+      goodput: receiverFlows.reduce((s, f) => s + f.rx.sum(a, b), 0) / capacityBytes,
     };
   });
   return {
