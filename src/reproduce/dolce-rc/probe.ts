@@ -1,23 +1,19 @@
 /**
- * Measurement harness of the Dolce-RC checks (not firmware): runs a scenario in virtual time with
- * read-only wrappers around the NIC and switch firmware and reports, per time window, the
- * bottleneck's utilisation and each sender's transmitted bytes (for Jain's index), plus hooks to
- * watch frames a NIC receives or sends. The wrappers only observe, so the run is the one
+ * Measurement harness of the Dolce-RC checks (docs/algorithms/dolce-rc.md), on the probe API
+ * (src/probe): runs a scenario in virtual time and reports, per time window, the bottleneck's
+ * utilisation and each sender's transmitted bytes (for Jain's index), and passes on the frames
+ * NICs receive and send and the switches receive. The hooks only observe, so the run is the one
  * `rocelab run` produces.
  */
 
-import {
-  createNic,
-  type MessageCompletion,
-  type Nic,
-  type NicConfig,
-  type RateChange,
-} from '../../../nic/api.js';
-import { createSwitch, type Switch } from '../../../switch/api.js';
+import { createNic, type MessageCompletion, type Nic, type RateChange } from '../../../nic/api.js';
+import { createSwitch } from '../../../switch/api.js';
+import type { SwitchCp } from '../../../switch/cp.js';
 import { loadScenario } from '../../config/load.js';
 import type { Scenario } from '../../config/scenario.js';
-import type { FirmwareEnv } from '../../env/env.js';
+import { tracer } from '../../probe/probe.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
+import { jainIndex } from '../../stats/aggregate.js';
 import type { Packet } from '../../wire/packet.js';
 import { paperScenarioPath } from '../paper-scenario.js';
 
@@ -49,7 +45,7 @@ export interface WindowMeasure {
 export interface ProbeSpec {
   /** Bottleneck egress port whose utilisation is measured. */
   bottleneck?: { switchName: string; port: number };
-  /** Hosts whose NIC byte counters are snapshotted at the window edges. */
+  /** Hosts whose bytes on the wire are counted per window. */
   senders?: string[];
   windows?: Window[];
   /** Called for every frame a NIC receives, before the NIC sees it. */
@@ -61,10 +57,10 @@ export interface ProbeSpec {
   /** Called for every message a NIC completes (sender and receiver roles). */
   onMessageComplete?: (host: string, c: MessageCompletion) => void;
   /**
-   * Called for every frame a switch receives, before the switch sees it; may change the frame
-   * (a test hook, e.g. AC5's "mark every 10th packet").
+   * A test hook on every data-path frame a switch admits (an ingress plug-in, switch/cp.ts), which
+   * may change the frame (e.g. AC5's "mark every 10th packet").
    */
-  onSwitchReceive?: (switchName: string, port: number, pkt: Packet, nowNs: number) => void;
+  onSwitchReceive?: (switchName: string, port: number, pkt: Packet) => void;
 }
 
 export interface ProbedRun {
@@ -73,31 +69,8 @@ export interface ProbedRun {
   nics: Map<string, Nic>;
 }
 
-export function jainIndex(xs: number[]): number {
-  const n = xs.length;
-  if (n === 0) return Number.NaN;
-  const sum = xs.reduce((a, b) => a + b, 0);
-  const sq = xs.reduce((a, b) => a + b * b, 0);
-  return sq > 0 ? (sum * sum) / (n * sq) : 1;
-}
-
-function withSend(env: FirmwareEnv, send: (port: number, pkt: Packet) => void): FirmwareEnv {
-  return {
-    now: () => env.now(),
-    setTimer: (at, fn) => env.setTimer(at, fn),
-    cancelTimer: (id) => env.cancelTimer(id),
-    send,
-    rng: env.rng,
-    log: env.log,
-    nextPacketId: () => env.nextPacketId(),
-  };
-}
-
-interface Edge {
-  t: number;
-  bottleneckTx: number;
-  senderTx: number[];
-}
+/** Jain's index of sender bytes (1 when all are zero). */
+export const jain = (xs: number[]): number => (xs.length === 0 ? Number.NaN : (jainIndex(xs) ?? 1));
 
 export function runProbed(
   scenario: Scenario,
@@ -107,94 +80,80 @@ export function runProbed(
   const nics = new Map<string, Nic>();
   const windows = spec.windows ?? [];
   const senders = spec.senders ?? [];
-  const edges = windows.map(() => ({ a: null as Edge | null, b: null as Edge | null }));
+  const b = spec.bottleneck;
+  // Bytes per window: the bottleneck's, and each sender's.
+  const portBytes = windows.map(() => 0);
+  const senderBytes = windows.map(() => senders.map(() => 0));
+  const within = (t: number, add: (i: number) => void) => {
+    for (let i = 0; i < windows.length; i++) if (t >= windows[i].fromNs && t < windows[i].toNs) add(i);
+  };
+  const { onNicReceive, onNicSend, onRateChange, onMessageComplete, onSwitchReceive } = spec;
+  const trace = tracer({
+    nicRx: onNicReceive === undefined ? undefined : (h, t, pkt) => onNicReceive(h, pkt, t),
+    nicTx: (h, t, pkt) => {
+      onNicSend?.(h, pkt, t);
+      const k = senders.indexOf(h);
+      if (k >= 0) within(t, (i) => (senderBytes[i][k] += pkt.sizeBytes));
+    },
+    switchTx:
+      b === undefined
+        ? undefined
+        : (name, t, port, pkt) => {
+            if (name === b.switchName && port === b.port) within(t, (i) => (portBytes[i] += pkt.sizeBytes));
+          },
+  });
   let bottleneckRateBps = 0;
-  const nicFactory = (env: FirmwareEnv, cfg: NicConfig): Nic => {
-    const host = cfg.name;
-    const onSend = spec.onNicSend;
-    const e =
-      onSend === undefined
-        ? env
-        : withSend(env, (port, pkt) => {
-            onSend(host, pkt, env.now());
-            env.send(port, pkt);
-          });
-    const onRate = spec.onRateChange;
-    const onDone = spec.onMessageComplete;
-    const c: NicConfig =
-      onRate === undefined && onDone === undefined
-        ? cfg
-        : {
-            ...cfg,
-            observer: {
-              onMessageComplete: (m) => {
-                onDone?.(host, m);
-                cfg.observer.onMessageComplete(m);
-              },
-              onRateChange: (r) => {
-                onRate?.(host, r);
-                cfg.observer.onRateChange?.(r);
-              },
-            },
-          };
-    const nic = createNic(e, c);
-    nics.set(host, nic);
-    const onRx = spec.onNicReceive;
-    if (onRx === undefined) return nic;
-    const receive = nic.receive.bind(nic);
-    nic.receive = (port: number, pkt: Packet) => {
-      onRx(host, pkt, env.now());
-      receive(port, pkt);
-    };
-    return nic;
-  };
-  const switchFactory = (env: FirmwareEnv, cfg: Parameters<typeof createSwitch>[1]): Switch => {
-    const sw = createSwitch(env, cfg);
-    const onRx = spec.onSwitchReceive;
-    if (onRx !== undefined) {
-      const receive = sw.receive.bind(sw);
-      sw.receive = (port: number, pkt: Packet) => {
-        onRx(cfg.name, port, pkt, env.now());
-        receive(port, pkt);
-      };
-    }
-    const b = spec.bottleneck;
-    if (b === undefined || cfg.name !== b.switchName) return sw;
-    bottleneckRateBps = cfg.ports[b.port].rateBps;
-    const snap = (): Edge => ({
-      t: env.now(),
-      bottleneckTx: sw.portCounters()[b.port].txBytes,
-      senderTx: senders.map((h) => nics.get(h)?.counters().txBytes ?? 0),
-    });
-    windows.forEach((w, i) => {
-      env.setTimer(w.fromNs, () => {
-        edges[i].a = snap();
-      });
-      env.setTimer(w.toNs, () => {
-        edges[i].b = snap();
-      });
-    });
-    return sw;
-  };
   const out = runScenario({
     scenario,
     outDir: opts.outDir,
     seed: opts.seed,
     print: null,
-    createNic: nicFactory,
-    createSwitch: switchFactory,
+    trace,
+    createNic: (env, cfg) => {
+      const host = cfg.name;
+      const nic = createNic(
+        env,
+        onRateChange === undefined && onMessageComplete === undefined
+          ? cfg
+          : {
+              ...cfg,
+              observer: {
+                onMessageComplete: (m) => {
+                  onMessageComplete?.(host, m);
+                  cfg.observer.onMessageComplete(m);
+                },
+                onRateChange: (r) => {
+                  onRateChange?.(host, r);
+                  cfg.observer.onRateChange?.(r);
+                },
+              },
+            },
+      );
+      nics.set(host, nic);
+      return nic;
+    },
+    createSwitch: (env, cfg) => {
+      if (b !== undefined && cfg.name === b.switchName) bottleneckRateBps = cfg.ports[b.port].rateBps;
+      if (onSwitchReceive === undefined) return createSwitch(env, cfg);
+      const marker = (): SwitchCp => ({
+        name: 'test-hook',
+        onIngress: (pkt, inPort) => {
+          onSwitchReceive(cfg.name, inPort, pkt);
+          return false;
+        },
+      });
+      return createSwitch(env, { ...cfg, cp: [marker, ...(cfg.cp ?? [])] });
+    },
   });
   const measures = windows.map((w, i): WindowMeasure => {
-    const { a, b } = edges[i];
-    if (a === null || b === null) throw new Error(`window [${w.fromNs}, ${w.toNs}) ns lies beyond the run`);
-    const dtNs = b.t - a.t;
-    const senderBytes = b.senderTx.map((x, k) => x - a.senderTx[k]);
+    if (w.toNs > out.results.durationNs)
+      throw new Error(`window [${w.fromNs}, ${w.toNs}) ns lies beyond the run`);
     return {
       fromNs: w.fromNs,
       toNs: w.toNs,
-      utilisation: ((b.bottleneckTx - a.bottleneckTx) * 8e9) / (bottleneckRateBps * dtNs),
-      senderBytes,
-      jain: jainIndex(senderBytes),
+      utilisation: (portBytes[i] * 8e9) / (bottleneckRateBps * (w.toNs - w.fromNs)),
+      senderBytes: senderBytes[i],
+      jain: jain(senderBytes[i]),
     };
   });
   return { out, windows: measures, nics };

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { LocalRun } from '../../runtime/local/launcher.js';
 import type { NodeMessage } from '../../runtime/real/protocol.js';
 import type { ReproCheck, ReproContext } from '../types.js';
-import { dolceScenario, jainIndex, runProbed } from './probe.js';
+import { dolceScenario, jain, runProbed } from './probe.js';
 
 const MS = 1e6;
 const FROM_NS = 0.5 * MS;
@@ -137,7 +137,7 @@ function realTimeStart(ctx: ReproContext): Promise<StartMeasure> {
       utilisation:
         ((b.bottleneckTx - first.bottleneckTx) * 8e9) /
         (scenario.defaults.link.rateBps * (b.tNs - first.tNs)),
-      jain: jainIndex(b.senderTx.map((x, i) => x - first.senderTx[i])),
+      jain: jain(b.senderTx.map((x, i) => x - first.senderTx[i])),
       banditUpdates: b.mabIters,
       cnps: r.hosts.reduce((x, h) => x + h.cnpRx, 0),
       drops: r.summary.drops,
