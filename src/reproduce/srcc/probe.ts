@@ -1,9 +1,8 @@
 /**
- * A virtual-time run of a scenario with SRCC's measurement points attached, for the
- * reproduction checks (reproduce.ts): NIC data departures and deliveries, CNM arrivals at NICs
- * (with a snapshot of the QP's state right after), rate changes, and the switch side's CNM
- * events and (optionally) threshold decisions. Nothing here changes what the firmware does: the
- * same wrappers are put around both arms of a comparison.
+ * A virtual-time run of a scenario with SRCC's measurement points attached (docs/algorithms/
+ * srcc.md), on the probe API (src/probe): NIC data departures and deliveries, CNM arrivals at
+ * NICs (with a snapshot of the QP's state right after), rate changes, and the switch side's CNM
+ * events and (optionally) threshold decisions. Nothing here changes what the firmware does.
  */
 
 import type { Nic, RateChange } from '../../../nic/api.js';
@@ -14,7 +13,8 @@ import type { SwitchCp, SwitchCpFactory } from '../../../switch/cp.js';
 import { buildSrccCp } from '../../cc/srcc/config.js';
 import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../cc/srcc/cp.js';
 import { nicFor, type Scenario } from '../../config/scenario.js';
-import type { FirmwareEnv } from '../../env/env.js';
+import { tracer } from '../../probe/probe.js';
+import { planFromSetup } from '../../runtime/app/plan.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
 import type { Topology } from '../../topology/model.js';
@@ -95,6 +95,13 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   const switches = new Map<string, Switch>();
   const hostIp = new Map(setup.topo.hosts.map((h) => [h.name, h.ip]));
   const mtuBytes = Math.max(...setup.topo.hosts.map((h) => nicFor(scenario, h.name).mtuBytes));
+  const nsPerByte = new Map(setup.topo.hosts.map((h) => [h.name, 8e9 / h.ports[0].rateBps]));
+  // Local QPN by (node, remote IP, remote QPN): the key a CNM names its QP by.
+  const localQp = new Map<string, number>();
+  for (const qp of planFromSetup(setup).qps) {
+    localQp.set(`${qp.src.name}:${qp.dst.ip >>> 0}:${qp.dstQpn}`, qp.srcQpn);
+    localQp.set(`${qp.dst.name}:${qp.src.ip >>> 0}:${qp.srcQpn}`, qp.dstQpn);
+  }
 
   const cpFactories: Record<string, SwitchCpFactory> = {};
   const srccSpec = [...setup.ccByHost.values()].find((c) => c.name === 'srcc');
@@ -114,12 +121,39 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     };
   }
 
+  const trace = tracer({
+    nicTx: (node, t, pkt) => {
+      if (!keepFrames || pkt.kind !== FrameKind.Data) return;
+      departures.push({
+        node,
+        dstIp: pkt.dstIp,
+        destQp: pkt.destQp,
+        psn: pkt.psn,
+        startNs: t - pkt.sizeBytes * nsPerByte.get(node)!,
+        sizeBytes: pkt.sizeBytes,
+      });
+    },
+    nicRx: (node, t, pkt) => {
+      o.onNicRx?.(node, pkt, t);
+      if (keepFrames && pkt.kind === FrameKind.Data)
+        deliveries.push({ node, srcIp: pkt.srcIp, destQp: pkt.destQp, timeNs: t, sizeBytes: pkt.sizeBytes });
+    },
+    nicRxDone: (node, t, pkt) => {
+      if (!keepTrace || pkt.kind !== FrameKind.Cnm || pkt.cnm === null) return;
+      const body = { ...pkt.cnm };
+      const qpn = localQp.get(`${node}:${body.flowDstIp >>> 0}:${body.destQpn}`);
+      const s = qpn === undefined ? {} : nics.get(node)!.qpInspect(qpn);
+      cnmRx.push({ node, timeNs: t, body, qp: s.lastCnmRxNs === t ? { ...s, qpn: qpn! } : null });
+    },
+  });
+
   const out = runScenario({
     scenario,
     seed: o.seed,
     outDir: o.outDir,
     print: null,
     cpFactories,
+    trace,
     createSwitch: (env, cfg) => {
       const sw = createSwitch(
         env,
@@ -130,29 +164,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     },
     createNic: (env, cfg) => {
       const node = cfg.name;
-      const nsPerByte = 8e9 / cfg.port.rateBps;
-      const wrapped: FirmwareEnv = {
-        now: () => env.now(),
-        setTimer: (at, fn) => env.setTimer(at, fn),
-        cancelTimer: (id) => env.cancelTimer(id),
-        rng: env.rng,
-        log: env.log,
-        nextPacketId: () => env.nextPacketId(),
-        send: (port, pkt) => {
-          if (keepFrames && pkt.kind === FrameKind.Data) {
-            departures.push({
-              node,
-              dstIp: pkt.dstIp,
-              destQp: pkt.destQp,
-              psn: pkt.psn,
-              startNs: env.now() - pkt.sizeBytes * nsPerByte,
-              sizeBytes: pkt.sizeBytes,
-            });
-          }
-          env.send(port, pkt);
-        },
-      };
-      const nic = createNic(wrapped, {
+      const nic = createNic(env, {
         ...cfg,
         observer: {
           onMessageComplete: (c) => cfg.observer.onMessageComplete(c),
@@ -162,34 +174,6 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
           },
         },
       });
-      // Local QPN by (remote IP, remote QPN), the key a CNM names its QP by.
-      const localQp = new Map<string, number>();
-      const createQp = nic.createQp.bind(nic);
-      nic.createQp = (setup) => {
-        localQp.set(`${setup.remoteIp >>> 0}:${setup.remoteQpn}`, setup.qpn);
-        createQp(setup);
-      };
-      const receive = nic.receive.bind(nic);
-      nic.receive = (port: number, pkt: Packet) => {
-        const t = env.now();
-        o.onNicRx?.(node, pkt, t);
-        if (keepFrames && pkt.kind === FrameKind.Data) {
-          deliveries.push({
-            node,
-            srcIp: pkt.srcIp,
-            destQp: pkt.destQp,
-            timeNs: t,
-            sizeBytes: pkt.sizeBytes,
-          });
-        }
-        const body = keepTrace && pkt.kind === FrameKind.Cnm && pkt.cnm !== null ? { ...pkt.cnm } : null;
-        receive(port, pkt);
-        if (body !== null) {
-          const qpn = localQp.get(`${body.flowDstIp >>> 0}:${body.destQpn}`);
-          const s = qpn === undefined ? {} : nic.qpInspect(qpn);
-          cnmRx.push({ node, timeNs: t, body, qp: s.lastCnmRxNs === t ? { ...s, qpn: qpn! } : null });
-        }
-      };
       nics.set(node, nic);
       return nic;
     },
