@@ -4,15 +4,19 @@
  * time-weighted queue histogram of every switch egress port, the data arriving at receivers,
  * the INT of every ACK reaching a sender (for AC2 and for replaying the controller to time it),
  * INT stamps at a chosen port (AC8) and every window/rate change. Nothing here changes what the
- * firmware does: an extra switch plug-in only reads, and NIC wrappers only look.
+ * firmware does: an extra switch plug-in (switch/cp.ts) only reads the queues as they change and
+ * the INT stamps as they are written, and the NICs are watched through their trace hooks
+ * (src/probe).
  */
 
 import { createNic, type Nic, type RateChange } from '../../../nic/api.js';
 import { createSwitch, type Switch } from '../../../switch/api.js';
 import type { SwitchCp, SwitchCpIo } from '../../../switch/cp.js';
 import type { Scenario } from '../../config/scenario.js';
+import { tracer } from '../../probe/probe.js';
 import { type RunOutput, runScenario } from '../../runtime/run.js';
 import { setupRun } from '../../runtime/scenario-setup.js';
+import { jainIndex } from '../../stats/aggregate.js';
 import type { Topology } from '../../topology/model.js';
 import { hostPath } from '../../topology/path.js';
 import type { Routes } from '../../topology/routing.js';
@@ -231,11 +235,49 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     return cp;
   };
 
+  // The INT of an ACK, recorded as it arrives and completed once the NIC handled it.
+  let pendingAck: AckInt | null = null;
+  const nicTrace = tracer({
+    nicRx: (node, t, pkt) => {
+      o.onNicRx?.(node, nics.get(node)!, pkt, t);
+      if (keepArrivals && pkt.kind === FrameKind.Data)
+        arrivals.push({
+          node,
+          srcIp: pkt.srcIp,
+          timeNs: t,
+          sizeBytes: pkt.sizeBytes,
+          payloadBytes: pkt.payloadLen,
+        });
+      if (o.ackInt === true && pkt.kind === FrameKind.Ack && pkt.int !== null && pkt.int.layout === 'mpcc') {
+        const hops = pkt.int.hops;
+        pendingAck = {
+          node,
+          qpn: pkt.destQp,
+          timeNs: t,
+          nhop: pkt.int.nhop,
+          q: hops.map((h) => h.qlenBytes),
+          n: hops.map((h) => h.activeFlows),
+          inflightBytes: 0,
+        };
+        ackInts.push(pendingAck);
+      }
+    },
+    nicRxDone: (node, t, pkt) => {
+      // The step ran while the NIC handled the ACK; its in-flight input is in the QP's last step record.
+      const rec = pendingAck;
+      pendingAck = null;
+      const nic = nics.get(node)!;
+      if (rec !== null) rec.inflightBytes = nic.qpInspect(rec.qpn).stepInflightBytes ?? 0;
+      o.afterNicRx?.(node, nic, pkt, t);
+    },
+  });
+
   const out = runScenario({
     scenario,
     seed: o.seed,
     outDir: o.outDir,
     print: null,
+    trace: nicTrace,
     createSwitch: (env, cfg) => {
       const sw = createSwitch(env, { ...cfg, cp: [...(cfg.cp ?? []), observer] });
       switches.set(cfg.name, sw);
@@ -253,42 +295,6 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
           },
         },
       });
-      const receive = nic.receive.bind(nic);
-      nic.receive = (port: number, pkt: Packet) => {
-        const t = env.now();
-        o.onNicRx?.(node, nic, pkt, t);
-        if (keepArrivals && pkt.kind === FrameKind.Data)
-          arrivals.push({
-            node,
-            srcIp: pkt.srcIp,
-            timeNs: t,
-            sizeBytes: pkt.sizeBytes,
-            payloadBytes: pkt.payloadLen,
-          });
-        let rec: AckInt | null = null;
-        if (
-          o.ackInt === true &&
-          pkt.kind === FrameKind.Ack &&
-          pkt.int !== null &&
-          pkt.int.layout === 'mpcc'
-        ) {
-          const hops = pkt.int.hops;
-          rec = {
-            node,
-            qpn: pkt.destQp,
-            timeNs: t,
-            nhop: pkt.int.nhop,
-            q: hops.map((h) => h.qlenBytes),
-            n: hops.map((h) => h.activeFlows),
-            inflightBytes: 0,
-          };
-          ackInts.push(rec);
-        }
-        receive(port, pkt);
-        // The step ran inside receive(); its in-flight input is in the QP's last step record.
-        if (rec !== null) rec.inflightBytes = nic.qpInspect(rec.qpn).stepInflightBytes ?? 0;
-        o.afterNicRx?.(node, nic, pkt, t);
-      };
       nics.set(node, nic);
       return nic;
     },
@@ -389,11 +395,8 @@ export function bytesBySource(p: Probe, dst: string, fromNs: number, toNs: numbe
   return m;
 }
 
-export function jain(xs: number[]): number {
-  const s = xs.reduce((a, b) => a + b, 0);
-  const s2 = xs.reduce((a, b) => a + b * b, 0);
-  return xs.length === 0 || s2 === 0 ? 1 : (s * s) / (xs.length * s2);
-}
+/** Jain's fairness index (1 when all are zero). */
+export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;
 
 /** Least-squares slope of the queue trace over [fromNs, toNs], bytes per ns (samples every `stepNs`). */
 export function queueSlope(tr: QueueTrace, fromNs: number, toNs: number, stepNs = 100): number {
