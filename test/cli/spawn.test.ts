@@ -68,7 +68,8 @@ describe('bin/rocelab.js', () => {
     expect(rocelab(['launch'])).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'rocelab: unknown command "launch"; commands: run, compare, reproduce, list, node, deploy, sweep, help\n',
+      stderr:
+        'rocelab: unknown command "launch"; commands: run, compare, reproduce, list, node, deploy, sweep, help\n',
     });
     expect(rocelab(['run', 'no/such.yaml'])).toMatchObject({
       code: 2,
