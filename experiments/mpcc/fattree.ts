@@ -12,6 +12,7 @@
  * Paper tier: each run takes 20–60 s.
  */
 import { writeFileSync } from 'node:fs';
+import { mean as meanOf, median, quantileNearestRank } from '../../src/stats/aggregate.js';
 import type { Results } from '../../src/stats/results.js';
 import { hostPath } from '../../src/topology/path.js';
 import { HPCC_INT_BYTES, MPCC_INT_BYTES } from '../../src/wire/size.js';
@@ -58,20 +59,8 @@ export interface MixedResult {
   wallMs: number;
 }
 
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-function mean(xs: number[]): number {
-  return xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+const quantile = quantileNearestRank;
+const mean = (xs: number[]): number => meanOf(xs) ?? Number.NaN;
 
 /** Queue level below which a fraction q of all ports' time was spent (1 KB bins: upper bin edge). */
 function histQuantile(h: Float64Array, q: number): number {

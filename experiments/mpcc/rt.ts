@@ -3,15 +3,15 @@
  * use the median of 5 runs"): the VT-dumbbell-10 profile as OS processes over UDP (local
  * runtime, scenarios/papers/mpcc/rt-dumbbell-10.yaml). The bottleneck queue comes from the
  * switch node's queue series in results.json (one sample per 2 µs emulated; the peak from the
- * port's exact maximum); per-flow throughput in [50, 200]·D_base from the senders' port byte
- * counters, scraped from their /metrics when the launcher's emulated clock passes the window
- * edges. timeScale 1000 (real links 1 Mbit/s): 18–21 s per run, twenty runs, paper tier.
+ * port's exact maximum); per-sender throughput in [50, 200]·D_base from the run's probe bins
+ * (src/probe: each sender bins its data frames on its own emulated clock, exact to a 1 µs bin in
+ * a lockstep run). timeScale 1000 (real links 1 Mbit/s): 18–21 s per run, twenty runs, paper tier.
  */
 import { join } from 'node:path';
-import { LocalRun } from '../../src/runtime/local/launcher.js';
-import type { NodeMessage } from '../../src/runtime/real/protocol.js';
-import type { RunOutput } from '../../src/runtime/run.js';
+import { binRange } from '../../src/probe/bins.js';
+import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { median } from '../../src/stats/aggregate.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { baseRttOf, convergence, jain, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
 import { bytesText, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } from './runs.js';
@@ -19,7 +19,6 @@ import { bytesText, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } fr
 const FILE = 'rt-dumbbell-10.yaml';
 const RUNS = 5;
 const WIDEN = 1.5;
-const POLL_MS = 5;
 
 interface RtOutcome {
   out: RunOutput;
@@ -40,16 +39,8 @@ function eightToOne(n: number): string[] {
     : [`topology.left=${n}`, `workload[0].senders=h1..h${n}`, `workload[0].receiver=h${n + 1}`];
 }
 
-/** `rocelab_port_tx_bytes_total` of port 0 (a host's only port), summed over priorities. */
-async function txBytes(url: string): Promise<number> {
-  const text = await (await fetch(url)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^rocelab_port_tx_bytes_total\{([^}]*)\}\s+(\S+)/.exec(line);
-    if (m !== null && /(^|,)port="0"/.test(m[1])) sum += Number(m[2]);
-  }
-  return sum;
-}
+/** Probe bin of the real runs: per-sender bytes in a window are exact to a bin. */
+const BIN_NS = 1000;
 
 async function rtRun(
   ctx: ReproContext,
@@ -60,64 +51,32 @@ async function rtRun(
   const scenario = mpccScenario(FILE, overrides);
   const left = scenario.topology.kind === 'dumbbell' ? scenario.topology.left : 0;
   const senders = Array.from({ length: left }, (_, i) => `h${i + 1}`);
-  const metrics = new Map<string, string>();
-  const run = await LocalRun.create({
-    scenario,
-    runtime: 'local',
-    outDir: join(ctx.outDir, tag),
-    seed: ctx.seed,
-    print: null,
-    onMessage(m: NodeMessage) {
-      if (m.t === 'ready' && m.metrics !== null) metrics.set(m.node, m.metrics);
-    },
-  });
   // D_base of the profile, from the topology (thesis eq. 2.2, HPCC convention).
   const setup = setupRun(scenario, { seed: ctx.seed });
   const dBaseNs = baseRttOf(setup, 'h1', `h${left + 1}`);
   const rateBps = setup.topo.byName.get('s1')!.ports[left].rateBps;
   const edges = window?.(dBaseNs) ?? null;
-  const done = run.run();
-  let finished = false;
-  done.then(
-    () => {
-      finished = true;
-    },
-    () => {
-      finished = true;
-    },
-  );
-  const at: (Map<string, number> | null)[] = [null, null];
-  let scrapeError: string | null = null;
-  if (edges !== null) {
-    for (let k = 0; k < 2 && !finished; ) {
-      await new Promise((r) => setTimeout(r, POLL_MS));
-      const t = run.coordinator.emulatedNowNs();
-      if (t === null || t < edges[k]) continue;
-      try {
-        const m = new Map<string, number>();
-        await Promise.all(
-          senders.map(async (s) => {
-            m.set(s, await txBytes(`http://${metrics.get(s)}/metrics`));
-          }),
-        );
-        at[k] = m;
-      } catch (err) {
-        scrapeError = err instanceof Error ? err.message : String(err);
-      }
-      k++;
-    }
-  }
-  const out = await done;
-  if (edges !== null && (at[0] === null || at[1] === null))
-    throw new Error(
-      `no sender /metrics at the window edges${scrapeError === null ? '' : `: ${scrapeError}`}`,
-    );
+  const out = await runScenario({
+    scenario: edges === null ? scenario : { ...scenario, probes: { binNs: BIN_NS, ports: [], flows: true } },
+    runtime: 'local',
+    outDir: join(ctx.outDir, tag),
+    seed: ctx.seed,
+    print: null,
+  });
   const key = `s1:${left}`;
   const series = out.results.series.queue[key] ?? [];
   const trace: QueueTrace = { t: series.map(([t]) => t), q: series.map(([, q]) => q) };
   const peakBytes = out.results.ports.find((p) => p.node === 's1' && p.port === left)?.maxQueueBytes ?? 0;
   const bytes = new Map<string, number>();
-  if (edges !== null) for (const s of senders) bytes.set(s, at[1]!.get(s)! - at[0]!.get(s)!);
+  if (edges !== null) {
+    // Each sender's data frames on the wire, binned by its own node on its emulated clock.
+    const [a, b] = binRange(BIN_NS, edges[0], edges[1]);
+    for (const s of senders) bytes.set(s, 0);
+    for (const f of out.results.probes?.flows ?? []) {
+      const src = out.results.flows[f.id].src;
+      if (bytes.has(src)) bytes.set(src, bytes.get(src)! + f.txBytes.slice(a, b).reduce((x, y) => x + y, 0));
+    }
+  }
   return {
     out,
     trace,
@@ -132,11 +91,6 @@ async function rtRun(
     // frame time (8.75 µs), so a busy port often completes no frame inside one.
     warnings: out.results.warnings.filter((w) => /event-loop lag|no report/.test(w)),
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.floor(s.length / 2)];
 }
 
 // ------------------------------------------------------------------------------------ AC3

@@ -18,6 +18,7 @@ import type { MpccParams } from '../../src/cc/mpcc/params.js';
 import { mpccPath } from '../../src/cc/mpcc/rp.js';
 import type { FlowInfo } from '../../src/cc/types.js';
 import { nicFor } from '../../src/config/scenario.js';
+import { percentileSorted } from '../../src/stats/aggregate.js';
 import { hostPath } from '../../src/topology/path.js';
 import type { Probe } from './probe.js';
 
@@ -104,10 +105,7 @@ function replayOnce(flows: ReplayFlow[], params: MpccParams, perStep: Float64Arr
   return states;
 }
 
-function quantile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
+const quantile = (sorted: Float64Array, q: number): number => percentileSorted(sorted, q) ?? Number.NaN;
 
 /** Time the controller over the recorded steps (`rounds` timed passes after a warm-up pass). */
 export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3): ReplayTiming {
