@@ -408,61 +408,33 @@ function pfcSent(p: PortBins, b: number, pfc: PfcBody): void {
   if (pauses) p.pauseTx.add(b, 1);
 }
 
-/** Sum node parts (same spec and bin count) into the results' `probes` section. */
+/** Sum node parts (same spec) into the results' `probes` section: queue maxima by max, the rest by sum. */
 export function mergeProbeReports(parts: readonly ProbeResults[]): ProbeResults | null {
   if (parts.length === 0) return null;
-  const first = parts[0];
   const bins = Math.max(...parts.map((p) => p.bins));
-  const add = (into: number[], from: number[], max = false) => {
-    for (let i = 0; i < from.length; i++) into[i] = max ? Math.max(into[i], from[i]) : into[i] + from[i];
+  const merge = <T extends object>(into: Map<string, T>, key: string, item: T) => {
+    const cur = into.get(key);
+    const arrays = Object.entries(item).filter((e): e is [string, number[]] => Array.isArray(e[1]));
+    if (cur === undefined) {
+      const copy = { ...item } as Record<string, unknown>;
+      for (const [k, v] of arrays) copy[k] = [...v, ...new Array<number>(bins - v.length).fill(0)];
+      into.set(key, copy as T);
+      return;
+    }
+    for (const [k, v] of arrays) {
+      const acc = (cur as Record<string, number[]>)[k];
+      for (let i = 0; i < v.length; i++)
+        acc[i] = k === 'queueMaxBytes' ? Math.max(acc[i], v[i]) : acc[i] + v[i];
+    }
   };
-  const pad = (xs: number[]) => [...xs, ...new Array<number>(Math.max(0, bins - xs.length)).fill(0)];
   const ports = new Map<string, ProbePortBins>();
-  const flows = new Map<number, ProbeFlowBins>();
+  const flows = new Map<string, ProbeFlowBins>();
   for (const part of parts) {
-    for (const p of part.ports) {
-      const k = `${p.node}:${p.port}`;
-      const cur = ports.get(k);
-      if (cur === undefined) {
-        ports.set(k, {
-          node: p.node,
-          port: p.port,
-          txBytes: pad(p.txBytes),
-          queueMaxBytes: pad(p.queueMaxBytes),
-          queueMeanBytes: pad(p.queueMeanBytes),
-          pfcPauseTx: pad(p.pfcPauseTx),
-          pfcXoffTx: pad(p.pfcXoffTx),
-        });
-        continue;
-      }
-      add(cur.txBytes, p.txBytes);
-      add(cur.pfcPauseTx, p.pfcPauseTx);
-      add(cur.pfcXoffTx, p.pfcXoffTx);
-      add(cur.queueMaxBytes, p.queueMaxBytes, true);
-      add(cur.queueMeanBytes, p.queueMeanBytes);
-    }
-    for (const f of part.flows) {
-      const cur = flows.get(f.id);
-      if (cur === undefined) {
-        flows.set(f.id, {
-          id: f.id,
-          txBytes: pad(f.txBytes),
-          rxBytes: pad(f.rxBytes),
-          ackRx: pad(f.ackRx),
-          cnpRx: pad(f.cnpRx),
-          cnmRx: pad(f.cnmRx),
-        });
-        continue;
-      }
-      add(cur.txBytes, f.txBytes);
-      add(cur.rxBytes, f.rxBytes);
-      add(cur.ackRx, f.ackRx);
-      add(cur.cnpRx, f.cnpRx);
-      add(cur.cnmRx, f.cnmRx);
-    }
+    for (const p of part.ports) merge(ports, `${p.node}:${p.port}`, p);
+    for (const f of part.flows) merge(flows, String(f.id), f);
   }
   return {
-    binNs: first.binNs,
+    binNs: parts[0].binNs,
     bins,
     ports: [...ports.values()].sort((a, b) =>
       a.node === b.node ? a.port - b.port : a.node < b.node ? -1 : 1,
