@@ -26,7 +26,7 @@ export interface ProbeSpec {
   switchName: string;
   port: number;
   receiver: string;
-  /** Queue sampling period for percentiles (spec: 10 µs); also the probe's bin. */
+  /** Queue sampling period for percentiles (10 µs, docs/algorithms/dcqcn-plus.md); also the probe's bin. */
   sampleNs: number;
 }
 

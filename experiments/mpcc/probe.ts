@@ -135,7 +135,7 @@ export function portToward(topo: Topology, sw: string, peer: string): PortRef {
   return { sw, port: i };
 }
 
-/** The thesis' D_base of the path src→dst (mpcc.md §3.4: HPCC convention), ns. */
+/** The thesis' D_base of the path src→dst (docs/algorithms/mpcc.md; the HPCC convention), ns. */
 export function baseRttOf(
   p: Probe | { topo: Topology; routes: Routes },
   src: string,
@@ -371,7 +371,7 @@ export function firstQueued(tr: QueueTrace): number | null {
 }
 
 /**
- * Convergence after the peak in [fromNs, toNs] (mpcc.md §7): T_conv = first instant after the
+ * Convergence after the peak in [fromNs, toNs] (docs/algorithms/mpcc.md, AC3): T_conv = first instant after the
  * peak with Q ≤ level, measured from `fromNs`.
  */
 export function convergence(

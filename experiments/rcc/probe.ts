@@ -31,7 +31,7 @@ export interface FlowProbe extends FlowBins {
   spec: FlowSpec;
   srcQpn: number;
   dstQpn: number;
-  /** Unloaded RTT of the flow's path, ns, as the NIC gets it (T of the spec). */
+  /** Unloaded RTT of the flow's path, ns, as the NIC gets it (T of docs/algorithms/rcc.md). */
   baseRttNs: number;
   /** ACKs the receiver sent (when asked for): time and assigned window (bytes). */
   ackNs: number[];
