@@ -1,6 +1,6 @@
 /**
- * AC3 and AC6 in real time (docs/algorithms/mpcc.md, after "Model Predictive Congestion Control in RDMA-Enabled High-Speed Datacenter Network": "for real-socket runs, widen every tolerance by 50 % and
- * use the median of 5 runs"): the VT-dumbbell-10 profile as OS processes over UDP (local
+ * AC3 and AC6 in real time (docs/algorithms/mpcc.md: real-socket runs widen every tolerance by
+ * 50 % and take the median of 5 runs): the VT-dumbbell-10 profile as OS processes over UDP (local
  * runtime, scenarios/papers/mpcc/rt-dumbbell-10.yaml). The bottleneck queue comes from the
  * switch node's queue series in results.json (one sample per 2 µs emulated; the peak from the
  * port's exact maximum); per-sender throughput in [50, 200]·D_base from the run's probe bins
