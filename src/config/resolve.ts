@@ -549,12 +549,13 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
 }
 
 function resolveProbes(p: NonNullable<ParsedScenario['probes']>, topo: TopologySpec): ScenarioProbes {
-  if (p.ports === 'all') return { binNs: p.bin, ports: 'all', flows: p.flows };
+  const qpState = p.qpState === undefined ? {} : { qpState: p.qpState };
+  if (p.ports === 'all') return { binNs: p.bin, ports: 'all', flows: p.flows, ...qpState };
   const switches = topologyNodeNames(topo).switches;
   const ports = p.ports.map((r, i) => {
     if (!switches.includes(r.switch))
       fail(['probes', 'ports', i, 'switch'], unknownName('switch', r.switch, switches));
     return { node: r.switch, port: r.port };
   });
-  return { binNs: p.bin, ports, flows: p.flows };
+  return { binNs: p.bin, ports, flows: p.flows, ...qpState };
 }

@@ -295,6 +295,8 @@ export interface ScenarioProbes {
   /** Switch egress ports to bin: every switch port, or a list. */
   ports: 'all' | { node: string; port: number }[];
   flows: boolean;
+  /** qpInspect variables kept per flow and bin (src/probe ProbeSpec.qpState). */
+  qpState?: string[];
 }
 
 /** The NIC parameters of `host`: defaults.nic overlaid with hosts.<host>. */
@@ -678,6 +680,7 @@ export const scenarioSchema = strict({
       ])
       .default('all'),
     flows: bool().default(true),
+    qpState: z.array(name('a QP state variable')).optional(),
   }).optional(),
 });
 

@@ -120,6 +120,11 @@ export interface ProbeSpec {
   ports: 'all' | readonly ProbePortRef[];
   /** Per-flow bins (sent and received bytes, feedback frames received). */
   flows: boolean;
+  /**
+   * (optional) Variables of the flows' QPs (`qpInspect`: the algorithm's state) to keep per bin:
+   * read at the sender after each ACK/NAK/CNP/CNM and at the receiver after each data frame.
+   */
+  qpState?: readonly string[];
 }
 
 export interface ProbePortBins {
@@ -146,6 +151,12 @@ export interface ProbeFlowBins {
   ackRx: number[];
   cnpRx: number[];
   cnmRx: number[];
+  /**
+   * With `qpState`: each variable of the sender's and the receiver's QP, its last value in the
+   * bin (carried over bins without a frame; null before the first).
+   */
+  senderState?: Record<string, (number | null)[]>;
+  receiverState?: Record<string, (number | null)[]>;
 }
 
 /** The `probes` section of results.json, and one node's part of it (same shape, zeros elsewhere). */
@@ -172,6 +183,16 @@ export interface FlowBins {
   /** First and last data arrival at the receiver NIC, ns (NaN: none). */
   firstRxNs: number;
   lastRxNs: number;
+  srcQpn: number;
+  dstQpn: number;
+  /** Per `qpState` variable: its last value in each bin (NaN: no sample). */
+  senderState: Map<string, Bins>;
+  receiverState: Map<string, Bins>;
+}
+
+/** What the Probe reads QP state from (a NIC). */
+export interface QpInspector {
+  qpInspect(qpn: number): Record<string, number>;
 }
 
 export interface PortBins {
@@ -246,6 +267,10 @@ export class Probe implements Tracer {
             cnmRx: new Bins(),
             firstRxNs: Number.NaN,
             lastRxNs: Number.NaN,
+            srcQpn: qp.srcQpn,
+            dstQpn: qp.dstQpn,
+            senderState: new Map((spec.qpState ?? []).map((v) => [v, new Bins(Number.NaN)])),
+            receiverState: new Map((spec.qpState ?? []).map((v) => [v, new Bins(Number.NaN)])),
           };
           index(this.bySenderRemote, qp.src.name, qp.dst.ip, qp.dstQpn, fb);
           index(this.bySenderLocal, qp.src.name, 0, qp.srcQpn, fb);
@@ -269,6 +294,26 @@ export class Probe implements Tracer {
 
   private bin(tNs: number): number {
     return Math.floor(tNs / this.binNs);
+  }
+
+  private readonly inspectors = new Map<string, QpInspector>();
+
+  /** The NIC of `host`, for `qpState` (runtimes call this once they created it). */
+  attach(host: string, nic: QpInspector): void {
+    this.inspectors.set(host, nic);
+  }
+
+  private sample(host: string, t: number, state: Map<string, Bins>, qpn: number): void {
+    const nic = this.inspectors.get(host);
+    if (nic === undefined || state.size === 0) return;
+    const vars = nic.qpInspect(qpn);
+    const b = this.bin(t);
+    for (const [name, bins] of state) {
+      const v = vars[name];
+      if (v === undefined) continue;
+      bins.ensure(b);
+      bins.data[b] = v;
+    }
   }
 
   nic(host: string): NicTrace | null {
@@ -312,7 +357,24 @@ export class Probe implements Tracer {
           }
         }
       },
-      rxDone: noop,
+      rxDone:
+        (this.spec.qpState ?? []).length === 0
+          ? noop
+          : (t, pkt) => {
+              if (pkt.kind === FrameKind.Data) {
+                const f = pick(rxq?.get(pkt.destQp), t);
+                if (f !== undefined) this.sample(host, t, f.receiverState, f.dstQpn);
+                return;
+              }
+              let f: FlowBins | undefined;
+              if (pkt.kind === FrameKind.Cnm)
+                f =
+                  pkt.cnm === null
+                    ? undefined
+                    : pick(remote?.get(pkt.cnm.flowDstIp >>> 0)?.get(pkt.cnm.destQpn), t);
+              else if (pkt.kind !== FrameKind.Pfc) f = pick(local?.get(pkt.destQp), t);
+              if (f !== undefined) this.sample(host, t, f.senderState, f.srcQpn);
+            },
     };
   }
 
@@ -383,10 +445,22 @@ export class Probe implements Tracer {
         ackRx: snd ? f.ackRx.toArray(bins) : zeros(),
         cnpRx: snd ? f.cnpRx.toArray(bins) : zeros(),
         cnmRx: snd ? f.cnmRx.toArray(bins) : zeros(),
+        ...(snd && f.senderState.size > 0 ? { senderState: stateArrays(f.senderState, bins) } : {}),
+        ...(rcv && f.receiverState.size > 0 ? { receiverState: stateArrays(f.receiverState, bins) } : {}),
       });
     }
     return { binNs: this.binNs, bins, ports, flows };
   }
+}
+
+/** Last value per bin, carried over bins without a sample; null before the first. */
+function stateArrays(state: Map<string, Bins>, bins: number): Record<string, (number | null)[]> {
+  const out: Record<string, (number | null)[]> = {};
+  for (const [name, b] of state) {
+    let last: number | null = null;
+    out[name] = b.toArray(bins).map((v) => (Number.isNaN(v) ? last : (last = v)));
+  }
+  return out;
 }
 
 /** A PFC frame left port `p` in bin `b`: count pauses, and XOFF transitions per class. */
@@ -426,6 +500,9 @@ export function mergeProbeReports(parts: readonly ProbeResults[]): ProbeResults 
       for (let i = 0; i < v.length; i++)
         acc[i] = k === 'queueMaxBytes' ? Math.max(acc[i], v[i]) : acc[i] + v[i];
     }
+    // QP state comes from one node each (sender, receiver): taken as it is.
+    for (const [k, v] of Object.entries(item))
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) (cur as Record<string, unknown>)[k] ??= v;
   };
   const ports = new Map<string, ProbePortBins>();
   const flows = new Map<string, ProbeFlowBins>();
@@ -439,6 +516,12 @@ export function mergeProbeReports(parts: readonly ProbeResults[]): ProbeResults 
     ports: [...ports.values()].sort((a, b) =>
       a.node === b.node ? a.port - b.port : a.node < b.node ? -1 : 1,
     ),
-    flows: [...flows.values()].sort((a, b) => a.id - b.id),
+    flows: [...flows.values()]
+      .sort((a, b) => a.id - b.id)
+      .map(({ senderState, receiverState, ...f }) => ({
+        ...f,
+        ...(senderState === undefined ? {} : { senderState }),
+        ...(receiverState === undefined ? {} : { receiverState }),
+      })),
   };
 }

@@ -135,6 +135,8 @@ export const resultsSchema = z.strictObject({
           ackRx: z.array(nonNegInt),
           cnpRx: z.array(nonNegInt),
           cnmRx: z.array(nonNegInt),
+          senderState: z.record(z.string(), z.array(z.number().nullable())).optional(),
+          receiverState: z.record(z.string(), z.array(z.number().nullable())).optional(),
         }),
       ),
     })

@@ -103,6 +103,24 @@ probes: { bin: 20us }
     expect(xoff).toBeLessThanOrEqual(pauses);
   });
 
+  it('keeps the QP state variables asked for, per flow and bin, at both ends', () => {
+    const s = parseScenarioText(`${INCAST}\nprobes: { bin: 20us, ports: [], qpState: [rateBps, alpha] }\n`);
+    const r = runScenario({ scenario: s, outDir: tmp(), print: null }).results;
+    const p = r.probes!;
+    for (const f of p.flows) {
+      const rate = f.senderState!.rateBps;
+      expect(rate).toHaveLength(p.bins);
+      // null until the first ACK reached the sender, then the pacing rate it had after each bin.
+      expect(rate[0] === null || rate[0] > 0).toBe(true);
+      expect(rate.filter((x) => x !== null).every((x) => x! > 0 && x! <= 100e9)).toBe(true);
+      // DCQCN cut the rate during the incast, and alpha rose above 0 at the sender.
+      expect(Math.min(...rate.filter((x) => x !== null).map(Number))).toBeLessThan(100e9);
+      expect(Math.max(...f.senderState!.alpha.map(Number))).toBeGreaterThan(0);
+      expect(f.receiverState!.rateBps).toHaveLength(p.bins);
+    }
+    expect(resultsSchema.safeParse(JSON.parse(serializeResults(r))).success).toBe(true);
+  });
+
   it('listed ports only, and flows off', () => {
     const s = parseScenarioText(
       `${INCAST}\nprobes: { bin: 10us, ports: [{ switch: s1, port: 2 }], flows: false }\n`,

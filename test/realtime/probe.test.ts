@@ -20,7 +20,7 @@ workload:
     senders: [h1, h2]
     receiver: h3
     size: 100KB
-probes: { bin: 10us, ports: all }
+probes: { bin: 10us, ports: all, qpState: [rateBps, alpha] }
 `;
 
 describe('probes in a real run', () => {

@@ -633,6 +633,7 @@ export class RealNode {
         trace: this.probe?.nic(me.name) ?? null,
       });
       this.nic = nic;
+      this.probe?.attach(me.name, nic);
       env.attach(nic);
       env.taps.push({ onRx: (_port, pkt) => driver.onRx(pkt) });
       driver.attach(nic);

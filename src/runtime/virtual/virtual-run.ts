@@ -219,6 +219,7 @@ export class VirtualRun {
       const trace = this.tracer?.nic(h.name) ?? null;
       if (trace !== null) cfg.trace = chainNicTrace(cfg.trace ?? null, trace);
       const nic = this.inp.createNic(env, cfg);
+      this.probe?.attach(h.name, nic);
       app.attach(nic);
       this.nics.set(h.name, nic);
       this.fabric.attach(h.name, nic);
