@@ -1,60 +1,60 @@
 /**
- * Checks 2 and 3 of rcc.md §7 in the real-time local runtime: one OS process per node over UDP
- * on 127.0.0.0/8, emulated time dilated 50× (scenarios rt-join-leave.yaml, rt-incast.yaml: the
- * spec's "small emulated testbed" of 100 Mbit/s links and T_base ≈ 5.2 ms). The firmware is the
- * same; what can be observed differs: per-flow rates come from the senders' pacing-rate series
- * (RCC paces at the assigned window, so it is the fair share the receiver handed out), goodput
- * and fairness from completion times, the queue from the switch's series and counters, and the
- * mode of every flow from the receiver's /metrics (rocelab_qp_state, polled while the run goes).
- * Tolerances are the spec's real-time brackets where it gives them.
+ * Checks 2 and 3 of docs/algorithms/rcc.md in the real-time local runtime: one OS process per
+ * node over UDP on 127.0.0.0/8, emulated time dilated 50× (scenarios rt-join-leave.yaml,
+ * rt-incast.yaml: a small emulated testbed of 100 Mbit/s links and T_base ≈ 5.2 ms). The firmware
+ * is the same; what can be observed differs: per-flow rates come from the senders' pacing-rate
+ * series (RCC paces at the assigned window, so it is the fair share the receiver handed out),
+ * goodput and fairness from completion times, the queue from the switch's series and counters,
+ * and the mode of every flow from its receiver QP's RCC state, binned by the receiver on its
+ * emulated clock (probe bins, docs/results.md "probes"). Tolerances are the real-time brackets of
+ * docs/algorithms/rcc.md where it gives them.
  */
 import { join } from 'node:path';
-import { LocalRun } from '../../src/runtime/local/launcher.js';
-import type { NodeMessage } from '../../src/runtime/real/protocol.js';
-import type { RunOutput } from '../../src/runtime/run.js';
+import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { inT, type PathScale, pathScale, processorSharingEnds } from './measure.js';
 import { rccScenario } from './probe.js';
 
-const POLL_MS = 100;
+/** Receiver QP variables that tell RCC's mode (the algorithm's qpInspect). */
+const MODE_VARS = [
+  'rccInPid',
+  'rccPidMessages',
+  'rccPidEntryNs',
+  'rccLastMsgPidEntryNs',
+  'rccClass',
+  'rccLastMsgClass',
+];
 
-/** RCC state of every receiver QP seen in any poll of the receiver's /metrics. */
+/** RCC mode of every flow's receiver QP over the run's bins. */
 interface ModeSeen {
+  /** Bins with a reading (the old /metrics polls). */
   polls: number;
-  pidQps: Set<string>;
-  lastHopQps: Set<string>;
-  /** PID entry time (emulated ns) of each QP that entered. */
-  pidEntryNs: Map<string, number>;
+  pidQps: Set<number>;
+  lastHopQps: Set<number>;
+  /** PID entry time (emulated ns) of each flow that entered. */
+  pidEntryNs: Map<number, number>;
 }
 
-function parseQpState(text: string, into: ModeSeen): void {
-  into.polls++;
-  for (const line of text.split('\n')) {
-    const m = /^rocelab_qp_state\{([^}]*)\}\s+(\S+)/.exec(line);
-    if (m === null) continue;
-    const labels = Object.fromEntries(
-      [...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]] as [string, string]),
-    );
-    const v = Number(m[2]);
-    const qp = labels.qp ?? '?';
-    switch (labels.var) {
-      case 'rccInPid':
-      case 'rccPidMessages':
-        if (v > 0) into.pidQps.add(qp);
-        break;
-      case 'rccPidEntryNs':
-      case 'rccLastMsgPidEntryNs':
-        if (v >= 0 && !into.pidEntryNs.has(qp)) into.pidEntryNs.set(qp, v);
-        break;
-      case 'rccClass':
-      case 'rccLastMsgClass':
-        if (v === 2) into.pidQps.add(qp);
-        if (v === 1) into.lastHopQps.add(qp);
-        break;
-      default:
-        break;
+function modesOf(out: RunOutput): ModeSeen {
+  const seen: ModeSeen = { polls: 0, pidQps: new Set(), lastHopQps: new Set(), pidEntryNs: new Map() };
+  const p = out.results.probes;
+  if (p === undefined) return seen;
+  for (const f of p.flows) {
+    const st = f.receiverState ?? {};
+    const at = (name: string, i: number) => st[name]?.[i] ?? null;
+    for (let i = 0; i < p.bins; i++) {
+      if (MODE_VARS.every((v) => at(v, i) === null)) continue;
+      seen.polls++;
+      if ((at('rccInPid', i) ?? 0) > 0 || (at('rccPidMessages', i) ?? 0) > 0) seen.pidQps.add(f.id);
+      for (const c of [at('rccClass', i), at('rccLastMsgClass', i)]) {
+        if (c === 2) seen.pidQps.add(f.id);
+        if (c === 1) seen.lastHopQps.add(f.id);
+      }
+      for (const e of [at('rccPidEntryNs', i), at('rccLastMsgPidEntryNs', i)])
+        if (e !== null && e >= 0 && !seen.pidEntryNs.has(f.id)) seen.pidEntryNs.set(f.id, e);
     }
   }
+  return seen;
 }
 
 async function realRun(
@@ -64,36 +64,20 @@ async function realRun(
   tag: string,
 ): Promise<{ out: RunOutput; modes: ModeSeen; sc: PathScale }> {
   const scenario = rccScenario(file);
-  let metrics: string | null = null;
-  const lr = await LocalRun.create({
-    scenario,
+  const first = scenario.workload[0];
+  const src = first.kind === 'flows' ? first.flows[0].src : 'h1';
+  const sc = pathScale(scenario, src, receiver);
+  const out = await runScenario({
+    scenario: {
+      ...scenario,
+      probes: { binNs: Math.round(sc.tNs / 4), ports: [], flows: true, qpState: MODE_VARS },
+    },
     runtime: 'local',
     outDir: join(ctx.outDir, tag),
     seed: ctx.seed,
     print: null,
-    onMessage(m: NodeMessage) {
-      if (m.t === 'ready' && m.node === receiver) metrics = m.metrics;
-    },
   });
-  const modes: ModeSeen = { polls: 0, pidQps: new Set(), lastHopQps: new Set(), pidEntryNs: new Map() };
-  let finished = false;
-  const done = lr.run().finally(() => {
-    finished = true;
-  });
-  while (!finished) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    if (metrics === null || finished) continue;
-    try {
-      const res = await fetch(`http://${metrics}/metrics`);
-      parseQpState(await res.text(), modes);
-    } catch {
-      // the node may be gone already at the end of the run
-    }
-  }
-  const out = await done;
-  const first = scenario.workload[0];
-  const src = first.kind === 'flows' ? first.flows[0].src : 'h1';
-  return { out, modes, sc: pathScale(scenario, src, receiver) };
+  return { out, modes: modesOf(out), sc };
 }
 
 /** Sender pacing rate of each flow at time t (the series point at or before t). */
@@ -170,7 +154,7 @@ const rtCheck2: ReproCheck = {
     const e = worstErr <= 0.1;
     return {
       measured:
-        `(a) pacing at C/N ±10 %: ${settled.join(' ')} ${a ? '✓' : '✗'}; (c) ${modes.pidQps.size} QPs in PID${pidEntries(modes, T)} over ${modes.polls} polls ${c ? '✓' : '✗'}; ` +
+        `(a) pacing at C/N ±10 %: ${settled.join(' ')} ${a ? '✓' : '✗'}; (c) ${modes.pidQps.size} QPs in PID${pidEntries(modes, T)} over ${modes.polls} bins ${c ? '✓' : '✗'}; ` +
         `(e) ends ${flows.map((f) => ((f.endNs ?? Number.NaN) / 1e6).toFixed(1)).join('/')} ms vs ${predicted.map((x) => (x / 1e6).toFixed(1)).join('/')} (worst ${(100 * worstErr).toFixed(1)} %) ${e ? '✓' : '✗'}; ` +
         `wall ${(out.wallMs / 1000).toFixed(0)} s${keepUp(out)}`,
       pass: a && c && e,
@@ -239,7 +223,7 @@ const rtCheck3: ReproCheck = {
     const d = goodput >= 0.9 * sc.lineRateBps * sc.eff && jain >= 0.99;
     return {
       measured:
-        `(a) ${modes.pidQps.size} QPs in PID${pidEntries(modes, T)}, ${modes.lastHopQps.size} seen as last-hop (${modes.polls} polls) ${a ? '✓' : '✗'}; ` +
+        `(a) ${modes.pidQps.size} QPs in PID${pidEntries(modes, T)}, ${modes.lastHopQps.size} seen as last-hop (${modes.polls} bins) ${a ? '✓' : '✗'}; ` +
         `(b) ${off}/${seen} rate samples off C/N ${b ? '✓' : '✗'}; (c) peak ${(peak / sc.bdpBytes).toFixed(2)} BDP, ≤ ${RT_QUEUE_MTU} MTU at ${inT(drained - start, T)} ${c ? '✓' : '✗'}; ` +
         `(d) ${(goodput / 1e6).toFixed(1)} Mb/s = ${((100 * goodput) / (sc.lineRateBps * sc.eff)).toFixed(1)} % C·eff, Jain ${jain.toFixed(4)} ${d ? '✓' : '✗'}; ` +
         `wall ${(out.wallMs / 1000).toFixed(0)} s${keepUp(out)}`,
