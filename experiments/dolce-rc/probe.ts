@@ -9,7 +9,7 @@
 import { createNic, type MessageCompletion, type Nic, type RateChange } from '../../nic/api.js';
 import { loadScenario } from '../../src/config/load.js';
 import type { Scenario } from '../../src/config/scenario.js';
-import { tracer } from '../../src/probe/probe.js';
+import { observeNic, tracer } from '../../src/probe/probe.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
 import type { Packet } from '../../src/wire/packet.js';
@@ -115,19 +115,10 @@ export function runProbed(
         env,
         onRateChange === undefined && onMessageComplete === undefined
           ? cfg
-          : {
-              ...cfg,
-              observer: {
-                onMessageComplete: (m) => {
-                  onMessageComplete?.(host, m);
-                  cfg.observer.onMessageComplete(m);
-                },
-                onRateChange: (r) => {
-                  onRateChange?.(host, r);
-                  cfg.observer.onRateChange?.(r);
-                },
-              },
-            },
+          : observeNic(cfg, {
+              onMessageComplete: (m) => onMessageComplete?.(host, m),
+              onRateChange: (r) => onRateChange?.(host, r),
+            }),
       );
       nics.set(host, nic);
       return nic;

@@ -11,7 +11,7 @@
 
 import { createNic, type Nic, type RateChange } from '../../nic/api.js';
 import type { Scenario } from '../../src/config/scenario.js';
-import { tracer } from '../../src/probe/probe.js';
+import { observeNic, tracer } from '../../src/probe/probe.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
@@ -285,16 +285,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     },
     createNic: (env, cfg) => {
       const node = cfg.name;
-      const nic = createNic(env, {
-        ...cfg,
-        observer: {
-          onMessageComplete: (c) => cfg.observer.onMessageComplete(c),
-          onRateChange: (c) => {
-            rateChanges.push({ ...c, node });
-            cfg.observer.onRateChange?.(c);
-          },
-        },
-      });
+      const nic = createNic(env, observeNic(cfg, { onRateChange: (c) => rateChanges.push({ ...c, node }) }));
       nics.set(node, nic);
       return nic;
     },

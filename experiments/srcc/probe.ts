@@ -10,7 +10,7 @@ import { createNic } from '../../nic/api.js';
 import { buildSrccCp } from '../../src/cc/srcc/config.js';
 import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../src/cc/srcc/cp.js';
 import { nicFor, type Scenario } from '../../src/config/scenario.js';
-import { tracer } from '../../src/probe/probe.js';
+import { observeNic, tracer } from '../../src/probe/probe.js';
 import { planFromSetup } from '../../src/runtime/app/plan.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
@@ -164,16 +164,10 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     },
     createNic: (env, cfg) => {
       const node = cfg.name;
-      const nic = createNic(env, {
-        ...cfg,
-        observer: {
-          onMessageComplete: (c) => cfg.observer.onMessageComplete(c),
-          onRateChange: (c) => {
-            if (keepTrace) rateChanges.push({ ...c, node });
-            cfg.observer.onRateChange?.(c);
-          },
-        },
-      });
+      const nic = createNic(
+        env,
+        observeNic(cfg, { onRateChange: (c) => keepTrace && rateChanges.push({ ...c, node }) }),
+      );
       nics.set(node, nic);
       return nic;
     },

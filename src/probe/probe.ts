@@ -7,6 +7,7 @@
  * clock, so a real run's nodes each bin their own part and the merge (`mergeProbeReports`) sums
  * them: the bins mean the same in virtual and real runs (docs/results.md "probes").
  */
+import type { NicConfig, NicObserver } from '../../nic/api.js';
 import type { NicTrace, SwitchTrace } from '../env/trace.js';
 import type { RunPlan } from '../runtime/app/plan.js';
 import { FrameKind, type Packet, type PfcBody } from '../wire/packet.js';
@@ -523,5 +524,26 @@ export function mergeProbeReports(parts: readonly ProbeResults[]): ProbeResults 
         ...(senderState === undefined ? {} : { senderState }),
         ...(receiverState === undefined ? {} : { receiverState }),
       })),
+  };
+}
+
+/**
+ * `cfg` with `extra` observing its NIC's message completions and rate changes too (called before
+ * the runtime's own observer, which stays in charge of the application).
+ */
+export function observeNic(cfg: NicConfig, extra: Partial<NicObserver>): NicConfig {
+  const own = cfg.observer;
+  return {
+    ...cfg,
+    observer: {
+      onMessageComplete: (c) => {
+        extra.onMessageComplete?.(c);
+        own.onMessageComplete(c);
+      },
+      onRateChange: (c) => {
+        extra.onRateChange?.(c);
+        own.onRateChange?.(c);
+      },
+    },
   };
 }
