@@ -4,6 +4,7 @@
  */
 import type { ResolvedCc } from '../src/cc/resolve.js';
 import type { NodeFirmware } from '../src/env/env.js';
+import type { NicTrace } from '../src/env/trace.js';
 
 /**
  * Congestion control of a QP: the algorithm object (src/cc/types.ts CcAlgorithm) and its
@@ -50,6 +51,8 @@ export interface NicConfig {
   cnpMinIntervalNs?: number;
   /** How many rate changes the NIC keeps for `rateTrace()` (oldest dropped first). Default 4096. */
   rateTraceCapacity?: number;
+  /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
+  trace?: NicTrace | null;
 }
 
 /** Static facts about a connection, known at QP creation (from topology and routing). */

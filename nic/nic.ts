@@ -10,6 +10,7 @@
  */
 import type { FlowInfo, RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import type { NicTrace } from '../src/env/trace.js';
 import { PfcPause } from '../src/port/pfc.js';
 import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
@@ -85,6 +86,7 @@ class NicImpl implements Nic {
   };
   private readonly trace: Ring<RateChange>;
   private readonly traceCapacity: number;
+  private readonly hooks: NicTrace | null;
 
   /** Binds QPs to their algorithm's hooks and calls them (cc-host.ts). */
   private readonly cc: CcHost;
@@ -132,6 +134,7 @@ class NicImpl implements Nic {
       },
       cfg.cnpMinIntervalNs,
     );
+    this.hooks = cfg.trace ?? null;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -241,6 +244,7 @@ class NicImpl implements Nic {
       this.c.malformed++;
       return;
     }
+    if (this.hooks !== null) this.hooks.rx(this.env.now(), pkt);
     switch (pkt.kind) {
       case FrameKind.Data:
         this.onData(pkt);
@@ -263,6 +267,7 @@ class NicImpl implements Nic {
         return;
     }
     this.kick();
+    if (this.hooks !== null) this.hooks.rxDone(this.env.now(), pkt);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -401,6 +406,7 @@ class NicImpl implements Nic {
   private onTxEnd(): void {
     const pkt = this.tx.finish();
     this.c.txBytes += pkt.sizeBytes;
+    if (this.hooks !== null) this.hooks.tx(this.env.now(), pkt);
     this.env.send(0, pkt);
     if (!this.inTrySend) this.trySend(this.tx.nextStartAfterTx(this.env.now()));
   }

@@ -7,6 +7,7 @@
  * Semantics of every field: docs/switch.md.
  */
 import type { NodeFirmware } from '../src/env/env.js';
+import type { SwitchTrace } from '../src/env/trace.js';
 import type { RoutingTable } from '../src/topology/model.js';
 import type { FrameKind } from '../src/wire/packet.js';
 import type { SwitchCpFactory } from './cp.js';
@@ -106,6 +107,8 @@ export interface SwitchConfig {
   int?: boolean;
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
+  /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
+  trace?: SwitchTrace | null;
 }
 
 export interface PortCounters {

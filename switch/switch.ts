@@ -12,6 +12,7 @@
  * allocates nothing except its INT hop record.
  */
 import type { FirmwareEnv } from '../src/env/env.js';
+import type { SwitchTrace } from '../src/env/trace.js';
 import { PfcOutbox, PfcPause } from '../src/port/pfc.js';
 import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
@@ -125,6 +126,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const flowMinBytes = Math.max(0, config.activeFlowMinBytes ?? 0);
   const flowForgetAtEnd = config.activeFlowForgetAtEnd === true;
   const intOn = config.int !== false;
+  const hooks: SwitchTrace | null = config.trace ?? null;
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
   const dataQueueMask = 0xff & ~(1 << controlPrio);
@@ -210,6 +212,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   // ---------------------------------------------------------------- ingress pipeline
 
   function receive(inPort: number, pkt: Packet): void {
+    if (hooks !== null) hooks.rx(env.now(), inPort, pkt);
     if (!isUint(inPort, nPorts - 1)) {
       counters.malformed++;
       return;
@@ -294,6 +297,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     op.queueBytesOf[q] += s;
     op.queueBytes += s;
     if (op.queueBytes > op.maxQueueBytes) op.maxQueueBytes = op.queueBytes;
+    if (hooks !== null) hooks.queue(now, op.index, op.queueBytes);
     for (let i = 0; i < enqueueCps.length; i++) enqueueCps[i].onEnqueue!(pkt, op.index, q);
     if (!op.busy) startNext(op, false);
     return true;
@@ -420,7 +424,9 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   }
 
   function txDone(port: Port): void {
-    env.send(port.index, port.finish());
+    const pkt = port.finish();
+    if (hooks !== null) hooks.tx(env.now(), port.index, pkt);
+    env.send(port.index, pkt);
     if (port.busy) return;
     startNext(port, true);
   }
@@ -439,6 +445,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     port.queueSinceNs = now;
     port.queueBytesOf[q] -= s;
     port.queueBytes -= s;
+    if (hooks !== null) hooks.queue(now, port.index, port.queueBytes);
     if (q === controlPrio || inPort < 0) {
       mmu.releaseControl(s);
     } else {

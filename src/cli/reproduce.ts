@@ -60,9 +60,9 @@ export async function reproduceCommand(argv: readonly string[], io: CliIo): Prom
   if (name === undefined) throw new UsageError('reproduce needs an algorithm name or "all"');
   noExtraArgs('reproduce', positionals, 1);
 
-  const { listReproSuites } = await import('../reproduce/registry.js');
-  const { runRepro, selectSuites } = await import('../reproduce/run.js');
-  const { formatReproTable, verdict } = await import('../reproduce/table.js');
+  const { listReproSuites } = await import('../../experiments/registry.js');
+  const { runRepro, selectSuites } = await import('../../experiments/run.js');
+  const { formatReproTable, verdict } = await import('../../experiments/table.js');
   const { reproduceHtml } = await import('../report/reproduce-html.js');
 
   const suites = selectSuites(name);

@@ -15,6 +15,7 @@ import {
   type ParsedScenario,
   type PfcConfig,
   type Scenario,
+  type ScenarioProbes,
   type TopologySpec,
   type WorkloadSpec,
 } from './scenario.js';
@@ -543,5 +544,18 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     workload,
     hostNames,
     source: { file: opts.file, dir: opts.dir },
+    ...(p.probes === undefined ? {} : { probes: resolveProbes(p.probes, topology) }),
   };
+}
+
+function resolveProbes(p: NonNullable<ParsedScenario['probes']>, topo: TopologySpec): ScenarioProbes {
+  const qpState = p.qpState === undefined ? {} : { qpState: p.qpState };
+  if (p.ports === 'all') return { binNs: p.bin, ports: 'all', flows: p.flows, ...qpState };
+  const switches = topologyNodeNames(topo).switches;
+  const ports = p.ports.map((r, i) => {
+    if (!switches.includes(r.switch))
+      fail(['probes', 'ports', i, 'switch'], unknownName('switch', r.switch, switches));
+    return { node: r.switch, port: r.port };
+  });
+  return { binNs: p.bin, ports, flows: p.flows, ...qpState };
 }

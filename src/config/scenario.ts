@@ -283,6 +283,20 @@ export interface Scenario {
   hostNames: string[];
   /** Where the scenario came from; relative paths in it are resolved against `dir`. */
   source: { file: string | null; dir: string };
+  /**
+   * Time-binned observation (src/probe): results.json gets a `probes` section only when set
+   * (docs/results.md "probes").
+   */
+  probes?: ScenarioProbes;
+}
+
+export interface ScenarioProbes {
+  binNs: number;
+  /** Switch egress ports to bin: every switch port, or a list. */
+  ports: 'all' | { node: string; port: number }[];
+  flows: boolean;
+  /** qpInspect variables kept per flow and bin (src/probe ProbeSpec.qpState). */
+  qpState?: string[];
 }
 
 /** The NIC parameters of `host`: defaults.nic overlaid with hosts.<host>. */
@@ -657,6 +671,17 @@ export const scenarioSchema = strict({
     .array(strict({ a: name('a node name'), b: name('a node name'), ...linkOverride.shape }))
     .default([]),
   workload: z.array(workloadSchema).default([]),
+  probes: strict({
+    bin: duration({ min: 1 }),
+    ports: z
+      .union([
+        z.literal('all'),
+        z.array(strict({ switch: name('a switch name'), port: integer({ min: 0 }) })),
+      ])
+      .default('all'),
+    flows: bool().default(true),
+    qpState: z.array(name('a QP state variable')).optional(),
+  }).optional(),
 });
 
 /** Output of stage 1. */

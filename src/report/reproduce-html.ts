@@ -1,10 +1,10 @@
 /**
  * `rocelab reproduce --out DIR` → DIR/reproduce.html: the paper-check table (check, paper value,
- * expected, measured, result) as a self-contained page, rows as src/reproduce returns them.
+ * expected, measured, result) as a self-contained page, rows as experiments/run.ts returns them.
  */
 
-import { verdict } from '../reproduce/table.js';
-import type { ReproRow } from '../reproduce/types.js';
+import { verdict } from '../../experiments/table.js';
+import type { ReproRow } from '../../experiments/types.js';
 import { esc, page } from './html.js';
 
 const VERDICT_STYLE: Record<string, string> = {

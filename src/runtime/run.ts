@@ -9,6 +9,7 @@ import { createSwitch } from '../../switch/api.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
 import { ConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
+import type { Tracer } from '../probe/probe.js';
 import type { Results } from '../stats/results.js';
 import { createPcapTap } from './pcap-tap.js';
 import { writeRunOutput } from './run-output.js';
@@ -39,6 +40,11 @@ export interface RunOptions {
   createSwitch?: SwitchFactory;
   loss?: LinkLoss;
   drop?: DropFilter;
+  /**
+   * Virtual runtime: observers of the firmware (src/probe, e.g. a Probe of the experiments).
+   * They only read; results.json gets probe bins only from the scenario's own `probes` key.
+   */
+  trace?: Tracer;
   /** Switch-side plug-ins by name (see SetupOptions.cpFactories). */
   cpFactories?: Record<string, SwitchCpFactory>;
   /**
@@ -109,6 +115,8 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
     drop: opts.drop,
     tap: pcap?.tap,
     warnings: setup.warnings,
+    trace: opts.trace,
+    probes: s.probes,
   });
   const t0 = performance.now();
   const onProgress = opts.onProgress;

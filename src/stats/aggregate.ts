@@ -36,3 +36,21 @@ export function mean(values: readonly number[]): number | null {
   for (const v of values) s += v;
   return s / values.length;
 }
+
+/**
+ * The q-quantile by the nearest-rank rule: the ⌈q·n⌉-th smallest value (q in [0, 1]), clamped
+ * to the first and last. NaN for an empty list. (`percentile` above takes index ⌊n·p⌋ instead.)
+ */
+export function quantileNearestRank(values: ArrayLike<number>, q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const s = Float64Array.from(values).sort();
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+
+/** Median: the middle value, or the mean of the two middle ones. NaN for an empty list. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const s = Float64Array.from(values).sort();
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

@@ -111,6 +111,36 @@ export const resultsSchema = z.strictObject({
       }),
     })
     .optional(),
+  /** Only when the scenario has a `probes` key (docs/results.md "probes"). */
+  probes: z
+    .strictObject({
+      binNs: z.number().int().positive(),
+      bins: nonNegInt,
+      ports: z.array(
+        z.strictObject({
+          node: z.string(),
+          port: nonNegInt,
+          txBytes: z.array(z.number().nonnegative()),
+          queueMaxBytes: z.array(z.number().nonnegative()),
+          queueMeanBytes: z.array(z.number().nonnegative()),
+          pfcPauseTx: z.array(nonNegInt),
+          pfcXoffTx: z.array(nonNegInt),
+        }),
+      ),
+      flows: z.array(
+        z.strictObject({
+          id: nonNegInt,
+          txBytes: z.array(z.number().nonnegative()),
+          rxBytes: z.array(z.number().nonnegative()),
+          ackRx: z.array(nonNegInt),
+          cnpRx: z.array(nonNegInt),
+          cnmRx: z.array(nonNegInt),
+          senderState: z.record(z.string(), z.array(z.number().nullable())).optional(),
+          receiverState: z.record(z.string(), z.array(z.number().nullable())).optional(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 export type ResultsJson = z.infer<typeof resultsSchema>;

@@ -3,6 +3,8 @@
  * serialisation (fixed key order, fixed rounding, one record per line) so the same run twice is
  * byte-identical and diffs between runs stay readable. Field meanings: docs/results.md.
  */
+
+import type { ProbeResults } from '../probe/probe.js';
 import { jainIndex, percentileSorted } from './aggregate.js';
 import { slowdown } from './fct.js';
 import { buildTrace, type FlowRateLog, type FlowTraceResult } from './trace.js';
@@ -84,6 +86,8 @@ export interface Results {
   warnings: string[];
   /** Real runtimes only: how emulated time was kept (docs/results.md "realtime"). */
   realtime?: RealtimeResult;
+  /** Time bins of the scenario's `probes` key, only when it has one (docs/results.md "probes"). */
+  probes?: ProbeResults;
 }
 
 export interface RealtimeResult {
@@ -302,5 +306,11 @@ export function serializeResults(r: Results): string {
     )}`,
   ];
   if (r.realtime !== undefined) lines.push(`  "realtime": ${JSON.stringify(r.realtime)}`);
+  if (r.probes !== undefined) {
+    const p = r.probes;
+    lines.push(
+      `  "probes": {\n    "binNs": ${num(p.binNs)},\n    "bins": ${num(p.bins)},\n    "ports": ${list(p.ports.map(rec), '    ')},\n    "flows": ${list(p.flows.map(rec), '    ')}\n  }`,
+    );
+  }
   return `{\n${lines.join(',\n')}\n}\n`;
 }

@@ -3,7 +3,7 @@
  * docs/algorithms/dcqcn-plus.md): A3 (2000 flows), A4 (queue ratio up to 2000 flows), A5 (DCQCN failure onset
  * sweep) in virtual time and A7 in real time (local runtime, 2 × ~35 s). Runs are shared between checks.
  */
-import '../../src/reproduce/dcqcn-plus/suite.js';
+import '../../experiments/dcqcn-plus/suite.js';
 import { describeReproSuite } from '../support/repro.js';
 
 describeReproSuite('dcqcn-plus', 'paper');

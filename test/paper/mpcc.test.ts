@@ -6,7 +6,7 @@
  * AC3/AC6 in the real-time local runtime. About forty fat-tree runs of 20 s to a few minutes each, and about
  * fifteen minutes of real-time runs.
  */
-import '../../src/reproduce/mpcc/suite.js';
+import '../../experiments/mpcc/suite.js';
 import { describeReproSuite } from '../support/repro.js';
 
 describeReproSuite('mpcc', 'paper', {

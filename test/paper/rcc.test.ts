@@ -4,7 +4,7 @@
  * and its eq4 finding and ablations, 8 (1000T staggering), 9, and checks 2 and 3 in the real-time local
  * runtime.
  */
-import '../../src/reproduce/rcc/suite.js';
+import '../../experiments/rcc/suite.js';
 import { describeReproSuite } from '../support/repro.js';
 
 describeReproSuite('rcc', 'paper');

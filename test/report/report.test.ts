@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReproRow } from '../../experiments/types.js';
 import { main } from '../../src/cli/app.js';
 import type { CompareData } from '../../src/report/data.js';
 import { reproduceHtml } from '../../src/report/reproduce-html.js';
-import type { ReproRow } from '../../src/reproduce/types.js';
 import { type Browser, launchBrowser, type OpenedPage } from './browser.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -6,10 +6,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getReproSuite } from '../../src/reproduce/registry.js';
-import { runCheck } from '../../src/reproduce/run.js';
-import { formatReproMarkdown } from '../../src/reproduce/table.js';
-import type { ReproTier } from '../../src/reproduce/types.js';
+import { getReproSuite } from '../../experiments/registry.js';
+import { runCheck } from '../../experiments/run.js';
+import { formatReproMarkdown } from '../../experiments/table.js';
+import type { ReproTier } from '../../experiments/types.js';
 
 export interface ReproTestOptions {
   /**

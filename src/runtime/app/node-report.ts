@@ -7,6 +7,7 @@
  */
 import type { Nic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
+import { mergeProbeReports, type ProbeResults } from '../../probe/probe.js';
 import { idealFctNs } from '../../stats/fct.js';
 import {
   buildResults,
@@ -79,6 +80,8 @@ export interface NodeReport {
   firmware: NodeFirmwareCounters;
   /** Said about this node by itself (merged as "<node>: <warning>"). */
   warnings: string[];
+  /** The node's part of the scenario's probe bins (only when the scenario asks for probes). */
+  probe?: ProbeResults;
 }
 
 export function emptyPort(node: string, port: number): PortResult {
@@ -304,7 +307,9 @@ export function mergeReports(inp: MergeInput): Results {
   const rate: Record<string, SeriesPoints> = {};
   for (const [id, pts] of rateEntries) rate[String(id)] = pts;
 
-  return buildResults({
+  const probeParts: ProbeResults[] = [];
+  for (const r of reports.values()) if (r.probe !== undefined) probeParts.push(r.probe);
+  const results = buildResults({
     scenario: inp.scenario,
     runtime: inp.runtime,
     seed: inp.seed,
@@ -318,6 +323,9 @@ export function mergeReports(inp: MergeInput): Results {
     warnings,
     isSwitchPort: (p) => switchPorts.has(`${p.node}:${p.port}`),
   });
+  const probes = mergeProbeReports(probeParts);
+  if (probes !== null) results.probes = probes;
+  return results;
 }
 
 /** A long-lived flow reports what it moved: everything posted once it drained, else what arrived. */

@@ -42,6 +42,7 @@ import type { Scenario } from '../../config/scenario.js';
 import type { Logger, TimerService } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
 import { createNodeMetrics, type NodeMetrics } from '../../metrics/node-metrics.js';
+import { Probe } from '../../probe/probe.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
 import type { SeriesPoints } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
@@ -315,6 +316,8 @@ export class RealNode {
   env: RealNodeEnv | null = null;
   nic: Nic | null = null;
   sw: Switch | null = null;
+  /** The scenario's probe bins of this node (null: the scenario asks for none). */
+  private probe: Probe | null = null;
   driver: HostApp | null = null;
   private sync: ClockSyncClient | null = null;
   private pcap: PcapTap | null = null;
@@ -595,6 +598,10 @@ export class RealNode {
   private createFirmware(env: RealNodeEnv): void {
     const me = this.me;
     const topo = this.setup.topo;
+    // Each node bins what its own firmware sees, on its own emulated clock; the launcher sums
+    // the nodes' parts (docs/results.md "probes").
+    const probes = this.cfg.scenario.probes;
+    this.probe = probes === undefined ? null : new Probe(probes, this.plan);
     if (me.kind === 'host') {
       const p = me.ports[0];
       const cfg = this.setup.nicConfig(me, {
@@ -620,8 +627,13 @@ export class RealNode {
         },
       });
       this.driver = driver;
-      const nic = createNic(env, { ...cfg, observer: driver.observer });
+      const nic = createNic(env, {
+        ...cfg,
+        observer: driver.observer,
+        trace: this.probe?.nic(me.name) ?? null,
+      });
       this.nic = nic;
+      this.probe?.attach(me.name, nic);
       env.attach(nic);
       env.taps.push({ onRx: (_port, pkt) => driver.onRx(pkt) });
       driver.attach(nic);
@@ -636,7 +648,7 @@ export class RealNode {
         })),
         routes: this.plan.routes.tables.get(me.name)!,
       });
-      const sw = createSwitch(env, cfg);
+      const sw = createSwitch(env, { ...cfg, trace: this.probe?.switch(me.name) ?? null });
       this.sw = sw;
       env.attach(sw);
       for (const p of me.ports) {
@@ -876,6 +888,7 @@ export class RealNode {
       duplicateCompletions: this.driver?.duplicateCompletions ?? 0,
       unknownCompletions: this.driver?.unknownCompletions ?? 0,
       series: { queue, rate },
+      ...(this.probe === null ? {} : { probe: this.probe.report(endNs, me.name) }),
       clock: {
         timeScale: this.cfg.timeScale,
         skewNs: this.skewNs,

@@ -9,8 +9,10 @@
  */
 import type { Nic, NicConfig, NicPortConfig } from '../../../nic/api.js';
 import type { Switch, SwitchConfig, SwitchPortConfig } from '../../../switch/api.js';
+import type { ScenarioProbes } from '../../config/scenario.js';
 import type { FirmwareEnv, Logger } from '../../env/env.js';
 import { createRng } from '../../env/rng.js';
+import { chainNicTrace, chainSwitchTrace, chainTracers, Probe, type Tracer } from '../../probe/probe.js';
 import type { Results, SeriesPoints } from '../../stats/results.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
@@ -75,6 +77,10 @@ export interface VirtualRunInput {
   /** Warnings known before the run (copied into results). */
   warnings?: string[];
   log?: Logger;
+  /** Observers of the firmware (src/probe): hook tables installed on every node they name. */
+  trace?: Tracer | null;
+  /** The scenario's `probes`: binned into results.json's `probes` section. */
+  probes?: ScenarioProbes | null;
 }
 
 /** One flow as seen from both ends (tests and probes read these during a run). */
@@ -139,6 +145,9 @@ export class VirtualRun {
   private started = false;
   // Series, flat [t, v, t, v, ...] per switch port.
   private readonly queueSeries: { node: string; port: number; sw: Switch; pts: number[]; max: number }[] = [];
+  /** The scenario's probe (null when it asks for none). */
+  readonly probe: Probe | null;
+  private readonly tracer: Tracer | null;
 
   constructor(private readonly inp: VirtualRunInput) {
     this.topo = inp.topo;
@@ -178,6 +187,8 @@ export class VirtualRun {
       },
     });
     this.warnings.push(...this.plan.warnings);
+    this.probe = inp.probes == null ? null : new Probe(inp.probes, this.plan);
+    this.tracer = chainTracers([inp.trace, this.probe]);
     this.createFirmware();
     this.flows = this.plan.flows.map(
       (f) =>
@@ -204,7 +215,11 @@ export class VirtualRun {
       const env = this.fabric.envs.get(h.name)!;
       const app = new HostApp(h, this.plan, env, { flowDone: (id) => this.onFlowDone(id) }, { peers });
       this.apps[h.index] = app;
-      const nic = this.inp.createNic(env, { ...this.nicCfg.get(h.name)!, observer: app.observer });
+      const cfg = { ...this.nicCfg.get(h.name)!, observer: app.observer };
+      const trace = this.tracer?.nic(h.name) ?? null;
+      if (trace !== null) cfg.trace = chainNicTrace(cfg.trace ?? null, trace);
+      const nic = this.inp.createNic(env, cfg);
+      this.probe?.attach(h.name, nic);
       app.attach(nic);
       this.nics.set(h.name, nic);
       this.fabric.attach(h.name, nic);
@@ -216,6 +231,8 @@ export class VirtualRun {
         ports: s.ports.map((p) => ({ rateBps: p.rateBps, mac: p.mac, peerMac: this.peerMac(s, p.index) })),
         routes: this.routes.tables.get(s.name)!,
       });
+      const trace = this.tracer?.switch(s.name) ?? null;
+      if (trace !== null) cfg.trace = chainSwitchTrace(cfg.trace ?? null, trace);
       const sw = this.inp.createSwitch(this.fabric.envs.get(s.name)!, cfg);
       this.switches.set(s.name, sw);
       this.fabric.attach(s.name, sw);
@@ -349,6 +366,7 @@ export class VirtualRun {
       unknownCompletions: app?.unknownCompletions ?? 0,
       series: { queue, rate: app?.rateSeries() ?? {} },
       warnings: [],
+      ...(this.probe === null ? {} : { probe: this.probe.report(endNs, n.name) }),
     };
   }
 }

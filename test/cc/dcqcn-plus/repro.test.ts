@@ -3,7 +3,7 @@
  * `rocelab reproduce dcqcn-plus --quick` runs them. A3-A5 and the real-time A7:
  * test/paper/dcqcn-plus.test.ts (`npm run test:paper`).
  */
-import '../../../src/reproduce/dcqcn-plus/suite.js';
+import '../../../experiments/dcqcn-plus/suite.js';
 import { describeReproSuite } from '../../support/repro.js';
 
 describeReproSuite('dcqcn-plus', 'default');

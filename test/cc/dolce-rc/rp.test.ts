@@ -3,11 +3,11 @@
  * the ECN-ratio windows of both estimators and the CNP payload read. Rates in Gbit/s in comments.
  */
 import { describe, expect, it } from 'vitest';
+import { ac4Drive } from '../../../experiments/dolce-rc/learning.js';
 import { cut, initMachine, type MachineParams, Stage, timerEvent } from '../../../src/cc/dolce-rc/machine.js';
 import type { DolceRcParams } from '../../../src/cc/dolce-rc/params.js';
 import { cnpMarks, type DolceRcState, dolceRcRp } from '../../../src/cc/dolce-rc/rp.js';
 import { resolveParams } from '../../../src/cc/registry.js';
-import { ac4Drive } from '../../../src/reproduce/dolce-rc/learning.js';
 import { createExt, createPacket } from '../../../src/wire/packet-factory.js';
 import { flowInfo, G, M, rpRig, US } from './rig.js';
 

@@ -4,8 +4,8 @@
  * thesis' counter: no threshold, no forgetting at the end of a message.
  */
 import { describe, expect, it } from 'vitest';
+import { mpccScenario } from '../../../experiments/mpcc/probe.js';
 import { resolveParams } from '../../../src/cc/registry.js';
-import { mpccScenario } from '../../../src/reproduce/mpcc/probe.js';
 import { setupRun } from '../../../src/runtime/scenario-setup.js';
 
 const switchCfg = (overrides: string[]) => {

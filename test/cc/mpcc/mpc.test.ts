@@ -5,15 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  condensedQp,
-  firstMoveGain,
-  mpcScratch,
-  solveMpc,
-  unconstrainedMpc,
-} from '../../../src/cc/mpcc/mpc.js';
-import { solveDenseQp } from '../../../src/cc/mpcc/qp.js';
-import { createRng } from '../../../src/env/rng.js';
-import {
   enumerateQp,
   GOLDEN_VECTORS,
   goldenApplied,
@@ -23,7 +14,16 @@ import {
   mpcFeasible,
   qpObjective,
   randomMpcProblem,
-} from '../../../src/reproduce/mpcc/verify.js';
+} from '../../../experiments/mpcc/verify.js';
+import {
+  condensedQp,
+  firstMoveGain,
+  mpcScratch,
+  solveMpc,
+  unconstrainedMpc,
+} from '../../../src/cc/mpcc/mpc.js';
+import { solveDenseQp } from '../../../src/cc/mpcc/qp.js';
+import { createRng } from '../../../src/env/rng.js';
 
 describe('golden vectors V1–V10 (AC9a)', () => {
   for (const v of GOLDEN_VECTORS) {

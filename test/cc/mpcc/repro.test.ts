@@ -3,7 +3,7 @@
  * time and the two findings), exactly as `rocelab reproduce mpcc` runs them. AC7 (fat-tree) and AC3/AC6 in
  * real time: test/paper/mpcc.test.ts (`npm run test:paper`).
  */
-import '../../../src/reproduce/mpcc/suite.js';
+import '../../../experiments/mpcc/suite.js';
 import { describeReproSuite } from '../../support/repro.js';
 
 describeReproSuite('mpcc', 'default');

@@ -4,7 +4,7 @@
  * --quick` runs them. The paper-scale, multi-run and real-time checks: test/paper/rcc.test.ts
  * (`npm run test:paper`).
  */
-import '../../../src/reproduce/rcc/suite.js';
+import '../../../experiments/rcc/suite.js';
 import { describeReproSuite } from '../../support/repro.js';
 
 describeReproSuite('rcc', 'default');

@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { srccScenario } from '../../../experiments/srcc/probe.js';
 import { getAlgorithm, resolveParams } from '../../../src/cc/registry.js';
-import { srccScenario } from '../../../src/reproduce/srcc/probe.js';
 import { runScenario } from '../../../src/runtime/run.js';
 import { setupRun } from '../../../src/runtime/scenario-setup.js';
 

@@ -1,0 +1,169 @@
+/**
+ * Measurements of a time window of a virtual-time run for the DCQCN+ checks (docs/algorithms/
+ * dcqcn-plus.md; "DCQCN+: Taming Large-scale Incast Congestion in RDMA over Ethernet Networks",
+ * §6.1): the bottleneck egress queue (exact time average, and percentiles of 10 µs samples), XOFF
+ * transitions the switch sends, link utilisation and goodput into the receiver. Everything is
+ * read through the probe API (src/probe), so the run is the one `rocelab run` makes.
+ */
+
+import type { Scenario } from '../../src/config/scenario.js';
+import { binRange } from '../../src/probe/bins.js';
+import { chainTracers, Probe, tracer } from '../../src/probe/probe.js';
+import { planFromSetup } from '../../src/runtime/app/plan.js';
+import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { quantileNearestRank } from '../../src/stats/aggregate.js';
+import { FrameKind } from '../../src/wire/packet.js';
+import { loadPaperScenario } from '../paper-scenario.js';
+
+/** A shipped scenario of this algorithm's checks, with `--set`-style overrides. */
+export function paperScenario(file: string, overrides: string[] = []): Scenario {
+  return loadPaperScenario('dcqcn-plus', file, overrides);
+}
+
+/** Where to measure: the bottleneck egress port (the receiver's link) and the receiver. */
+export interface ProbeSpec {
+  switchName: string;
+  port: number;
+  receiver: string;
+  /** Queue sampling period for percentiles (10 µs, docs/algorithms/dcqcn-plus.md); also the probe's bin. */
+  sampleNs: number;
+}
+
+export interface Window {
+  fromNs: number;
+  toNs: number;
+}
+
+export interface WindowMeasure {
+  fromNs: number;
+  toNs: number;
+  /** Time average of the bottleneck egress queue over the window (exact integral). */
+  meanQueueBytes: number;
+  p99QueueBytes: number;
+  maxSampledQueueBytes: number;
+  /** XOFF transitions (not refreshes) the switch sent on any port in the window. */
+  xoff: number;
+  /** Wire bytes out of the bottleneck port ÷ (line rate × window). */
+  utilisation: number;
+  /** Payload delivered to the receiver ÷ (line rate × window). */
+  goodput: number;
+}
+
+export interface RunMeasure {
+  windows: WindowMeasure[];
+  /** XOFF transitions of the whole run, and the time of the last one (null: none). */
+  xoffTotal: number;
+  lastXoffNs: number | null;
+  /** Number of XOFF transitions at or after `t`. */
+  xoffSince(tNs: number): number;
+  lineRateBps: number;
+  wallMs: number;
+  events: number;
+  drops: number;
+  warnings: string[];
+}
+
+/**
+ * Run `scenario` in virtual time with the probe attached and measure every window (window edges
+ * on multiples of `probe.sampleNs`). Queue samples are the queue just before each sampling
+ * instant, taken from the exact change log kept only around the windows.
+ */
+export function runMeasured(
+  scenario: Scenario,
+  probe: ProbeSpec,
+  windows: Window[],
+  opts: { outDir: string; seed?: number },
+): { out: RunOutput; m: RunMeasure } {
+  const setup = setupRun(scenario, { seed: opts.seed });
+  const plan = planFromSetup(setup);
+  const binNs = probe.sampleNs;
+  const bins = new Probe({ binNs, ports: [{ node: probe.switchName, port: probe.port }], flows: true }, plan);
+  const xoffTimes: number[] = [];
+  // XOFF state per (switch, port, priority): a pause frame is a transition only when sent from XON.
+  const xoff = new Set<string>();
+  // Queue changes inside the windows, as (t, bytes) pairs, and the value before each window.
+  const changes: number[] = [];
+  const startQ = windows.map(() => 0);
+  const watch = tracer({
+    switchTx: (name, t, port, pkt) => {
+      const pfc = pkt.kind === FrameKind.Pfc ? pkt.pfc : null;
+      if (pfc === null) return;
+      for (let prio = 0; prio < 8; prio++) {
+        if (((pfc.classEnable >> prio) & 1) === 0) continue;
+        const key = `${name}:${port}:${prio}`;
+        if ((pfc.quanta[prio] ?? 0) === 0) xoff.delete(key);
+        else if (!xoff.has(key)) {
+          xoff.add(key);
+          xoffTimes.push(t);
+        }
+      }
+    },
+    queue: (name, t, port, bytes) => {
+      if (name !== probe.switchName || port !== probe.port) return;
+      let keep = false;
+      windows.forEach((w, i) => {
+        if (t < w.fromNs) startQ[i] = bytes;
+        else if (t < w.toNs) keep = true;
+      });
+      if (keep) changes.push(t, bytes);
+    },
+  });
+  const out = runScenario({
+    scenario,
+    outDir: opts.outDir,
+    seed: opts.seed,
+    print: null,
+    trace: chainTracers([bins, watch]) ?? undefined,
+  });
+  const lineRateBps = setup.topo.byName.get(probe.switchName)!.ports[probe.port].rateBps;
+  const port = bins.port(probe.switchName, probe.port)!;
+  bins.finish(out.results.durationNs);
+  const receiverFlows = bins.flows.filter((f) => f.dst === probe.receiver);
+  const measures = windows.map((w, k): WindowMeasure => {
+    if (w.toNs > out.results.durationNs)
+      throw new Error(`window [${w.fromNs}, ${w.toNs}) ns lies beyond the run`);
+    const [a, b] = binRange(binNs, w.fromNs, w.toNs);
+    const dt = w.toNs - w.fromNs;
+    const capacityBytes = (lineRateBps * dt) / 8e9;
+    const samples: number[] = [];
+    let q = startQ[k];
+    let i = 0;
+    while (i < changes.length && changes[i] < w.fromNs) i += 2;
+    for (let t = w.fromNs; t < w.toNs; t += probe.sampleNs) {
+      while (i < changes.length && changes[i] < t) {
+        q = changes[i + 1];
+        i += 2;
+      }
+      samples.push(q);
+    }
+    return {
+      fromNs: w.fromNs,
+      toNs: w.toNs,
+      meanQueueBytes: port.queue.area.sum(a, b) / dt,
+      p99QueueBytes: quantileNearestRank(samples, 0.99),
+      maxSampledQueueBytes: samples.reduce((x, y) => Math.max(x, y), 0),
+      xoff: xoffTimes.filter((t) => t >= w.fromNs && t < w.toNs).length,
+      utilisation: port.tx.sum(a, b) / capacityBytes,
+      goodput: receiverFlows.reduce((s, f) => s + f.rx.sum(a, b), 0) / capacityBytes,
+    };
+  });
+  return {
+    out,
+    m: {
+      windows: measures,
+      xoffTotal: xoffTimes.length,
+      lastXoffNs: xoffTimes.length > 0 ? xoffTimes[xoffTimes.length - 1] : null,
+      xoffSince: (t) => xoffTimes.filter((x) => x >= t).length,
+      lineRateBps,
+      wallMs: out.wallMs,
+      events: out.events,
+      drops: out.results.summary.drops,
+      warnings: out.results.warnings,
+    },
+  };
+}
+
+export function fmtKB(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1e3).toFixed(0)} KB`;
+}

@@ -1,0 +1,194 @@
+/**
+ * A virtual-time run of a scenario with SRCC's measurement points attached (docs/algorithms/
+ * srcc.md), on the probe API (src/probe): NIC data departures and deliveries, CNM arrivals at
+ * NICs (with a snapshot of the QP's state right after), rate changes, and the switch side's CNM
+ * events and (optionally) threshold decisions. Nothing here changes what the firmware does.
+ */
+
+import type { Nic, RateChange } from '../../nic/api.js';
+import { createNic } from '../../nic/api.js';
+import { buildSrccCp } from '../../src/cc/srcc/config.js';
+import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../src/cc/srcc/cp.js';
+import { nicFor, type Scenario } from '../../src/config/scenario.js';
+import { observeNic, tracer } from '../../src/probe/probe.js';
+import { planFromSetup } from '../../src/runtime/app/plan.js';
+import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import { setupRun } from '../../src/runtime/scenario-setup.js';
+import type { Topology } from '../../src/topology/model.js';
+import type { Routes } from '../../src/topology/routing.js';
+import { type CnmBody, FrameKind, type Packet } from '../../src/wire/packet.js';
+import type { Switch } from '../../switch/api.js';
+import { createSwitch } from '../../switch/api.js';
+import type { SwitchCp, SwitchCpFactory } from '../../switch/cp.js';
+import { loadPaperScenario } from '../paper-scenario.js';
+
+export interface Departure {
+  node: string;
+  dstIp: number;
+  destQp: number;
+  psn: number;
+  /** Start of serialisation at the NIC, ns (may be fractional). */
+  startNs: number;
+  sizeBytes: number;
+}
+
+export interface Delivery {
+  node: string;
+  srcIp: number;
+  destQp: number;
+  /** Arrival of the last bit at the NIC, ns. */
+  timeNs: number;
+  sizeBytes: number;
+}
+
+export interface CnmArrival {
+  node: string;
+  timeNs: number;
+  body: CnmBody;
+  /** `qpInspect` of the QP that took the CNM, right after it reacted (null: no QP took it). */
+  qp: Record<string, number> | null;
+}
+
+export interface ProbeOptions {
+  seed?: number;
+  outDir: string;
+  /** Every SRCC threshold decision (slow: the plug-in's fast path is off while observed). */
+  onDecision?: (d: SrccDecision) => void;
+  /** Wrap a switch's SRCC plug-in (fault injection). */
+  wrapCp?: (switchName: string, cp: SrccCp) => SwitchCp;
+  /** Keep departures and deliveries (default true). */
+  frames?: boolean;
+  /** Keep rate changes and CNM arrivals (default true; off for big workloads). */
+  trace?: boolean;
+  /** Extra plug-ins on every switch, whatever the hosts run (measurement only). */
+  extraCp?: SwitchCpFactory[];
+  /** Every frame a NIC receives, before the NIC sees it. */
+  onNicRx?: (node: string, pkt: Packet, timeNs: number) => void;
+}
+
+export interface Probe {
+  out: RunOutput;
+  topo: Topology;
+  routes: Routes;
+  /** Largest data payload per packet of the run's hosts. */
+  mtuBytes: number;
+  hostIp: Map<string, number>;
+  departures: Departure[];
+  deliveries: Delivery[];
+  cnmRx: CnmArrival[];
+  cnmEvents: SrccCnmEvent[];
+  rateChanges: (RateChange & { node: string })[];
+  nics: Map<string, Nic>;
+  switches: Map<string, Switch>;
+}
+
+export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
+  const setup = setupRun(scenario, { seed: o.seed });
+  const keepFrames = o.frames !== false;
+  const keepTrace = o.trace !== false;
+  const departures: Departure[] = [];
+  const deliveries: Delivery[] = [];
+  const cnmRx: CnmArrival[] = [];
+  const cnmEvents: SrccCnmEvent[] = [];
+  const rateChanges: (RateChange & { node: string })[] = [];
+  const nics = new Map<string, Nic>();
+  const switches = new Map<string, Switch>();
+  const hostIp = new Map(setup.topo.hosts.map((h) => [h.name, h.ip]));
+  const mtuBytes = Math.max(...setup.topo.hosts.map((h) => nicFor(scenario, h.name).mtuBytes));
+  const nsPerByte = new Map(setup.topo.hosts.map((h) => [h.name, 8e9 / h.ports[0].rateBps]));
+  // Local QPN by (node, remote IP, remote QPN): the key a CNM names its QP by.
+  const localQp = new Map<string, number>();
+  for (const qp of planFromSetup(setup).qps) {
+    localQp.set(`${qp.src.name}:${qp.dst.ip >>> 0}:${qp.dstQpn}`, qp.srcQpn);
+    localQp.set(`${qp.dst.name}:${qp.src.ip >>> 0}:${qp.srcQpn}`, qp.dstQpn);
+  }
+
+  const cpFactories: Record<string, SwitchCpFactory> = {};
+  const srccSpec = [...setup.ccByHost.values()].find((c) => c.name === 'srcc');
+  if (srccSpec !== undefined) {
+    const inner = buildSrccCp(
+      {
+        params: srccSpec.params,
+        topo: setup.topo,
+        routes: setup.routes,
+        mtuBytes,
+      },
+      { onDecision: o.onDecision, onCnm: keepTrace ? (e) => cnmEvents.push(e) : undefined },
+    );
+    cpFactories.srcc = (io) => {
+      const cp = inner(io) as SrccCp;
+      return o.wrapCp?.(io.switchName, cp) ?? cp;
+    };
+  }
+
+  const trace = tracer({
+    nicTx: (node, t, pkt) => {
+      if (!keepFrames || pkt.kind !== FrameKind.Data) return;
+      departures.push({
+        node,
+        dstIp: pkt.dstIp,
+        destQp: pkt.destQp,
+        psn: pkt.psn,
+        startNs: t - pkt.sizeBytes * nsPerByte.get(node)!,
+        sizeBytes: pkt.sizeBytes,
+      });
+    },
+    nicRx: (node, t, pkt) => {
+      o.onNicRx?.(node, pkt, t);
+      if (keepFrames && pkt.kind === FrameKind.Data)
+        deliveries.push({ node, srcIp: pkt.srcIp, destQp: pkt.destQp, timeNs: t, sizeBytes: pkt.sizeBytes });
+    },
+    nicRxDone: (node, t, pkt) => {
+      if (!keepTrace || pkt.kind !== FrameKind.Cnm || pkt.cnm === null) return;
+      const body = { ...pkt.cnm };
+      const qpn = localQp.get(`${node}:${body.flowDstIp >>> 0}:${body.destQpn}`);
+      const s = qpn === undefined ? {} : nics.get(node)!.qpInspect(qpn);
+      cnmRx.push({ node, timeNs: t, body, qp: s.lastCnmRxNs === t ? { ...s, qpn: qpn! } : null });
+    },
+  });
+
+  const out = runScenario({
+    scenario,
+    seed: o.seed,
+    outDir: o.outDir,
+    print: null,
+    cpFactories,
+    trace,
+    createSwitch: (env, cfg) => {
+      const sw = createSwitch(
+        env,
+        o.extraCp === undefined ? cfg : { ...cfg, cp: [...(cfg.cp ?? []), ...o.extraCp] },
+      );
+      switches.set(cfg.name, sw);
+      return sw;
+    },
+    createNic: (env, cfg) => {
+      const node = cfg.name;
+      const nic = createNic(
+        env,
+        observeNic(cfg, { onRateChange: (c) => keepTrace && rateChanges.push({ ...c, node }) }),
+      );
+      nics.set(node, nic);
+      return nic;
+    },
+  });
+  return {
+    out,
+    topo: setup.topo,
+    routes: setup.routes,
+    mtuBytes,
+    hostIp,
+    departures,
+    deliveries,
+    cnmRx,
+    cnmEvents,
+    rateChanges,
+    nics,
+    switches,
+  };
+}
+
+/** A scenario of scenarios/papers/srcc with --set-style overrides. */
+export function srccScenario(file: string, overrides: string[] = []): Scenario {
+  return loadPaperScenario('srcc', file, overrides);
+}
