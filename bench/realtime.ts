@@ -24,7 +24,7 @@ import { setupRun } from '../src/runtime/scenario-setup.js';
 import { createDecapsulatedMeta, decapsulate, encapsulate } from '../src/wire/encap.js';
 import { isDecodeError } from '../src/wire/errors.js';
 import { Opcode } from '../src/wire/opcodes.js';
-import { Ecn, FrameKind } from '../src/wire/packet.js';
+import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
 import { TrainReader, TrainWriter } from '../src/wire/train.js';
 
@@ -119,6 +119,24 @@ function waitFor<T>(child: ChildProcess, pred: (m: unknown) => T | undefined, wh
   });
 }
 
+/** RC SEND Only with a 1000-byte payload, ECT(0), priority 3: the frame every bench here forwards. */
+function benchFrame(srcIp: number, dstIp: number, srcMac: number, dstMac: number): Packet {
+  const p = createPacket();
+  p.kind = FrameKind.Data;
+  p.opcode = Opcode.SendOnly;
+  p.srcIp = srcIp;
+  p.dstIp = dstIp;
+  p.srcMac = srcMac;
+  p.dstMac = dstMac;
+  p.srcPort = 0xc001;
+  p.destQp = 0x101;
+  p.dscp = 26;
+  p.ecn = Ecn.Ect0;
+  p.prio = 3;
+  p.payloadLen = FRAME_PAYLOAD_BYTES;
+  return p;
+}
+
 /**
  * A switch's wire path alone, in CPU time (robust on a busy machine): a train of TRAIN_FRAMES
  * 1 KB frames is read, each frame decoded, given a hop (TTL, MACs, an ECN mark on every fourth)
@@ -126,17 +144,7 @@ function waitFor<T>(child: ChildProcess, pred: (m: unknown) => T | undefined, wh
  * every frame again — interleaved, five rounds each; prints the medians in ns per frame.
  */
 function benchForwardPath(): void {
-  const p = createPacket();
-  p.kind = FrameKind.Data;
-  p.opcode = Opcode.SendOnly;
-  p.srcIp = 0xc612_0001;
-  p.dstIp = 0xc612_0002;
-  p.srcPort = 0xc001;
-  p.destQp = 0x101;
-  p.dscp = 26;
-  p.ecn = Ecn.Ect0;
-  p.prio = 3;
-  p.payloadLen = FRAME_PAYLOAD_BYTES;
+  const p = benchFrame(0xc612_0001, 0xc612_0002, 0x02_0000_0001, 0x02_0000_0002);
   const tw = new TrainWriter({ maxDatagramBytes: 65_507 });
   tw.begin(0, 1);
   for (let i = 0; i < TRAIN_FRAMES; i++) tw.append(p, 1000 + i);
@@ -216,19 +224,7 @@ topology: { kind: star, hosts: 2 }
     // The frame h1 would put on the wire towards h2: RC SEND Only, 1000 B payload, ECT(0).
     const host1 = setup.topo.byName.get('h1')!;
     const host2 = setup.topo.byName.get('h2')!;
-    const p = createPacket();
-    p.kind = FrameKind.Data;
-    p.opcode = Opcode.SendOnly;
-    p.srcIp = host1.ip;
-    p.dstIp = host2.ip;
-    p.srcMac = host1.ports[0].mac;
-    p.dstMac = setup.topo.byName.get('s1')!.ports[0].mac;
-    p.srcPort = 0xc001;
-    p.destQp = 0x101;
-    p.dscp = 26;
-    p.ecn = Ecn.Ect0;
-    p.prio = 3;
-    p.payloadLen = FRAME_PAYLOAD_BYTES;
+    const p = benchFrame(host1.ip, host2.ip, host1.ports[0].mac, setup.topo.byName.get('s1')!.ports[0].mac);
     const frame = encapsulate(p, { vni: 0 });
 
     // 1. bare forwarder on s1's address
