@@ -6,6 +6,7 @@
  * cost (process start, module loading, JIT warm-up on its first point), paid once on either
  * side, and a busy machine push it up.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,22 @@ async function benchSweepOf(scenario: string): Promise<void> {
     );
     console.log(
       `parallel / sequential wall time: ${ratio.toFixed(2)} (target ≤ 0.60) ${ratio <= 0.6 ? 'OK' : 'ABOVE TARGET'}`,
+    );
+    // The same 8 runs one after another as a user would start them without a sweep: one
+    // `rocelab run` process each (start-up, loading and JIT warm-up paid every time).
+    const t1 = performance.now();
+    for (const p of sweep.points) {
+      const args = [join(packageRoot(), 'bin', 'rocelab.js'), 'run', sweep.scenario, '--json'];
+      if (p.cc !== null) args.push('--cc', p.cc);
+      if (p.seed !== null) args.push('--seed', String(p.seed));
+      for (const kv of p.sets) args.push('--set', kv);
+      args.push('--out', join(tmp, 'separate', p.dir));
+      const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      if (r.status !== 0) throw new Error(`rocelab run of point ${p.label} exited ${r.status}`);
+    }
+    const separate = (performance.now() - t1) / 1000;
+    console.log(
+      `  the same 8 runs as separate rocelab run processes, one after another: ${separate.toFixed(1)} s; the 2-worker sweep takes ${(par / separate).toFixed(2)} of that`,
     );
     const show = (rounds: number[][]) =>
       rounds.map((w) => w.map((x) => x.toFixed(2)).join(' + ')).join(' / ');
