@@ -28,10 +28,6 @@ const SHIPPED = readdirSync(DIR)
   .filter((f) => f.endsWith('.yaml'))
   .sort();
 
-function hostsRunHpcc(path: string): boolean {
-  return [...setupRun(loadScenario(path), {}).ccByHost.values()].some((c) => c.name === 'hpcc');
-}
-
 function sections(r: Results) {
   return { flows: r.flows, ports: r.ports, hosts: r.hosts };
 }
@@ -75,13 +71,6 @@ describe('every shipped scenario in real time (local, lockstep)', () => {
         );
         expect(medianDFct).toBeLessThanOrEqual(0.02);
         expect(r.realtime?.sync).toBe('lockstep');
-        if (hostsRunHpcc(path)) {
-          // Known difference, not yet explained: with HPCC a few ACKs reach their sender 1 ns
-          // earlier in real time than in virtual time (first at 2.278 ms on baselines-websearch;
-          // INT values now match exactly, and the same scenario with DCQCN is identical), so
-          // HPCC scenarios are held to the tolerances above only.
-          return;
-        }
         // every flow that completes in virtual time (dumbbell-2flows's two are endless by design)
         expect(r.summary.flowsCompleted).toBe(virtual.summary.flowsCompleted);
         expect(sections(r)).toEqual(sections(virtual));
