@@ -110,8 +110,7 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
   checkVni(opts.vni);
   if (Number.isNaN(opts.promiseNs)) throw new WireEncodeError('promiseNs is NaN');
   const hasSeq = opts.linkSeq !== undefined;
-  if (hasSeq && !(Number.isInteger(opts.linkSeq) && opts.linkSeq! >= 0 && opts.linkSeq! <= 0xffff_ffff))
-    throw new WireEncodeError(`linkSeq ${opts.linkSeq} is not a u32`);
+  if (hasSeq) checkU32('linkSeq', opts.linkSeq!);
   const optBytes =
     PROMISE_OPTION_BYTES +
     (hasSeq ? U32_OPTION_BYTES : 0) +
@@ -125,8 +124,7 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
     p += 4;
   }
   if (opts.nackSeq !== undefined) {
-    if (!(Number.isInteger(opts.nackSeq) && opts.nackSeq >= 0 && opts.nackSeq <= 0xffff_ffff))
-      throw new WireEncodeError(`nackSeq ${opts.nackSeq} is not a u32`);
+    checkU32('nackSeq', opts.nackSeq);
     p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Nack, 4);
     writeU32(buf, p, opts.nackSeq);
     p += 4;
@@ -204,8 +202,7 @@ export class TrainWriter {
   /** Starts a datagram of link `vni`; `linkSeq` (u32) rides on its first Geneve packet. */
   begin(vni: number, linkSeq?: number): void {
     checkVni(vni);
-    if (linkSeq !== undefined && !(Number.isInteger(linkSeq) && linkSeq >= 0 && linkSeq <= 0xffff_ffff))
-      throw new WireEncodeError(`linkSeq ${linkSeq} is not a u32`);
+    if (linkSeq !== undefined) checkU32('linkSeq', linkSeq);
     this.opts.vni = vni;
     this.linkSeq = linkSeq;
     this.used = 0;
