@@ -16,4 +16,5 @@ if [ "${1:-node}" = node ]; then
   start="$(node dist/src/runtime/netns/container-main.js)"
   eval "$start"
 fi
-exec node bin/rocelab.js "$@"
+# --single-threaded-gc: see src/runtime/real/node-process.ts (parallel scavenges stall on a busy host).
+exec node --single-threaded-gc bin/rocelab.js "$@"

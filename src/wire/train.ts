@@ -50,6 +50,11 @@ export interface ControlPacketOptions {
   heardNs?: number;
   /** The first sequence of the reverse link the sender misses (u32; overlay retransmission). */
   nackSeq?: number;
+  /**
+   * How many datagrams from `nackSeq` on the sender misses (u32 ≥ 1): the gap before the first
+   * one it holds. Omitted: every datagram from `nackSeq` on (the 4-byte form of the option).
+   */
+  nackCount?: number;
   /** The next sequence of the reverse link the sender expects (u32; frees the peer's resend ring). */
   ackSeq?: number;
 }
@@ -100,9 +105,15 @@ export function controlPacketBytes(opts: ControlPacketOptions): number {
     GENEVE_HEADER_BYTES +
     PROMISE_OPTION_BYTES +
     (opts.linkSeq === undefined ? 0 : U32_OPTION_BYTES) +
-    (opts.nackSeq === undefined ? 0 : U32_OPTION_BYTES) +
+    nackOptionBytes(opts) +
     trailerBytes(opts)
   );
+}
+
+/** Bytes of the Nack option: u32 first sequence, then the u32 count when there is one. */
+function nackOptionBytes(opts: ControlPacketOptions): number {
+  if (opts.nackSeq === undefined) return 0;
+  return opts.nackCount === undefined ? U32_OPTION_BYTES : U32_OPTION_BYTES + 4;
 }
 
 /** Writes a control packet (O bit, options only) at `off`; returns its length. */
@@ -112,10 +123,7 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
   const hasSeq = opts.linkSeq !== undefined;
   if (hasSeq) checkU32('linkSeq', opts.linkSeq!);
   const optBytes =
-    PROMISE_OPTION_BYTES +
-    (hasSeq ? U32_OPTION_BYTES : 0) +
-    (opts.nackSeq === undefined ? 0 : U32_OPTION_BYTES) +
-    trailerBytes(opts);
+    PROMISE_OPTION_BYTES + (hasSeq ? U32_OPTION_BYTES : 0) + nackOptionBytes(opts) + trailerBytes(opts);
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet, false, true);
   let p = off + GENEVE_HEADER_BYTES;
   if (hasSeq) {
@@ -125,9 +133,18 @@ export function encodeControlInto(buf: Uint8Array, off: number, opts: ControlPac
   }
   if (opts.nackSeq !== undefined) {
     checkU32('nackSeq', opts.nackSeq);
-    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Nack, 4);
+    const count = opts.nackCount;
+    if (count !== undefined) {
+      checkU32('nackCount', count);
+      if (count === 0) throw new WireEncodeError('nackCount must be at least 1');
+    }
+    p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Nack, count === undefined ? 4 : 8);
     writeU32(buf, p, opts.nackSeq);
     p += 4;
+    if (count !== undefined) {
+      writeU32(buf, p, count);
+      p += 4;
+    }
   }
   p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Promise, 8);
   writeF64(buf, p, opts.promiseNs);
@@ -358,6 +375,8 @@ export class TrainReader {
   heardNs: number | null = null;
   /** The Nack of a control packet (the first reverse-link sequence its sender misses), or null. */
   nackSeq: number | null = null;
+  /** How many datagrams from `nackSeq` on it misses; +∞ when the Nack names no count. */
+  nackCount = Number.POSITIVE_INFINITY;
   /** The Ack of a promise trailer (the next reverse-link sequence its sender expects), or null. */
   ackSeq: number | null = null;
 
@@ -371,6 +390,7 @@ export class TrainReader {
     this.endBoundNs = null;
     this.heardNs = null;
     this.nackSeq = null;
+    this.nackCount = Number.POSITIVE_INFINITY;
     this.ackSeq = null;
     const len = buf.length;
     if (len > maxDatagramBytes)
@@ -428,8 +448,14 @@ export class TrainReader {
           hasPromise = true;
           if (v > promise) promise = v;
         } else if (type === OptionType.Nack) {
-          if (dataBytes !== 4) return decodeError('bad-option', 'nack option needs 4 data bytes', q + 3);
+          if (dataBytes !== 4 && dataBytes !== 8)
+            return decodeError('bad-option', 'nack option needs 4 or 8 data bytes', q + 3);
           this.nackSeq = readU32(buf, d);
+          if (dataBytes === 8) {
+            const count = readU32(buf, d + 4);
+            if (count === 0) return decodeError('bad-option', 'nack count is 0', d + 4);
+            this.nackCount = count;
+          }
         } else if (type === OptionType.Ack) {
           if (dataBytes !== 4) return decodeError('bad-option', 'ack option needs 4 data bytes', q + 3);
           this.ackSeq = readU32(buf, d);

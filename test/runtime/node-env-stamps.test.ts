@@ -17,7 +17,7 @@ import { Opcode } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
-import { TrainReader } from '../../src/wire/train.js';
+import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js';
 
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
@@ -70,6 +70,7 @@ function rig() {
     });
   return {
     env,
+    socket,
     timers,
     sent,
     got,
@@ -150,5 +151,54 @@ describe('arrival stamps: receive delay lines', () => {
     expect(reader.reset(r.sent[0].buf)).toBeNull();
     expect(reader.count).toBe(2);
     expect(reader.linkSeq).toBe(0);
+  });
+});
+
+describe('overlay retransmission: only the gap, and no resend storm', () => {
+  const emitFrom = (r: ReturnType<typeof rig>, peer: number, buf: Buffer) =>
+    r.socket.emit('message', buf, { address: PEERS[peer], port: 6081 });
+  const seqd = (psn: number, linkSeq: number) =>
+    encapsulate(dataPkt(psn), { vni: 0, arrivalNs: 10, linkSeq });
+  const nackOf = (buf: Buffer) => {
+    const reader = new TrainReader();
+    return reader.reset(buf) === null && reader.nackSeq !== null ? [reader.nackSeq, reader.nackCount] : null;
+  };
+
+  it('a receiver holds what follows a gap and asks for the gap alone, again until it is filled', async () => {
+    const r = rig();
+    rigs.push(r);
+    for (const seq of [0, 1, 5, 6]) emitFrom(r, 0, seqd(seq, seq));
+    const nacks = r.sent.map((s) => nackOf(s.buf)).filter((n) => n !== null);
+    // Sequences 2, 3 and 4 are missing; 5 and 6 wait for them.
+    expect(nacks).toEqual([[2, 3]]);
+    expect(r.env.counters.outOfOrderDatagrams).toBe(2);
+    // Nothing more comes after the gap (the end of a burst): the NACK is repeated all the same.
+    await new Promise((res) => setTimeout(res, 30));
+    expect(r.sent.map((s) => nackOf(s.buf)).filter((n) => n !== null).length).toBeGreaterThan(1);
+    for (const seq of [2, 3, 4]) emitFrom(r, 0, seqd(seq, seq));
+    r.advance(1000);
+    r.timers.runDue();
+    expect(r.got.map((g) => g.split('@')[0])).toEqual([0, 1, 2, 3, 4, 5, 6].map((p) => `p0:psn${p}`));
+  });
+
+  it('a sender resends the gap a NACK names, and holds a repeat of the same NACK', async () => {
+    const r = rig();
+    rigs.push(r);
+    for (let psn = 0; psn < 10; psn++) {
+      r.env.send(1, dataPkt(psn));
+      await new Promise((res) => setImmediate(res)); // one datagram per turn: sequences 0..9
+    }
+    expect(r.sent.map((s) => readLinkSeq(s.buf))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    r.sent.length = 0;
+    const nack = encodeControl({ vni: 0, promiseNs: Number.NEGATIVE_INFINITY, nackSeq: 3, nackCount: 2 });
+    emitFrom(r, 1, nack);
+    expect(r.sent.map((s) => readLinkSeq(s.buf))).toEqual([3, 4]);
+    // The receiver is behind and asks again before the resend reached it: not answered again.
+    emitFrom(r, 1, nack);
+    expect(r.sent).toHaveLength(2);
+    expect(r.env.counters).toMatchObject({ resentDatagrams: 2, heldNacks: 1 });
+    // The 4-byte form asks for everything from the gap on.
+    emitFrom(r, 1, encodeControl({ vni: 0, promiseNs: Number.NEGATIVE_INFINITY, nackSeq: 7 }));
+    expect(r.sent.slice(2).map((s) => readLinkSeq(s.buf))).toEqual([7, 8, 9]);
   });
 });

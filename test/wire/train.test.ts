@@ -323,6 +323,32 @@ describe("lockstep's trailer: end bound, heard promise and ack", () => {
   });
 });
 
+describe('overlay NACK: the gap a receiver misses', () => {
+  it('carries the first missing sequence and, in its 8-byte form, how many are missing', () => {
+    fc.assert(
+      fc.property(
+        u32,
+        fc.option(fc.integer({ min: 1, max: 2 ** 32 - 1 }), { nil: undefined }),
+        (from, count) => {
+          const opts = { vni: 2, promiseNs: Number.NEGATIVE_INFINITY, nackSeq: from, nackCount: count };
+          const c = encodeControl(opts);
+          expect(c.length).toBe(controlPacketBytes(opts));
+          const r = new TrainReader();
+          expect(r.reset(c)).toBeNull();
+          expect(r.nackSeq).toBe(from);
+          // The 4-byte form names no count: everything from the first missing sequence on.
+          expect(r.nackCount).toBe(count ?? Number.POSITIVE_INFINITY);
+          // A reader reused for a datagram without a NACK forgets the last one.
+          expect(r.reset(encodeControl({ vni: 2, promiseNs: 1 }))).toBeNull();
+          expect([r.nackSeq, r.nackCount]).toEqual([null, Number.POSITIVE_INFINITY]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(() => encodeControl({ vni: 1, promiseNs: 1, nackSeq: 5, nackCount: 0 })).toThrow(/nackCount/);
+  });
+});
+
 describe('malformed datagrams are typed errors', () => {
   const opt = (type: number, data: string) =>
     `fff0${type.toString(16).padStart(2, '0')}${(data.length / 8).toString(16).padStart(2, '0')}${data}`;
@@ -370,6 +396,12 @@ describe('malformed datagrams are typed errors', () => {
       'bad-option',
     ],
     ['link sequence of 8 bytes', pkt(opt(0x24, `${u32hex(1)}00000000`), frame), 'bad-option'],
+    ['nack count 0', pkt(opt(0x27, `${u32hex(7)}00000000`) + opt(0x23, f64hex(5)), '', true), 'bad-option'],
+    [
+      'nack of 12 bytes',
+      pkt(opt(0x27, `${u32hex(7)}${u32hex(1)}${u32hex(1)}`) + opt(0x23, f64hex(5)), '', true),
+      'bad-option',
+    ],
     ['promise NaN', pkt(opt(0x23, '7ff8000000000000'), frame), 'bad-option'],
     ['promise of 4 bytes', pkt(opt(0x23, u32hex(1)), frame), 'bad-option'],
     ['control packet with a frame', pkt(opt(0x23, f64hex(5)), frame, true), 'bad-length'],

@@ -21,6 +21,7 @@ import {
 } from '../real/addresses.js';
 import { checkMachineFits } from '../real/capacity.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
+import { nodeProcessFlags } from '../real/node-process.js';
 import type { NodeMessage } from '../real/protocol.js';
 import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
 import type { RunOptions, RunOutput } from '../run.js';
@@ -120,7 +121,7 @@ export class LocalRun {
       onMessage: opts.onMessage,
       onProgress: progressPrinter('local', opts),
       spawn: (req): ChildProcess =>
-        spawn(process.execPath, [entry], {
+        spawn(process.execPath, [...nodeProcessFlags(), entry], {
           env: { ...inherited, ...req.env },
           stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
           serialization: 'json',

@@ -19,6 +19,7 @@ import { nodeEntry } from '../local/launcher.js';
 import { type AddressMap, GENEVE_UDP_PORT, VXLAN_UDP_PORT } from '../real/addresses.js';
 import { checkMachineFits } from '../real/capacity.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
+import { nodeProcessFlags } from '../real/node-process.js';
 import type { NodeMessage } from '../real/protocol.js';
 import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
 import type { RunOptions, RunOutput } from '../run.js';
@@ -124,11 +125,15 @@ export class NetnsRun {
       // `ip netns exec` enters the namespace and execs node: the child's pid is node's, and the
       // IPC channel (an inherited fd) passes through.
       spawn: (req): ChildProcess =>
-        spawn('ip', ['netns', 'exec', namespaces.get(req.node)!, process.execPath, entry], {
-          env: { ...inherited, ...req.env },
-          stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
-          serialization: 'json',
-        }),
+        spawn(
+          'ip',
+          ['netns', 'exec', namespaces.get(req.node)!, process.execPath, ...nodeProcessFlags(), entry],
+          {
+            env: { ...inherited, ...req.env },
+            stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
+            serialization: 'json',
+          },
+        ),
     };
     this.coordinator = new Coordinator(copts);
   }

@@ -109,6 +109,18 @@ const RESEND_RING = 8192;
 const MAX_STASHED = 50_000;
 /** Real ms between two NACKs of one link. */
 const NACK_SPACING_MS = 5;
+/**
+ * Real ms a sender ignores a repeated NACK of a gap it just resent: a receiver that is behind on
+ * its socket keeps asking until the resend reaches it, and answering every ask would multiply
+ * the load that made it fall behind (a resend storm).
+ */
+const RESEND_HOLD_MS = 4 * NACK_SPACING_MS;
+/**
+ * Wallclock: real ms between acknowledgements of what each input link received (lockstep's acks
+ * ride on its promises). Without them a sender keeps its last RESEND_RING datagrams per link, and
+ * the old generation that builds up pauses the node for whole garbage collections.
+ */
+const WALLCLOCK_ACK_MS = 4 * NACK_SPACING_MS;
 
 /** Why a datagram was dropped before firmware saw it. */
 export type GarbageReason = 'unknown-peer' | 'bad-overlay' | 'bad-port' | string;
@@ -157,10 +169,14 @@ export interface NodeIoCounters {
   trainsRx: number;
   /** Datagrams lost or reordered by the real network (link sequence gaps). */
   linkSeqErrors: number;
-  /** Overlay retransmission: datagrams held after a gap, NACKs sent, datagrams resent, duplicates dropped. */
+  /**
+   * Overlay retransmission: datagrams held after a gap, NACKs sent, datagrams resent, repeated
+   * NACKs held (RESEND_HOLD_MS), duplicates dropped.
+   */
   outOfOrderDatagrams: number;
   nacksTx: number;
   resentDatagrams: number;
+  heldNacks: number;
   duplicateDatagrams: number;
 }
 
@@ -196,7 +212,12 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly sentSeq: Float64Array[];
   /** Per input link: datagrams that came after a gap, by sequence, and when we last NACKed. */
   private readonly stash: Map<number, Buffer>[];
+  /** The lowest sequence each input link holds (the end of its gap); meaningless when none is held. */
+  private readonly stashMinSeq: Float64Array;
   private readonly lastNackMs: Float64Array;
+  /** The gap each output link resent last, and when (real ms): repeated NACKs of it are held. */
+  private readonly lastResendSeq: Float64Array;
+  private readonly lastResendMs: Float64Array;
   private readonly dropEvery: number;
   private dropCount = 0;
   private readonly onLinkError: (message: string) => void;
@@ -288,7 +309,10 @@ export class RealNodeEnv implements FirmwareEnv {
     this.releasedTo = new Uint32Array(this.links.length);
     this.ackSent = new Float64Array(this.links.length).fill(-1);
     this.stash = this.links.map(() => new Map<number, Buffer>());
+    this.stashMinSeq = new Float64Array(this.links.length);
     this.lastNackMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
+    this.lastResendSeq = new Float64Array(this.links.length).fill(-1);
+    this.lastResendMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
     this.dropEvery = opts.dropEvery ?? 0;
     this.open = this.links.map(() => false);
     this.promisedNs = new Float64Array(this.links.length);
@@ -326,10 +350,36 @@ export class RealNodeEnv implements FirmwareEnv {
       outOfOrderDatagrams: 0,
       nacksTx: 0,
       resentDatagrams: 0,
+      heldNacks: 0,
       duplicateDatagrams: 0,
     };
     this.socket.on('message', this.onMessage);
+    this.housekeeping = setInterval(this.houseKeep, NACK_SPACING_MS);
+    this.housekeeping.unref();
   }
+
+  /** Every NACK_SPACING_MS real: NACKs for gaps nothing new arrived after, and wallclock acks. */
+  private readonly housekeeping: NodeJS.Timeout;
+  private houseTicks = 0;
+  private readonly houseKeep = (): void => {
+    if (this.closed) return;
+    for (let p = 0; p < this.links.length; p++) {
+      // A gap at the end of a burst: no later datagram comes to trigger the NACK.
+      if (this.stash[p].size > 0) this.sendNack(this.links[p]);
+    }
+    if (this.lockstep !== null || ++this.houseTicks * NACK_SPACING_MS < WALLCLOCK_ACK_MS) return;
+    this.houseTicks = 0;
+    for (let p = 0; p < this.links.length; p++) {
+      const ack = this.seqIn[p];
+      if (ack < 0 || ack === this.ackSent[p]) continue;
+      this.ackSent[p] = ack;
+      // Outside the link's sequence, promising nothing, like a NACK.
+      this.transmit(
+        this.links[p],
+        encodeControl({ vni: p, promiseNs: Number.NEGATIVE_INFINITY, ackSeq: ack }),
+      );
+    }
+  };
 
   attach(fw: NodeFirmware): void {
     this.firmware = fw;
@@ -716,7 +766,7 @@ export class RealNodeEnv implements FirmwareEnv {
     }
     // A NACK is handled at once, whatever its place in its own link's order: two links that
     // both lost a datagram must not wait on each other's resend.
-    if (r.nackSeq !== null) this.resendFrom(link, r.nackSeq);
+    if (r.nackSeq !== null) this.resendFrom(link, r.nackSeq, r.nackCount);
     if (r.ackSeq !== null) this.release(link.port, r.ackSeq);
     const port = link.port;
     if (r.linkSeq !== null) {
@@ -739,12 +789,20 @@ export class RealNodeEnv implements FirmwareEnv {
     }
     this.processDatagram(link, rxPreciseNs);
     const stash = this.stash[port];
+    let drained = false;
     while (stash.size > 0) {
       const next = stash.get(this.seqIn[port]);
       if (next === undefined) break;
       stash.delete(this.seqIn[port]);
+      drained = true;
       this.seqIn[port] = (this.seqIn[port] + 1) >>> 0;
       if (this.reader.reset(next) === null) this.processDatagram(link, rxPreciseNs);
+    }
+    if (drained && stash.size > 0) {
+      // A gap filled and another remains: find where the next one ends.
+      let min = -1;
+      for (const s of stash.keys()) if (min < 0 || linkSeqDiff(s, min) < 0) min = s;
+      this.stashMinSeq[port] = min;
     }
   };
 
@@ -777,6 +835,8 @@ export class RealNodeEnv implements FirmwareEnv {
    */
   private holdOutOfOrder(link: PortLink, seq: number, msg: Buffer, want: number): void {
     const stash = this.stash[link.port];
+    if (stash.size === 0 || linkSeqDiff(seq, this.stashMinSeq[link.port]) < 0)
+      this.stashMinSeq[link.port] = seq;
     if (!stash.has(seq)) stash.set(seq, msg);
     this.counters.outOfOrderDatagrams++;
     if (stash.size > MAX_STASHED) {
@@ -785,17 +845,34 @@ export class RealNodeEnv implements FirmwareEnv {
       );
       return;
     }
+    this.sendNack(link);
+  }
+
+  /** Ask the peer for the gap before the first datagram this link holds (at most every NACK_SPACING_MS). */
+  private sendNack(link: PortLink): void {
     const now = performance.now();
     if (now - this.lastNackMs[link.port] < NACK_SPACING_MS) return;
     this.lastNackMs[link.port] = now;
+    const want = this.seqIn[link.port];
+    const stash = this.stash[link.port];
     this.counters.nacksTx++;
-    this.log.debug({ port: link.port, peer: link.peerNode, want, held: stash.size }, 'overlay: nack');
+    // Only the gap: what follows it is held here, and asking for it again would double the load.
+    const missing = linkSeqDiff(this.stashMinSeq[link.port], want);
+    this.log.debug(
+      { port: link.port, peer: link.peerNode, want, missing, held: stash.size },
+      'overlay: nack',
+    );
     try {
       // Outside the link's sequence (never resent, so a resend cannot echo it) and promising
       // nothing (−∞): it must not overtake what it asks for.
       this.transmit(
         link,
-        encodeControl({ vni: link.port, promiseNs: Number.NEGATIVE_INFINITY, nackSeq: want }),
+        encodeControl({
+          vni: link.port,
+          promiseNs: Number.NEGATIVE_INFINITY,
+          nackSeq: want,
+          nackCount: Math.max(1, missing),
+        }),
       );
     } catch (err) {
       this.log.error({ err: (err as Error).message }, 'nack not encodable');
@@ -826,14 +903,28 @@ export class RealNodeEnv implements FirmwareEnv {
     this.releasedTo[port] = ackSeq;
   }
 
-  /** The peer misses our datagrams on this link from `seq` on: send them again, in order. */
-  private resendFrom(link: PortLink, seq: number): void {
+  /**
+   * The peer misses `count` of our datagrams on this link from `seq` on (+∞: all from `seq` on):
+   * send them again, in order.
+   */
+  private resendFrom(link: PortLink, seq: number, count: number): void {
     const port = link.port;
-    this.log.debug({ port, peer: link.peerNode, from: seq, next: this.seqOut[port] }, 'overlay: resend');
+    const nowMs = performance.now();
+    if (this.lastResendSeq[port] === seq && nowMs - this.lastResendMs[port] < RESEND_HOLD_MS) {
+      this.counters.heldNacks++;
+      return;
+    }
+    this.lastResendSeq[port] = seq;
+    this.lastResendMs[port] = nowMs;
+    this.log.debug(
+      { port, peer: link.peerNode, from: seq, count, next: this.seqOut[port] },
+      'overlay: resend',
+    );
     const ring = this.sent[port];
     const seqs = this.sentSeq[port];
     // A train still being built holds the newest sequence number: it leaves at the turn's end.
-    const end = this.open[port] ? (this.seqOut[port] - 1) >>> 0 : this.seqOut[port];
+    let end = this.open[port] ? (this.seqOut[port] - 1) >>> 0 : this.seqOut[port];
+    if (count < linkSeqDiff(end, seq)) end = (seq + count) >>> 0;
     for (let s = seq; s !== end; s = (s + 1) >>> 0) {
       const slot = s & (RESEND_RING - 1);
       const buf = ring[slot];
@@ -936,6 +1027,7 @@ export class RealNodeEnv implements FirmwareEnv {
 
   close(): void {
     this.closed = true;
+    clearInterval(this.housekeeping);
     this.socket.off('message', this.onMessage);
   }
 }
