@@ -29,7 +29,9 @@
  * START_AT_MONO_NS and ends at the scenario's duration or on SIGTERM, writing REPORT_FILE.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { isIPv4 } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -363,7 +365,12 @@ export class RealNode {
 
   /** Bind the socket and the metrics server. */
   async open(): Promise<void> {
-    const sock = createSocket({ type: 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
+    const sock = createSocket({
+      type: 'udp4',
+      recvBufferSize: 4 << 20,
+      sendBufferSize: 4 << 20,
+      lookup: literalFirstLookup,
+    });
     await new Promise<void>((resolve, reject) => {
       sock.once('error', reject);
       sock.bind(this.cfg.bind.port, this.cfg.bind.host, () => {
@@ -1036,4 +1043,19 @@ export async function runNode(opts: { env: Env }): Promise<void> {
   process.off('SIGINT', onSignal);
   await flushed;
   if (ipc) process.disconnect();
+}
+
+/**
+ * The socket's address lookup: peers are IPv4 literals once resolved at start, and dgram would
+ * still send each of them through dns.lookup, which answers a literal on the next tick: one
+ * deferred callback per datagram on the hot path. A literal is answered at once; a name (none is
+ * expected) still goes to dns.lookup.
+ */
+function literalFirstLookup(
+  hostname: string,
+  options: LookupOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  if (isIPv4(hostname)) callback(null, hostname, 4);
+  else dnsLookup(hostname, { ...options, all: false }, callback as never);
 }
