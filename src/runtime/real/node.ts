@@ -1056,6 +1056,11 @@ function literalFirstLookup(
   options: LookupOptions,
   callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
 ): void {
-  if (isIPv4(hostname)) callback(null, hostname, 4);
-  else dnsLookup(hostname, { ...options, all: false }, callback as never);
+  if (knownLiterals.has(hostname)) callback(null, hostname, 4);
+  else if (isIPv4(hostname)) {
+    // isIPv4 is a regular expression: remember the few peers instead of matching every datagram.
+    knownLiterals.add(hostname);
+    callback(null, hostname, 4);
+  } else dnsLookup(hostname, { ...options, all: false }, callback as never);
 }
+const knownLiterals = new Set<string>();
