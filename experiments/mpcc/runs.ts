@@ -25,11 +25,6 @@ export const S_PAY = 1000;
 
 const cache = new Map<string, Probe>();
 
-/** Forget cached runs (tests that want a fresh run). */
-export function clearRunCache(): void {
-  cache.clear();
-}
-
 export interface DumbbellRun {
   probe: Probe;
   /** Bottleneck trace (s1 → s2). */

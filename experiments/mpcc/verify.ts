@@ -28,155 +28,49 @@ export interface GoldenVector {
 }
 
 // mpcc.md §3.14. Thesis-scale dumbbell unless stated: R = 1 Gbps, D = 30 µs, P = 3750 B, N = 4,
-// W_fair = 937.5 B; B = S_wire·N/W with S_wire = 1080 (B = 1.152 at W = P).
-const THESIS = { bdpBytes: 3750, flows: 4, wFairBytes: 937.5 };
+// W_fair = 937.5 B; B = S_wire·N/W with S_wire = 1080 (B = 1.152 at W = P). W_Q = 1 throughout.
+type Plant = Pick<GoldenVector, 'bdpBytes' | 'flows' | 'wFairBytes'>;
+const THESIS: Plant = { bdpBytes: 3750, flows: 4, wFairBytes: 937.5 };
+const ONE_FLOW: Plant = { bdpBytes: 3750, flows: 1, wFairBytes: 3750 };
+const FAT_TREE: Plant = { bdpBytes: 153_000, flows: 8, wFairBytes: 19_125 };
+
+/** One row of §3.14's table; `infeasible` vectors print the box-relaxed solution. */
+function vector(
+  id: string,
+  [B, x, weightR, horizon, wMinBytes]: number[],
+  unconstrained: number[],
+  solution: number[],
+  appliedBytes: number,
+  plant = THESIS,
+  infeasible = false,
+): GoldenVector {
+  const shape = { B, x, weightQ: 1, weightR, horizon, wMinBytes };
+  return { id, ...plant, ...shape, unconstrained, solution, infeasible, appliedBytes };
+}
+
+const V5_RICCATI = [
+  -438.15, -350.593, -279.392, -221.227, -173.384, -133.63, -100.11, -71.261, -45.737, -22.347,
+];
+const V1_RICCATI = [-1153.907, -381.263, -114.593];
+const V2_RICCATI = [-433.339, -260.448, -122.121];
+const V7_RICCATI = [-7528.477, -4696.919, -2254.943];
+const V8_RICCATI = [-16693.02, -11099.194, -5540.762];
+
+//                        B      x       W_R  Hp  W_min
 export const GOLDEN_VECTORS: GoldenVector[] = [
-  {
-    id: 'V1',
-    ...THESIS,
-    B: 1.152,
-    x: 2000,
-    weightQ: 1,
-    weightR: 1,
-    horizon: 3,
-    wMinBytes: 0,
-    unconstrained: [-1153.907, -381.263, -114.593],
-    solution: [-937.5, -522.979, -157.188],
-    infeasible: false,
-    appliedBytes: 0,
-  },
-  {
-    id: 'V2',
-    ...THESIS,
-    B: 1.152,
-    x: 2000,
-    weightQ: 1,
-    weightR: 10,
-    horizon: 3,
-    wMinBytes: 0,
-    unconstrained: [-433.339, -260.448, -122.121],
-    solution: [-433.339, -260.448, -122.121],
-    infeasible: false,
-    appliedBytes: 504.161,
-  },
-  {
-    id: 'V3',
-    ...THESIS,
-    B: 1.152,
-    x: 12000,
-    weightQ: 1,
-    weightR: 1,
-    horizon: 3,
-    wMinBytes: 0,
-    unconstrained: [-6923.445, -2287.576, -687.558],
-    solution: [-937.5, -937.5, -937.5],
-    infeasible: false,
-    appliedBytes: 0,
-  },
-  {
-    id: 'V4',
-    ...THESIS,
-    B: 1.152,
-    x: 0,
-    weightQ: 1,
-    weightR: 1,
-    horizon: 3,
-    wMinBytes: 0,
-    unconstrained: [0, 0, 0],
-    solution: [0, 0, 0],
-    infeasible: false,
-    appliedBytes: 937.5,
-  },
-  {
-    id: 'V5',
-    ...THESIS,
-    B: 2.16, // W = 2000 B: 1080·4/2000
-    x: 5000,
-    weightQ: 1,
-    weightR: 100,
-    horizon: 10,
-    wMinBytes: 0,
-    unconstrained: [
-      -438.15, -350.593, -279.392, -221.227, -173.384, -133.63, -100.11, -71.261, -45.737, -22.347,
-    ],
-    solution: [-438.15, -350.593, -279.392, -221.227, -173.384, -133.63, -100.11, -71.261, -45.737, -22.347],
-    infeasible: false,
-    appliedBytes: 499.35,
-  },
-  {
-    id: 'V6',
-    ...THESIS,
-    B: 1.152,
-    x: 2000,
-    weightQ: 1,
-    weightR: 10,
-    horizon: 3,
-    wMinBytes: 270,
-    unconstrained: [-433.339, -260.448, -122.121],
-    solution: [-433.339, -260.448, -122.121],
-    infeasible: false,
-    appliedBytes: 504.161,
-  },
-  {
-    id: 'V7',
-    bdpBytes: 3750,
-    flows: 1,
-    wFairBytes: 3750,
-    B: 0.288, // N = 1: 1080/3750
-    x: 12000,
-    weightQ: 1,
-    weightR: 1,
-    horizon: 3,
-    wMinBytes: 0,
-    unconstrained: [-7528.477, -4696.919, -2254.943],
-    solution: [-3750, -3750, -2616.867],
-    infeasible: true,
-    appliedBytes: 0,
-  },
-  {
-    id: 'V8',
-    bdpBytes: 153_000,
-    flows: 8,
-    wFairBytes: 19_125,
-    B: (1080 * 8) / 153_000, // printed 0.056471: the fat-tree 5-hop path at W = P
-    x: 100_000,
-    weightQ: 1,
-    weightR: 1,
-    horizon: 3,
-    wMinBytes: 0,
-    unconstrained: [-16693.02, -11099.194, -5540.762],
-    solution: [-16693.02, -11099.194, -5540.762],
-    infeasible: false,
-    appliedBytes: 2431.98,
-  },
-  {
-    id: 'V9',
-    ...THESIS,
-    B: 1.152,
-    x: 2000,
-    weightQ: 1,
-    weightR: 1,
-    horizon: 3,
-    wMinBytes: 270,
-    unconstrained: [-1153.907, -381.263, -114.593],
-    solution: [-667.5, -667.5, -228.746],
-    infeasible: false,
-    appliedBytes: 270,
-  },
-  {
-    id: 'V10',
-    ...THESIS,
-    B: 1.152,
-    x: 12000,
-    weightQ: 1,
-    weightR: 10,
-    horizon: 3,
-    wMinBytes: 270,
-    unconstrained: [-2600.035, -1562.687, -732.723],
-    solution: [-667.5, -667.5, -667.5],
-    infeasible: false,
-    appliedBytes: 270,
-  },
+  vector('V1', [1.152, 2000, 1, 3, 0], V1_RICCATI, [-937.5, -522.979, -157.188], 0),
+  vector('V2', [1.152, 2000, 10, 3, 0], V2_RICCATI, V2_RICCATI, 504.161),
+  vector('V3', [1.152, 12000, 1, 3, 0], [-6923.445, -2287.576, -687.558], [-937.5, -937.5, -937.5], 0),
+  vector('V4', [1.152, 0, 1, 3, 0], [0, 0, 0], [0, 0, 0], 937.5),
+  // W = 2000 B: B = 1080·4/2000.
+  vector('V5', [2.16, 5000, 100, 10, 0], V5_RICCATI, V5_RICCATI, 499.35),
+  vector('V6', [1.152, 2000, 10, 3, 270], V2_RICCATI, V2_RICCATI, 504.161),
+  // N = 1: B = 1080/3750; the queue cannot be kept under (N−1)·P = 0, so the QP is infeasible.
+  vector('V7', [0.288, 12000, 1, 3, 0], V7_RICCATI, [-3750, -3750, -2616.867], 0, ONE_FLOW, true),
+  // The fat-tree 5-hop path at W = P: B printed 0.056471.
+  vector('V8', [(1080 * 8) / 153_000, 100_000, 1, 3, 0], V8_RICCATI, V8_RICCATI, 2431.98, FAT_TREE),
+  vector('V9', [1.152, 2000, 1, 3, 270], V1_RICCATI, [-667.5, -667.5, -228.746], 270),
+  vector('V10', [1.152, 12000, 10, 3, 270], [-2600.035, -1562.687, -732.723], [-667.5, -667.5, -667.5], 270),
 ];
 
 /** The MPC problem of a golden vector (u = W − W_fair, bounds [W_min, P], queue cap (N−1)·P). */
@@ -239,17 +133,6 @@ export function qpObjective(qp: DenseQp, x: ArrayLike<number>): number {
     f += 0.5 * x[i] * hx + g[i] * x[i];
   }
   return f;
-}
-
-/** Largest violation max(0, b_i − C_i·x) over the constraints. */
-export function maxViolation(qp: DenseQp, x: ArrayLike<number>): number {
-  let worst = 0;
-  for (let i = 0; i < qp.m; i++) {
-    let s = -qp.b[i];
-    for (let j = 0; j < qp.n; j++) s += qp.C[i * qp.n + j] * x[j];
-    worst = Math.max(worst, -s);
-  }
-  return worst;
 }
 
 export interface KktReport {
