@@ -389,6 +389,20 @@ export function bytesBySource(p: Probe, dst: string, fromNs: number, toNs: numbe
 /** Jain's fairness index (1 when all are zero). */
 export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;
 
+/** Least-squares line through (xs, ys): its slope and the means it passes through. */
+export function lsFit(xs: number[], ys: number[]): { slope: number; mx: number; my: number } {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (let k = 0; k < n; k++) {
+    sxy += (xs[k] - mx) * (ys[k] - my);
+    sxx += (xs[k] - mx) ** 2;
+  }
+  return { slope: sxy / sxx, mx, my };
+}
+
 /** Least-squares slope of the queue trace over [fromNs, toNs], bytes per ns (samples every `stepNs`). */
 export function queueSlope(tr: QueueTrace, fromNs: number, toNs: number, stepNs = 100): number {
   const xs: number[] = [];
@@ -399,16 +413,7 @@ export function queueSlope(tr: QueueTrace, fromNs: number, toNs: number, stepNs 
     xs.push(t);
     ys.push(tr.q[i]);
   }
-  const n = xs.length;
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (let k = 0; k < n; k++) {
-    sxy += (xs[k] - mx) * (ys[k] - my);
-    sxx += (xs[k] - mx) ** 2;
-  }
-  return sxy / sxx;
+  return lsFit(xs, ys).slope;
 }
 
 /** Queue value at time t (step function). */

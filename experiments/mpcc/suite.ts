@@ -7,6 +7,7 @@
  */
 import type { Scenario } from '../../src/config/scenario.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
+import { mean } from '../../src/stats/aggregate.js';
 import { encodeMpccInt, MPCC_INT_BYTES } from '../../src/wire/int-mpcc.js';
 import { FrameKind, type IntStack, type Packet } from '../../src/wire/packet.js';
 import { registerReproSuite } from '../registry.js';
@@ -16,6 +17,7 @@ import {
   baseRttOf,
   convergence,
   firstQueued,
+  lsFit,
   mpccScenario,
   type Probe,
   probedRun,
@@ -68,8 +70,7 @@ function squareSlopes(tr: QueueTrace, periodNs: number, onNs: number, periods: n
     rise.push(queueSlope(tr, t0 + marginNs, t0 + onNs - marginNs));
     fall.push(queueSlope(tr, t0 + onNs + marginNs, t0 + periodNs - marginNs));
   }
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { rise: mean(rise), fall: mean(fall), riseAll: rise, fallAll: fall };
+  return { rise: mean(rise)!, fall: mean(fall)! };
 }
 
 /** Frequency of the largest DTFT magnitude of the detrended queue, scanned finely (Hz). */
@@ -78,15 +79,8 @@ function dominantFrequencyHz(tr: QueueTrace, fromNs: number, toNs: number, f0Hz:
   const ys: number[] = [];
   for (let t = fromNs; t < toNs; t += stepNs) ys.push(queueAt(tr, t));
   const n = ys.length;
-  const mx = (n - 1) / 2;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (i - mx) * (ys[i] - my);
-    sxx += (i - mx) ** 2;
-  }
-  const slope = sxy / sxx;
+  const index = ys.map((_, i) => i);
+  const { slope, mx, my } = lsFit(index, ys);
   const r = ys.map((y, i) => y - my - slope * (i - mx));
   let best = 0;
   let bestMag = -1;
@@ -307,6 +301,9 @@ function failedOf(checks: Record<string, boolean>, tag: string): string[] {
     .map(([k]) => `${tag}${k}`);
 }
 
+/** "; failed: a, b" after a measured text, or nothing when every sub-criterion held. */
+const failedText = (failed: string[]) => (failed.length > 0 ? `; failed: ${failed.join(', ')}` : '');
+
 function ac3Text(m: Exp1Measure): string {
   const sh = m.shares.map((s) => s.toFixed(3)).join('/');
   return (
@@ -337,7 +334,7 @@ const ac3Thesis: ReproCheck = {
       ...(t140 ? [] : ['N=4 140 µs']),
     ];
     return {
-      measured: `${ac3Text(a)}; ${ac3Text(b)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
+      measured: `${ac3Text(a)}; ${ac3Text(b)}${failedText(failed)}`,
       pass: va.ok && vb.ok && t140,
       values: {
         n4ConvNs: a.convNs,
@@ -371,7 +368,7 @@ const ac3D10: ReproCheck = {
     const vb = ac3Verdict(b, false);
     const failed = [...failedOf(va.checks, 'N=4 '), ...failedOf(vb.checks, 'N=8')];
     return {
-      measured: `${ac3Text(a)}; ${ac3Text(b)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
+      measured: `${ac3Text(a)}; ${ac3Text(b)}${failedText(failed)}`,
       pass: va.ok && vb.ok,
       values: {
         n4ConvNs: a.convNs,
@@ -655,6 +652,23 @@ function ac6Text(m: IncastMeasure, h: IncastMeasure): string {
   );
 }
 
+/** AC6's outcome for MPCC `m` against HPCC `h`; `extra` values go between the queues and the verdicts. */
+function ac6Outcome(m: IncastMeasure, h: IncastMeasure, extra: ReproOutcome['values'] = {}): ReproOutcome {
+  const v = ac6Verdict(m, h);
+  const queues = {
+    peakBytes: m.peak,
+    hpccPeakBytes: h.peak,
+    convNs: m.convNs,
+    avgQ: m.avgQ,
+    hpccAvgQ: h.avgQ,
+  };
+  return {
+    measured: `${ac6Text(m, h)}${failedText(failedOf(v.ok, ''))}`,
+    pass: v.all,
+    values: { ...queues, ...extra, ...okValues(v.ok) },
+  };
+}
+
 const ac6: ReproCheck = {
   id: 'AC6',
   title: 'Incast 8 × 300 KB → 1, thesis dumbbell, vs HPCC',
@@ -665,24 +679,11 @@ const ac6: ReproCheck = {
   tier: 'default',
   run(ctx): ReproOutcome {
     const m = incastMeasure(ctx, []);
-    const h = incastMeasure(ctx, ['defaults.nic.cc=hpcc']);
-    const v = ac6Verdict(m, h);
-    const failed = failedOf(v.ok, '');
-    return {
-      measured: `${ac6Text(m, h)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
-      pass: v.all,
-      values: {
-        peakBytes: m.peak,
-        hpccPeakBytes: h.peak,
-        convNs: m.convNs,
-        avgQ: m.avgQ,
-        hpccAvgQ: h.avgQ,
-        lastNs: m.lastNs,
-        idealNs: m.idealNs,
-        drops: m.drops,
-        ...okValues(v.ok),
-      },
-    };
+    return ac6Outcome(m, incastMeasure(ctx, ['defaults.nic.cc=hpcc']), {
+      lastNs: m.lastNs,
+      idealNs: m.idealNs,
+      drops: m.drops,
+    });
   },
 };
 
@@ -695,21 +696,10 @@ const ac6D10: ReproCheck = {
   run(ctx): ReproOutcome {
     const buf = ['defaults.switch.buffer=160KB'];
     const m = incastMeasure(ctx, [...D10, ...buf]);
-    const h = incastMeasure(ctx, [...D10, ...buf, 'defaults.nic.cc=hpcc', 'cc.hpcc.baseRttNs=84us']);
-    const v = ac6Verdict(m, h);
-    const failed = failedOf(v.ok, '');
-    return {
-      measured: `${ac6Text(m, h)}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`,
-      pass: v.all,
-      values: {
-        peakBytes: m.peak,
-        hpccPeakBytes: h.peak,
-        convNs: m.convNs,
-        avgQ: m.avgQ,
-        hpccAvgQ: h.avgQ,
-        ...okValues(v.ok),
-      },
-    };
+    return ac6Outcome(
+      m,
+      incastMeasure(ctx, [...D10, ...buf, 'defaults.nic.cc=hpcc', 'cc.hpcc.baseRttNs=84us']),
+    );
   },
 };
 

@@ -50,35 +50,31 @@ import { realtimeChecks } from './realtime.js';
 
 const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
 
+/** The last hop into h1, where every incast and join/leave scenario of the suite converges. */
+const lastHopToH1 = (s: Scenario): WatchedPort[] => [lastHopOf(scenarioTopology(s), 'h1')];
+
+/** Runs shared by several checks within one process (check 9 reuses check 6's). */
+const cache = new Map<string, { p: RccProbe; watch: WatchedPort[] }>();
+
 function run(
   ctx: ReproContext,
   name: string,
   file: string,
   overrides: string[],
   watch: (s: Scenario) => WatchedPort[],
-  opts: { acks?: boolean; binNs?: number } = {},
+  opts: { acks?: boolean; binNs?: number; cached?: boolean } = {},
 ): { p: RccProbe; watch: WatchedPort[] } {
+  const { cached, ...probe } = opts;
+  const key = `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`;
+  const hit = cached === true ? cache.get(key) : undefined;
+  if (hit !== undefined) return hit;
   const s = rccScenario(file, overrides);
   const w = watch(s);
-  const p = probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: w, ...opts });
-  return { p, watch: w };
-}
-
-/** Runs shared by several checks within one process (check 9 reuses check 6's). */
-const cache = new Map<string, { p: RccProbe; watch: WatchedPort[] }>();
-function cachedRun(
-  ctx: ReproContext,
-  name: string,
-  file: string,
-  overrides: string[],
-  watch: (s: Scenario) => WatchedPort[],
-) {
-  const key = `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`;
-  let r = cache.get(key);
-  if (r === undefined) {
-    r = run(ctx, name, file, overrides, watch);
-    cache.set(key, r);
-  }
+  const r = {
+    p: probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: w, ...probe }),
+    watch: w,
+  };
+  if (cached === true) cache.set(key, r);
   return r;
 }
 
@@ -234,7 +230,7 @@ const check2: ReproCheck = {
     const file = 'c2-join-leave.yaml';
     const s = rccScenario(file);
     const sc = pathScale(s, 'h65', 'h1');
-    const { p, watch } = run(ctx, 'c2', file, [], (x) => [lastHopOf(scenarioTopology(x), 'h1')]);
+    const { p, watch } = run(ctx, 'c2', file, [], lastHopToH1);
     const j = joinLeave(p, sc, watch[0], sc.lineRateBps * sc.eff);
     return check2Outcome(j, sc, 'C·eff-derived', 1000, 'µs');
   },
@@ -251,9 +247,7 @@ const check2Paper: ReproCheck = {
     const file = 'c2-join-leave-paper.yaml';
     const s = rccScenario(file);
     const sc = pathScale(s, 'h65', 'h1');
-    const { p, watch } = run(ctx, 'c2-paper', file, [], (x) => [lastHopOf(scenarioTopology(x), 'h1')], {
-      binNs: 1000,
-    });
+    const { p, watch } = run(ctx, 'c2-paper', file, [], lastHopToH1, { binNs: 1000 });
     const j = joinLeave(p, sc, watch[0], 95e9);
     const ours = processorSharingEnds(
       p.out.results.flows.map((f) => ({ startNs: f.startNs, bytes: f.sizeBytes })),
@@ -293,16 +287,7 @@ function incast(
   const durationNs = Math.round((n - 1 + 45) * T);
   const overrides = [`workload[0].senders=h65..h${64 + n}`, `duration=${durationNs}ns`, ...extra];
   const t0 = performance.now();
-  const { p, watch } = run(
-    ctx,
-    `c3-n${n}${tag}`,
-    file,
-    overrides,
-    (x) => [lastHopOf(scenarioTopology(x), 'h1')],
-    {
-      acks: true,
-    },
-  );
+  const { p, watch } = run(ctx, `c3-n${n}${tag}`, file, overrides, lastHopToH1, { acks: true });
   const wallMs = performance.now() - t0;
   const tr = p.queues.get(portKey(watch[0]))!;
   const peakBytes = queueMax(tr, 0, durationNs);
@@ -503,15 +488,9 @@ const check4: ReproCheck = {
 
 function incastWithBackground(ctx: ReproContext, alg: string, overrides: string[], tag: string) {
   const file = 'c5-incast-background.yaml';
-  const s = rccScenario(file, [`defaults.nic.cc=${alg}`, ...overrides]);
-  const { p, watch } = run(
-    ctx,
-    `c5-${tag}-${alg}`,
-    file,
-    [`defaults.nic.cc=${alg}`, ...overrides],
-    (x) => [lastHopOf(scenarioTopology(x), 'h1')],
-    { binNs: 200 },
-  );
+  const over = [`defaults.nic.cc=${alg}`, ...overrides];
+  const s = rccScenario(file, over);
+  const { p, watch } = run(ctx, `c5-${tag}-${alg}`, file, over, lastHopToH1, { binNs: 200 });
   const flows = p.out.results.flows;
   const inc = flows.filter((f) => f.id > 0);
   const start = Math.min(...inc.map((f) => f.startNs));
@@ -611,9 +590,8 @@ function inNetwork(ctx: ReproContext, overrides: string[], tag: string): InNetwo
   const file = 'c6-in-network.yaml';
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h3');
-  const { p, watch } = cachedRun(ctx, `c6-${tag}`, file, overrides, (x) => [
-    portToward(scenarioTopology(x), 's1', 's2'),
-  ]);
+  const toS2 = (x: Scenario) => [portToward(scenarioTopology(x), 's1', 's2')];
+  const { p, watch } = run(ctx, `c6-${tag}`, file, overrides, toS2, { cached: true });
   const tr = p.queues.get(portKey(watch[0]))!;
   const T = sc.tNs;
   const end = p.out.results.durationNs;
@@ -813,9 +791,8 @@ function staggered(ctx: ReproContext, overrides: string[], tag: string): { share
   const file = 'c8-staggered-pid.yaml';
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h4');
-  const { p } = run(ctx, `c8-${tag}`, file, overrides, (x) => [portToward(scenarioTopology(x), 's1', 's2')], {
-    binNs: 1000,
-  });
+  const toS2 = (x: Scenario) => [portToward(scenarioTopology(x), 's1', 's2')];
+  const { p } = run(ctx, `c8-${tag}`, file, overrides, toS2, { binNs: 1000 });
   const end = p.out.results.durationNs;
   const from = end - 200 * sc.tNs;
   const rates = p.flows.map((f) => goodputBps(p, f, from, end));
