@@ -14,7 +14,6 @@ import type { Scenario } from '../../src/config/scenario.js';
 import { observeNic, tracer } from '../../src/probe/probe.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
-import { jainIndex } from '../../src/stats/aggregate.js';
 import type { Topology } from '../../src/topology/model.js';
 import { hostPath } from '../../src/topology/path.js';
 import type { Routes } from '../../src/topology/routing.js';
@@ -22,11 +21,7 @@ import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createSwitch, type Switch } from '../../switch/api.js';
 import type { SwitchCp, SwitchCpIo } from '../../switch/cp.js';
 import { loadPaperScenario } from '../paper-scenario.js';
-
-export interface PortRef {
-  sw: string;
-  port: number;
-}
+import { type PortRef, portKey } from '../ports.js';
 
 /** Queue of one port after every change: times (ns) and bytes (all priorities). */
 export interface QueueTrace {
@@ -118,21 +113,9 @@ export interface Probe {
 export const HISTOGRAM_BIN_BYTES = 1000;
 const HISTOGRAM_BINS = 40_000;
 
-export function portKey(p: PortRef): string {
-  return `${p.sw}:${p.port}`;
-}
-
 /** A scenario of scenarios/papers/mpcc with --set-style overrides. */
 export function mpccScenario(file: string, overrides: string[] = []): Scenario {
   return loadPaperScenario('mpcc', file, overrides);
-}
-
-/** Egress port of switch `sw` toward node `peer`. */
-export function portToward(topo: Topology, sw: string, peer: string): PortRef {
-  const node = topo.byName.get(sw)!;
-  const i = node.ports.findIndex((p) => p.peerNode === peer);
-  if (i < 0) throw new Error(`${sw} has no port toward ${peer}`);
-  return { sw, port: i };
 }
 
 /** The thesis' D_base of the path src→dst (docs/algorithms/mpcc.md; the HPCC convention), ns. */
@@ -385,9 +368,6 @@ export function bytesBySource(p: Probe, dst: string, fromNs: number, toNs: numbe
   }
   return m;
 }
-
-/** Jain's fairness index (1 when all are zero). */
-export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;
 
 /** Least-squares line through (xs, ys): its slope and the means it passes through. */
 export function lsFit(xs: number[], ys: number[]): { slope: number; mx: number; my: number } {

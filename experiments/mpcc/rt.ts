@@ -12,8 +12,9 @@ import { binRange } from '../../src/probe/bins.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { median } from '../../src/stats/aggregate.js';
+import { jain } from '../ports.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
-import { baseRttOf, convergence, jain, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
+import { baseRttOf, convergence, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
 import { bytesText, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } from './runs.js';
 
 const FILE = 'rt-dumbbell-10.yaml';

@@ -7,14 +7,13 @@ import { join } from 'node:path';
 import type { MpccParams } from '../../src/cc/mpcc/params.js';
 import { mpccPacketWireBytes } from '../../src/cc/mpcc/rp.js';
 import { resolveParams } from '../../src/cc/registry.js';
+import { jain, portToward } from '../ports.js';
 import {
   baseRttOf,
   bytesBySource,
-  jain,
   mpccScenario,
   type Probe,
   type ProbeOptions,
-  portToward,
   probedRun,
   type QueueTrace,
 } from './probe.js';

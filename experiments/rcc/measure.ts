@@ -11,7 +11,8 @@ import { nicFor } from '../../src/config/scenario.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { hostPath } from '../../src/topology/path.js';
 import { computeRoutes } from '../../src/topology/routing.js';
-import { type FlowProbe, goodputBps, jain, type QueueTrace, queueStats, type RccProbe } from './probe.js';
+import { jain } from '../ports.js';
+import { type FlowProbe, goodputBps, type QueueTrace, queueStats, type RccProbe } from './probe.js';
 
 export interface PathScale {
   /** C, bit/s (the receiver's link). */

@@ -12,18 +12,12 @@ import { chainTracers, type FlowBins, Probe, tracer } from '../../src/probe/prob
 import { planFromSetup } from '../../src/runtime/app/plan.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
-import { jainIndex } from '../../src/stats/aggregate.js';
 import type { Topology } from '../../src/topology/model.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import type { FlowSpec } from '../../src/workload/generate.js';
 import { createSwitch, type Switch } from '../../switch/api.js';
 import { loadPaperScenario } from '../paper-scenario.js';
-
-/** A switch egress port whose queue is recorded. */
-export interface WatchedPort {
-  sw: string;
-  port: number;
-}
+import { type PortRef, portKey } from '../ports.js';
 
 export type QueueTrace = QueueBins;
 
@@ -54,15 +48,11 @@ export interface RccProbe {
 export interface ProbeOptions {
   outDir: string;
   seed?: number;
-  watch?: WatchedPort[];
+  watch?: PortRef[];
   /** Time bin of deliveries and queues, ns (default 100). */
   binNs?: number;
   /** Record ACK windows (default false). */
   acks?: boolean;
-}
-
-export function portKey(p: WatchedPort): string {
-  return `${p.sw}:${p.port}`;
 }
 
 export function probedRun(scenario: Scenario, o: ProbeOptions): RccProbe {
@@ -141,20 +131,6 @@ export function rccScenario(file: string, overrides: readonly string[] = []): Sc
   return loadPaperScenario('rcc', file, overrides);
 }
 
-/** The switch egress port that feeds host `host` (its last hop). */
-export function lastHopOf(topo: Topology, host: string): WatchedPort {
-  const h = topo.byName.get(host)!;
-  return { sw: h.ports[0].peerNode, port: h.ports[0].peerPort };
-}
-
-/** The egress port of switch `a` toward neighbour `b`. */
-export function portToward(topo: Topology, a: string, b: string): WatchedPort {
-  const node = topo.byName.get(a)!;
-  const p = node.ports.find((x) => x.peerNode === b);
-  if (p === undefined) throw new Error(`${a} and ${b} are not linked`);
-  return { sw: a, port: p.index };
-}
-
 // ------------------------------------------------------------------------------ measurements
 
 /** Payload bytes a flow received in [fromNs, toNs) (to a bin). */
@@ -208,6 +184,3 @@ export function peakTime(tr: QueueTrace, fromNs: number, toNs: number): number {
   for (let i = a; i < b; i++) if (tr.max.get(i) > tr.max.get(best)) best = i;
   return best * tr.binNs;
 }
-
-/** Jain's fairness index of rates (1 when all are zero). */
-export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;

@@ -13,6 +13,7 @@ import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import type { Topology } from '../../src/topology/model.js';
 import { hostPath } from '../../src/topology/path.js';
 import { computeRoutes, type Routes } from '../../src/topology/routing.js';
+import { jain, lastHopOf, type PortRef, portKey, portToward } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
 import { phaseMargin } from './loop.js';
@@ -35,35 +36,30 @@ import {
   firstTimeAbove,
   firstTimeAtOrBelow,
   goodputBps,
-  jain,
-  lastHopOf,
   peakTime,
-  portKey,
-  portToward,
   probedRun,
   queueStats,
   type RccProbe,
   rccScenario,
-  type WatchedPort,
 } from './probe.js';
 import { realtimeChecks } from './realtime.js';
 
 const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
 
 /** The last hop into h1, where every incast and join/leave scenario of the suite converges. */
-const lastHopToH1 = (s: Scenario): WatchedPort[] => [lastHopOf(scenarioTopology(s), 'h1')];
+const lastHopToH1 = (s: Scenario): PortRef[] => [lastHopOf(scenarioTopology(s), 'h1')];
 
 /** Runs shared by several checks within one process (check 9 reuses check 6's). */
-const cache = new Map<string, { p: RccProbe; watch: WatchedPort[] }>();
+const cache = new Map<string, { p: RccProbe; watch: PortRef[] }>();
 
 function run(
   ctx: ReproContext,
   name: string,
   file: string,
   overrides: string[],
-  watch: (s: Scenario) => WatchedPort[],
+  watch: (s: Scenario) => PortRef[],
   opts: { acks?: boolean; binNs?: number; cached?: boolean } = {},
-): { p: RccProbe; watch: WatchedPort[] } {
+): { p: RccProbe; watch: PortRef[] } {
   const { cached, ...probe } = opts;
   const key = `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`;
   const hit = cached === true ? cache.get(key) : undefined;
@@ -109,10 +105,10 @@ function pathPorts(
   src: string,
   dst: string,
   net?: { topo: Topology; routes: Routes },
-): WatchedPort[] {
+): PortRef[] {
   const topo = net?.topo ?? scenarioTopology(s);
   const path = hostPath(topo, net?.routes ?? computeRoutes(topo), src, dst, nicFor(s, src).mtuBytes);
-  const out: WatchedPort[] = [];
+  const out: PortRef[] = [];
   for (let i = 1; i < path.links.length; i++)
     out.push({ sw: path.links[i - 1].peerNode, port: path.links[i].index });
   return out;
@@ -132,7 +128,7 @@ interface JoinLeave {
   predicted: number[];
 }
 
-function joinLeave(p: RccProbe, sc: PathScale, lh: WatchedPort, predictBps: number): JoinLeave {
+function joinLeave(p: RccProbe, sc: PathScale, lh: PortRef, predictBps: number): JoinLeave {
   const tr = p.queues.get(portKey(lh))!;
   const T = sc.tNs;
   const share = sc.lineRateBps * sc.eff;
@@ -663,8 +659,8 @@ const check6: ReproCheck = {
 interface MultiBottleneck {
   p: RccProbe;
   sc: PathScale;
-  L: WatchedPort;
-  R: WatchedPort;
+  L: PortRef;
+  R: PortRef;
   T: number;
 }
 

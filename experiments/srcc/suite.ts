@@ -16,6 +16,7 @@ import { CnmFlag } from '../../src/wire/cnm.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
+import { lastHopOf } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
 import { type Probe, probedRun, srccScenario } from './probe.js';
@@ -32,12 +33,6 @@ const CNM_BYTES = (() => {
 
 const us = (ns: number, digits = 2) => `${(ns / 1000).toFixed(digits)} µs`;
 const gbps = (bps: number, digits = 1) => `${(bps / 1e9).toFixed(digits)} Gb/s`;
-
-/** The egress port of `sw` toward host `host` (its first hop). */
-export function portToward(topo: Topology, host: string): { sw: string; port: number } {
-  const h = topo.byName.get(host)!;
-  return { sw: h.ports[0].peerNode, port: h.ports[0].peerPort };
-}
 
 function linkOf(topo: Topology, host: string): { rateBps: number; delayNs: number } {
   const p = topo.byName.get(host)!.ports[0];
@@ -173,7 +168,7 @@ const ac2: ReproCheck = {
   run(ctx): ReproOutcome {
     const srcc = s1Run('srcc', ctx.outDir, ctx.seed).probe;
     const base = s1Run('dcqcn', ctx.outDir, ctx.seed).probe;
-    const { sw, port } = portToward(srcc.topo, 'h1');
+    const { sw, port } = lastHopOf(srcc.topo, 'h1');
     const { rateBps } = linkOf(srcc.topo, 'h10');
     const win = baseRttNs(srcc) / 4;
     const share = (p: Probe) => windowedShare(p, 'h1', 'h10', 100_000, 300_000, win, rateBps);
@@ -315,7 +310,7 @@ const ac4: ReproCheck = {
     let violations = 0;
     let decisions = 0;
     const scenario = srccScenario('s1-threshold.yaml');
-    const toR1 = portToward(scenarioTopology(scenario), 'h2').port;
+    const toR1 = lastHopOf(scenarioTopology(scenario), 'h2').port;
     const probe = probedRun(scenario, {
       outDir: ctx.outDir,
       seed: ctx.seed,
@@ -645,8 +640,8 @@ const ac8: ReproCheck = {
   tier: 'default',
   run(ctx): ReproOutcome {
     const { probe, congested } = s1Run('srcc', ctx.outDir, ctx.seed);
-    const { sw, port } = portToward(probe.topo, 'h1');
-    const r1 = portToward(probe.topo, 'h9');
+    const { sw, port } = lastHopOf(probe.topo, 'h1');
+    const r1 = lastHopOf(probe.topo, 'h9');
     const { rateBps, delayNs } = linkOf(probe.topo, 'h1');
     const byFlow = new Map<string, SrccCnmEvent[]>();
     for (const e of probe.cnmEvents) {
@@ -701,7 +696,7 @@ const ac9: ReproCheck = {
     const sa = s1Run('srcc', ctx.outDir, ctx.seed, ['defaults.switch.ecn=false']).probe;
     const period = srccParamsOf(srccScenario(S1)).rateIncreasePeriodNs;
     const r = recovery(sa);
-    const { sw, port } = portToward(sa.topo, 'h1');
+    const { sw, port } = lastHopOf(sa.topo, 'h1');
     const xoff = pfcTx(sa, sw, port);
     const first = r.atH1[0]?.qp ?? undefined;
     const later = r.atH1.slice(1).map((c) => c.qp!);

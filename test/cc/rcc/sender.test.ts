@@ -8,7 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { goodputBps, jain, probedRun, rccScenario } from '../../../experiments/rcc/probe.js';
+import { jain } from '../../../experiments/ports.js';
+import { goodputBps, probedRun, rccScenario } from '../../../experiments/rcc/probe.js';
 
 const T = 12_271;
 const out = mkdtempSync(join(tmpdir(), 'rocelab-rcc-sender-'));

@@ -1,0 +1,29 @@
+/** Switch egress ports the checks watch, found by what they lead to, and Jain's index of rates. */
+import { jainIndex } from '../src/stats/aggregate.js';
+import type { Topology } from '../src/topology/model.js';
+
+/** A switch egress port. */
+export interface PortRef {
+  sw: string;
+  port: number;
+}
+
+export function portKey(p: PortRef): string {
+  return `${p.sw}:${p.port}`;
+}
+
+/** The switch egress port that feeds host `host` (its last hop). */
+export function lastHopOf(topo: Topology, host: string): PortRef {
+  const h = topo.byName.get(host)!;
+  return { sw: h.ports[0].peerNode, port: h.ports[0].peerPort };
+}
+
+/** The egress port of switch `sw` toward its neighbour `peer`. */
+export function portToward(topo: Topology, sw: string, peer: string): PortRef {
+  const p = topo.byName.get(sw)!.ports.find((x) => x.peerNode === peer);
+  if (p === undefined) throw new Error(`${sw} has no port toward ${peer}`);
+  return { sw, port: p.index };
+}
+
+/** Jain's fairness index of rates (1 when all are zero). */
+export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;
