@@ -15,7 +15,7 @@ import { median } from '../../src/stats/aggregate.js';
 import { jain } from '../ports.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { baseRttOf, convergence, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
-import { bytesText, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } from './runs.js';
+import { bytesText, convBoundNs, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } from './runs.js';
 
 const FILE = 'rt-dumbbell-10.yaml';
 const RUNS = 5;
@@ -115,7 +115,7 @@ export async function ac3Rt(ctx: ReproContext, n: number, i: number): Promise<Ac
   const shares = r.senders.map((s) => w.bytes.get(s)! / cap);
   return {
     convNs: c.convNs ?? Number.POSITIVE_INFINITY,
-    boundNs: 1.3 * (r.dBaseNs + (r.peakBytes * 8e9) / r.rateBps),
+    boundNs: convBoundNs(r, r.peakBytes),
     avgQ: timeAverage(r.trace, w.fromNs, w.toNs),
     util: shares.reduce((a, b) => a + b, 0),
     jain: jain(shares),
@@ -203,7 +203,7 @@ export async function incastRt(ctx: ReproContext, alg: string, i: number): Promi
     idealNs: (flows.length * flows[0].sizeBytes * (S_WIRE / S_PAY) * 8e9) / r.rateBps + r.dBaseNs,
     drops: r.out.results.summary.drops,
     bdpBytes: r.bdpBytes,
-    boundNs: 1.3 * (r.dBaseNs + (r.peakBytes * 8e9) / r.rateBps),
+    boundNs: convBoundNs(r, r.peakBytes),
     warnings: r.warnings.length,
   };
 }

@@ -135,6 +135,11 @@ export function windowRange(p: Probe): { min: number; max: number; changes: numb
   return { min, max, changes };
 }
 
+/** T_conv bound of AC3a/AC5c/AC6b: 1.3·(D_base + Q_peak·8/R) on a path of D_base and rate R. */
+export function convBoundNs(r: { dBaseNs: number; rateBps: number }, peakBytes: number): number {
+  return 1.3 * (r.dBaseNs + (peakBytes * 8e9) / r.rateBps);
+}
+
 /** Sub-criterion verdicts as result values (`peak` → `peakOk`). */
 export function okValues(ok: Record<string, boolean>): Record<string, boolean> {
   return Object.fromEntries(Object.entries(ok).map(([k, v]) => [`${k}Ok`, v]));

@@ -29,6 +29,7 @@ import {
 import { rtChecks } from './rt.js';
 import {
   bytesText,
+  convBoundNs,
   type DumbbellRun,
   dumbbell,
   fix,
@@ -50,11 +51,6 @@ const INCAST = 'incast.yaml';
 const D10 = ['defaults.link.delay=10us'];
 /** Exp. 1 at 10 µs needs 200·D_base = 16.8 ms of run. */
 const EXP1_D10 = [...D10, 'duration=17.5ms'];
-
-/** T_conv bound of AC3a/AC5c/AC6b: 1.3·(D_base + Q_peak·8/R). */
-function convBoundNs(r: DumbbellRun, peakBytes: number): number {
-  return 1.3 * (r.dBaseNs + (peakBytes * 8e9) / r.rateBps);
-}
 
 // ------------------------------------------------------------------------------------ AC1
 
@@ -459,16 +455,14 @@ function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]): Exp2 {
   const joins = flows.map((f) => f.startNs).filter((t) => t > 0);
   const ends = flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY);
   const lastEndNs = Math.max(...ends.filter(Number.isFinite), 0);
+  // A flow that never finished stretches the experiment to the run's end.
+  const endNs = Number.isFinite(Math.max(...ends)) ? lastEndNs : r.probe.out.results.durationNs;
   return {
     r,
     joins,
     departures: ends.filter((t) => Number.isFinite(t) && t < lastEndNs).sort((a, b) => a - b),
-    lastEndNs: Number.isFinite(Math.max(...ends)) ? lastEndNs : r.probe.out.results.durationNs,
-    avgQ: timeAverage(
-      r.trace,
-      0,
-      Number.isFinite(Math.max(...ends)) ? lastEndNs : r.probe.out.results.durationNs,
-    ),
+    lastEndNs: endNs,
+    avgQ: timeAverage(r.trace, 0, endNs),
   };
 }
 
@@ -609,19 +603,15 @@ function incastMeasure(ctx: { outDir: string; seed?: number }, over: string[], p
   const r = dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed, overrides: over, probe });
   const flows = r.probe.out.results.flows;
   const lastNs = Math.max(...flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY));
-  const c = convergence(
-    r.trace,
-    0,
-    Number.isFinite(lastNs) ? lastNs : r.probe.out.results.durationNs,
-    S_WIRE,
-  );
+  const endNs = Number.isFinite(lastNs) ? lastNs : r.probe.out.results.durationNs;
+  const c = convergence(r.trace, 0, endNs, S_WIRE);
   const n = flows.length;
   const size = flows[0].sizeBytes;
   return {
     r,
     peak: c.peakBytes,
     convNs: c.convNs,
-    avgQ: timeAverage(r.trace, 0, Number.isFinite(lastNs) ? lastNs : r.probe.out.results.durationNs),
+    avgQ: timeAverage(r.trace, 0, endNs),
     lastNs,
     idealNs: (n * size * (S_WIRE / S_PAY) * 8e9) / r.rateBps + r.dBaseNs,
     drops: r.probe.out.results.summary.drops,
