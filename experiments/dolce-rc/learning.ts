@@ -12,6 +12,7 @@ import { type DolceRcState, dolceRcRp } from '../../src/cc/dolce-rc/rp.js';
 import { resolveParams } from '../../src/cc/registry.js';
 import { driveRp, flowInfo as harnessFlow } from '../../src/cc/testing/index.js';
 import { createRng } from '../../src/env/rng.js';
+import { mean } from '../../src/stats/aggregate.js';
 import { createExt } from '../../src/wire/packet-factory.js';
 import type { ReproCheck } from '../types.js';
 import { A2_PARAMS, alphaEq3Printed, alphaEq20, coeffs, dcqcnFixedPointP } from './fluid.js';
@@ -113,7 +114,7 @@ export const AC2: ReproCheck = {
       (_, s) => bernoulliShares(s + 1, () => [0.5, 0.6, 0.7, 0.9], 5000, [[1000, 5000, 3]])[0],
     );
     const minShare = Math.min(...shares);
-    const meanShare = shares.reduce((x, y) => x + y, 0) / shares.length;
+    const meanShare = mean(shares)!;
     const change = (t: number) => (t < 5000 ? [0.5, 0.6, 0.7, 0.9] : [0.9, 0.7, 0.6, 0.5]);
     const runs = Array.from({ length: 10 }, (_, s) =>
       bernoulliShares(s + 1, change, 15000, [

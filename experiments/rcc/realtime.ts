@@ -11,6 +11,7 @@
  */
 import { join } from 'node:path';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import { jainIndex } from '../../src/stats/aggregate.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { inT, type PathScale, pathScale, processorSharingEnds } from './measure.js';
 import { rccScenario } from './probe.js';
@@ -216,7 +217,7 @@ const rtCheck3: ReproCheck = {
     const bytes = flows.reduce((x, f) => x + f.sizeBytes, 0);
     const goodput = (bytes * 8e9) / (end - start);
     const rates = flows.map((f) => (f.fctNs === null ? 0 : f.sizeBytes / f.fctNs));
-    const jain = rates.reduce((x, y) => x + y, 0) ** 2 / (n * rates.reduce((x, y) => x + y * y, 0));
+    const jain = jainIndex(rates) ?? Number.NaN;
     const a = modes.polls > 0 && modes.pidQps.size === 0;
     const b = seen > 0 && off === 0;
     const c = peak <= (n - 1) * sc.bdpBytes + n * sc.frameBytes && drained - start <= (n - 1 + 5) * T;

@@ -10,6 +10,7 @@ import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../src/cc/srcc/cp.js
 import type { SrccParams } from '../../src/cc/srcc/params.js';
 import type { Scenario } from '../../src/config/scenario.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
+import { mean } from '../../src/stats/aggregate.js';
 import type { Topology } from '../../src/topology/model.js';
 import { hostPath } from '../../src/topology/path.js';
 import { CnmFlag } from '../../src/wire/cnm.js';
@@ -180,7 +181,7 @@ const ac2: ReproCheck = {
     const minS = Math.min(...sS);
     const minB = Math.min(...sB);
     const tailS = sS.slice(Math.floor(sS.length / 2));
-    const lateS = tailS.reduce((a, b) => a + b, 0) / tailS.length;
+    const lateS = mean(tailS)!;
     return {
       measured:
         `XOFF→H1 BASE ${xoffB} (H1 paused ${us(pausedB, 1)}), SRCC ${xoffS}; ` +
