@@ -22,6 +22,8 @@ export function selectSuites(name: string): ReproSuite[] {
   return all.filter((s) => s.algorithm === name);
 }
 
+export const tierOf = (check: ReproCheck): ReproTier => check.tier ?? 'default';
+
 function wanted(tier: ReproTier, tiers: ReproRunOptions['tiers']): boolean {
   return tiers === 'all' || tier === 'default';
 }
@@ -37,7 +39,7 @@ export async function runCheck(
     algorithm: suite.algorithm,
     id: check.id,
     title: check.title,
-    tier: check.tier,
+    tier: tierOf(check),
     paper: check.paper,
     expected: check.expected,
   };
@@ -55,7 +57,7 @@ export async function runRepro(suites: ReproSuite[], opts: ReproRunOptions): Pro
   const rows: ReproRow[] = [];
   for (const suite of suites)
     for (const check of suite.checks) {
-      if (opts.only !== undefined ? !opts.only.has(check.id) : !wanted(check.tier, opts.tiers)) continue;
+      if (opts.only !== undefined ? !opts.only.has(check.id) : !wanted(tierOf(check), opts.tiers)) continue;
       const row = await runCheck(suite, check, opts);
       rows.push(row);
       opts.onRow?.(row);

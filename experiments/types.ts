@@ -35,7 +35,8 @@ export interface ReproCheck {
   paper: string;
   /** The spec's pass criterion, as text with units. */
   expected: string;
-  tier: ReproTier;
+  /** Absent: `default` (most checks are cheap enough for `npm test`). */
+  tier?: ReproTier;
   run(ctx: ReproContext): ReproOutcome | Promise<ReproOutcome>;
 }
 

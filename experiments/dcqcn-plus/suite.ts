@@ -71,7 +71,6 @@ const A1: ReproCheck = {
   title: 'DCQCN cannot contain a 256-flow incast (VT-10G)',
   paper: 'H7: DCQCN queue at the PFC-limited maximum, 4.9 MB, beyond ≈80 flows at 10 Gbps',
   expected: 'mean queue ≥ 4.0 MB and ≥ 100 XOFF transitions in [0.2, 0.3) s',
-  tier: 'default',
   run(ctx) {
     const m = vt10g('dcqcn', 256, ctx);
     const w = m.windows[0];
@@ -88,7 +87,6 @@ const A2: ReproCheck = {
   title: 'DCQCN+ drains and bounds the same 256-flow incast',
   paper: 'H8: converged queue bounded by ≈200 KB; H11: throughput > 90 %',
   expected: '0 XOFF, mean ≤ 200 KB, p99 ≤ 700 KB, throughput ≥ 0.80 in [0.2, 0.3) s',
-  tier: 'default',
   run(ctx) {
     const m = vt10g('dcqcn-plus', 256, ctx);
     const w = m.windows[0];
@@ -215,7 +213,6 @@ const A6: ReproCheck = {
   paper: 'H13: similar convergence; DCQCN+ ≈4 % lower throughput than DCQCN at 10 Gbps',
   expected:
     'in [0.35, 0.5) s: DCQCN+ throughput ≥ 0.90 and ≥ DCQCN − 0.08; no XOFF for either; p99 queue ≤ 300 KB for both',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const base = small('dcqcn', ctx);
     const plus = small('dcqcn-plus', ctx);

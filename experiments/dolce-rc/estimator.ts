@@ -52,7 +52,6 @@ export const AC5: ReproCheck = {
     '§IV-B.1: ideal = marked ÷ sent via the 7-bit CNP field; actual (prototype) = CNPs ÷ Tx slots with MIN_TIME_BETWEEN_CNPS = 1 µs',
   expected:
     'every 10th packet marked: ideal 0.100 ± 0.005; actual at 1 packet/µs 0.100 ± 0.01; actual at 80 ns/packet 0.625 ± 0.02 (saturation bias)',
-  tier: 'default',
   run(ctx) {
     const ideal = estimatorRun('ideal-8g', [], ctx);
     const slow = estimatorRun('actual-8g', ['cc.dolce-rc.profile=hardware'], ctx);

@@ -222,7 +222,6 @@ export const AC10: ReproCheck = {
   paper: "DR-UCB's exploration is a deterministic schedule (Alg. 1 line 3), no randomness",
   expected:
     'same seed twice: identical results, event trace and arm sequences; another seed changes the run only through RED coin flips (and workload draws): with RED made deterministic (Kmin = Kmax) seeds 1 and 2 give identical runs',
-  tier: 'default',
   run(ctx) {
     const a = fingerprint('seed1-a', 1, [], ctx);
     const b = fingerprint('seed1-b', 1, [], ctx);

@@ -47,7 +47,6 @@ export const AC1: ReproCheck = {
   paper: 'Alg. 1 with γ = 0.9998, ε = 0.015, ξ = 0.5001 (§V-A)',
   expected:
     'K=4: first 40 = 0123323103233132303231332333013233332133, counts [40,66,131,4763], n ±1e-6; K=8: 0123456756435265140563576452565345615654, counts [20,27,40,65,129,4334,369,16]',
-  tier: 'default',
   run() {
     const k4 = play([0.5, 0.6, 0.7, 0.9], 5000);
     const k8 = play([0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 0.7, 0.1], 5000);
@@ -99,7 +98,6 @@ export const AC2: ReproCheck = {
   paper: 'Theorem 1: regret (1−ε)·O(√T) + εT; forced slot every ⌊K/ε⌋ iterations',
   expected:
     '(a) t mod 266 ∈ {0..3} plays 0..3; (b) arm-3 share in [1000,5000) ≥ 0.93 for each of 20 seeds; (c) after the switch at 5000, arm-0 share ≥ 0.80 in [5200,6000) and ≥ 0.90 in [6000,15000) (mean of 10 seeds)',
-  tier: 'default',
   run() {
     const rng = createRng(99);
     const b = new DrUcb(4, EPS, GAMMA, XI);
@@ -148,7 +146,6 @@ export const AC3: ReproCheck = {
   paper: "Eq. (1)-(2) on DCQCN's machine (§IV-A); DCQCN per [22]",
   expected:
     'from 40 Gbps, arm (0.5,1.125): Rt 45, Rc 30, FR 37.5/41.25/43.125/44.0625, AI 44.55125 (Rt 45.04), 44.815625 (Rt 45.08); arm (0.125,0.875): Rt 35, Rc 37.5, 36.25, 35.625; DCQCN α 0.501953125, Rc 29.9609375, Rt 40; rel. error ≤ 1e-9',
-  tier: 'default',
   run() {
     let worst = 0;
     const rel = (x: number, y: number) => {
@@ -233,7 +230,6 @@ export const AC4: ReproCheck = {
   paper: 'Alg. 2: bandit advanced only at CNPs ≥ one fast-recovery phase apart (§IV-A)',
   expected:
     'CNPs every 50 µs to 9950 µs, Q_MIN 250 µs: exactly 39 updates at 250…9750 µs, windows 0,1,2,3 then UCB, all 200 CNPs cut with the arm of that instant (the new arm at a qualified CNP)',
-  tier: 'default',
   run() {
     const { r, arms } = ac4Drive(resolveParams('dolce-rc') as DolceRcParams);
     const cuts = r.log.filter((e) => e.why.startsWith('cnp'));
@@ -259,7 +255,6 @@ export const F1: ReproCheck = {
   paper: 'Theorem 2: α = [β − 1 + (τR_AI/a)(c+e)] / (τR_C*(b+d)) (Eq. 3), "identical" to Eq. (20)',
   expected:
     "record: at β = 1 and DCQCN's fixed point p*, Eq. (20) returns α = a(p*) (DCQCN's own equilibrium) and the spec's A.2 table; printed Eq. (3) does not",
-  tier: 'default',
   run() {
     const rows: string[] = [];
     const values: Record<string, number> = {};
@@ -294,7 +289,6 @@ export const F2: ReproCheck = {
   paper: 'DR-UCB "learns" the best (α, β) per connection (§III-B, §IV)',
   expected:
     'record: Σn → 1/(1−γ) = 5000, bonus ≥ √(ξ ln 5000 / 5000) ≈ 0.029; best-arm share (4 arms, second half of T = 5000) vs reward gap: spec A.3 0.38 (0.01), 0.78 (0.05), 0.92 (0.1)',
-  tier: 'default',
   run() {
     const floor = Math.sqrt((XI * Math.log(1 / (1 - GAMMA))) / (1 / (1 - GAMMA)));
     const shares = [0.01, 0.05, 0.1].map((gap) => {

@@ -49,7 +49,6 @@ export const AC6: ReproCheck = {
     'Eq. (5): X = ideal_MCT/actual_MCT · (1 − ECN ratio)^i; per-message ACK echoes iteration, arm, first departure (Fig. 7)',
   expected:
     '(a) 8 KB, 200 Gbps, baseRTT 6 µs, MCT 10 µs, ECN 0.25, arm 3: X = 0.266949 ± 1e-6; (b) 1200 × 8 KB messages: arm-7 share ≥ 0.60 and arms 6+7 ≥ 0.85 for messages 500-999, measured MCT within 1 % of the true one (spec ref rewards ≈ 0.132 … 1.000, shares 0.70 / 0.91)',
-  tier: 'default',
   run(ctx) {
     const xa = messageReward(idealMctNs(8192, 200 * G, 6000), 10_000, 1, 4, 3);
     const scenario = dolceScenario('e3-idle-messages.yaml');

@@ -102,7 +102,6 @@ const ac1a: ReproCheck = {
   title: 'Plant fidelity: queue build-up slope, 4 senders at line rate (no CC)',
   paper: 'queue at switch 1 grows at 3 Gbps = (4R − R), eq. 3.2 (§3.1, Fig. 3.2)',
   expected: 'LS slope over [first queued + 2·D_base, +20·D_base] = 3R/8 = 375 MB/s ± 5 %',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const r = squareRun(ctx.outDir, ctx.seed);
     const t0 = firstQueued(r.trace)!;
@@ -123,7 +122,6 @@ const ac1b: ReproCheck = {
   paper:
     'rising +3 Gbps, falling −1 Gbps at all frequencies; Q(t) oscillates at the input frequency (Fig. 3.3)',
   expected: 'rising +3R/8 and falling −R/8 ± 5 %; dominant frequency of Q(t) = 500 Hz ± 1 %',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const r = squareRun(ctx.outDir, ctx.seed);
     const periodNs = 2e6;
@@ -181,7 +179,6 @@ const ac1c: ReproCheck = {
   paper: 'the CWND bounds the queue: a flat top (Fig. 3.4); SIM 14 040 B (N = 4), 31 320 B (N = 8)',
   expected:
     "queue over [50, 200]·D_base within [(N−1)·P, (N−1)·P + (N+1)·S_wire] for N = 4 and 8 (P as the window's wire bytes P·S_wire/S_pay)",
-  tier: 'default',
   run(ctx): ReproOutcome {
     const a = plateau(ctx, 4);
     const b = plateau(ctx, 8);
@@ -212,7 +209,6 @@ const ac2: ReproCheck = {
   paper: 'switch queue rises 1 ms late; the sender sees it via INT 6 ms late (Fig. 3.5)',
   expected:
     'SW1 queue > 0 at d ± 3·S_wire·8/R; first ACK with INT Q > 0 at a sender at 6·d ± (2 % + 6·S_wire·8/R)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const r = dumbbell('delay-1ms.yaml', {
       outDir: ctx.outDir,
@@ -317,7 +313,6 @@ const ac3Thesis: ReproCheck = {
   expected:
     'T_conv ≤ 1.3·(D_base + Q_peak·8/R) and (N = 4) 140 µs ± 15 %; over [50, 200]·D_base: avg Q ≤ 1 (N=4) / 2 (N=8) S_wire, ' +
     'Jain ≥ 0.99, util ≥ 0.88, shares 1/N ± 10 %; avg Q ≤ 0.1 × no-CC',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const a = exp1Measure(ctx, 4);
     const b = exp1Measure(ctx, 8);
@@ -356,7 +351,6 @@ const ac3D10: ReproCheck = {
   title: 'Controller verification, VT-dumbbell-10 (10 µs links, P ≈ 10 packets)',
   paper: 'as Exp. 1 with a larger BDP (spec profile, not in the thesis)',
   expected: 'as AC3 with util ≥ 0.95 (P ≥ 5 packets), no 140 µs target',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const a = exp1Measure(ctx, 4, EXP1_D10);
     const b = exp1Measure(ctx, 8, EXP1_D10);
@@ -389,7 +383,6 @@ const ac4: ReproCheck = {
     'T_conv 140.3 / 149.1 / 175.5 µs at 1:1 / 1:10 / 1:100; "consistent" for Hp 3–20; qpOASES 256 / 344 / 470 / 917 µs per solve (Hp 3/5/10/20)',
   expected:
     'T_conv(1:1) ≤ T_conv(1:10) ≤ T_conv(1:100) (2 % slack), ratio 1:100/1:1 ≤ 1.35; Hp 5/10/20 within ±10 % of Hp 3; mean step time non-decreasing in Hp, Hp 20 > Hp 3 (fastest of 12 timed passes per step)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const conv = (over: string[], ackInt = false) => {
       const r = dumbbell(EXP1, {
@@ -530,7 +523,6 @@ const ac5: ReproCheck = {
   expected:
     'after joins (+60·D_base..next): Jain ≥ 0.98, util ≥ 0.90; after departures (+30..100·D_base): util ≥ 0.90; join convergence ≤ 1.3·(D_base + peak·8/R); ' +
     'avg Q ≤ 2·S_wire, ≤ 0.1 × no-CC, ≤ HPCC + S_wire',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const m = exp2Run(ctx, []);
     const h = exp2Run(ctx, ['defaults.nic.cc=hpcc']);
@@ -568,7 +560,6 @@ const ac5Hold: ReproCheck = {
   paper: '"MPCC will maintain the existing size of the CWND" when every queue is 0 (§3.4)',
   expected:
     'record AC5b with zeroQueuePolicy hold (spec: it starves, SIM util 0.39–0.78, the longest flow never finishes)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const e = exp2Run(ctx, ['cc.mpcc.zeroQueuePolicy=hold']);
     const v = exp2Verdict(e);
@@ -666,7 +657,6 @@ const ac6: ReproCheck = {
     'MPCC keeps queues near zero and finishes the incast (§3.4, §5.4); SIM avg queue 0.68× HPCC, completion 1.112× ideal',
   expected:
     'peak within ±5 % of HPCC and in [(N−1)P, (N−1)P + (N+1)S_wire] (P in wire bytes); T_conv ≤ 1.3·(D_base + peak·8/R); avg Q ≤ 1.0 × HPCC; last flow ≤ 1.15 × ideal; 0 drops',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const m = incastMeasure(ctx, []);
     return ac6Outcome(m, incastMeasure(ctx, ['defaults.nic.cc=hpcc']), {
@@ -682,7 +672,6 @@ const ac6D10: ReproCheck = {
   title: 'Incast 8 × 300 KB → 1, VT-dumbbell-10, vs HPCC',
   paper: 'as AC6 with a larger BDP; SIM avg queue 0.88× HPCC, completion 1.046× ideal',
   expected: 'as AC6',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const buf = ['defaults.switch.buffer=160KB'];
     const m = incastMeasure(ctx, [...D10, ...buf]);
@@ -709,7 +698,6 @@ const ac8: ReproCheck = {
   expected:
     "n = k after the k-th flow's first packet; n − 1 at t_last + T_flow within one packet time; ACKs/other ports not counted; " +
     'q = bytes left behind; nhop +1 per switch, ACK echo byte-identical; 6 switches: nhop 6, hop[0..4] intact',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const dataInt = new Map<string, string>();
     let echoes = 0;
@@ -850,7 +838,6 @@ const ac9c: ReproCheck = {
   paper: '0 ≤ W ≤ P_BD,max (§4.3.1); "maintain the existing CWND" on zero queues (§3.4)',
   expected:
     'every applied W ∈ [W_floor, P] in the AC3/AC6 runs; with hold, W unchanged on every all-zero INT',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const runs = [
       dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n: 4 }),
@@ -901,7 +888,6 @@ const ac9d: ReproCheck = {
   title: 'Controller time per step, Hp = 3, over the incast run',
   paper: 'qpOASES 255 952 ns per solve at Hp = 3 (§5.2.2), 30× the 8.64 µs ACK interval',
   expected: 'median ≤ 5 µs and p99 ≤ 50 µs per step (spec: ≈1 µs fast path, ≈7 µs dense)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const r = dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed, probe: { ackInt: true } });
     const t = timeReplay(replayFlows(r.probe, r.params), r.params, 3);
@@ -923,7 +909,6 @@ const bdpFinding: ReproCheck = {
   paper: 'Exp. 1 prints maxBDP = 30000 bytes (§5.2) and T_conv 140.3 µs',
   expected:
     'record P from eqs. 2.2–2.3 on the thesis dumbbell and T_conv with P forced to 30 000 B (spec §8 item 1: 3750 B)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const a = dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n: 4 });
     const b = dumbbell(EXP1, {

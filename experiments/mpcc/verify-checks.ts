@@ -24,7 +24,6 @@ const ac9a: ReproCheck = {
   paper: 'condensed QP of eqs. 4.6–4.17 solved per ACK (qpOASES), first move applied',
   expected:
     'Riccati sequence, QP solution and applied W of V1–V10 (spec §3.14) to 1e-6 relative (printed to 3 decimals)',
-  tier: 'default',
   run(): ReproOutcome {
     const bad: string[] = [];
     let worst = 0;
@@ -58,7 +57,6 @@ const ac9b: ReproCheck = {
   paper: 'qpOASES: exact active-set QP solutions',
   expected:
     'Hp ∈ {3,5,10,20}, B ∈ [0.01, 10], N ∈ [1, 16]: feasible ⇒ KKT to 1e-6 (and = brute-force optimum at Hp 3); infeasible exactly when the state constraints are; fast path = dense solver',
-  tier: 'default',
   run(): ReproOutcome {
     const rng = createRng(20_240_008);
     const horizons = [3, 5, 10, 20];

@@ -81,7 +81,6 @@ const check1: ReproCheck = {
   title: 'Single flow, idle path',
   paper: 'a flow starts at line rate and keeps it; no congestion, near-zero queue (§III-B)',
   expected: 'goodput ≥ 0.97·C·eff from 2T on; never enters PID; every queue on the path ≤ 2 MTU',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const file = 'c1-single-flow.yaml';
     const sc = pathScale(rccScenario(file), 'h65', 'h1');
@@ -221,7 +220,6 @@ const check2: ReproCheck = {
   expected:
     '(a) every flow within ±5 % of C·eff/N (T-long windows) within 3T of each join/leave at the receiver; (b) Jain ≥ 0.99 over 20T windows; (c) no PID; ' +
     '(d) join peak ≤ 1 BDP + 2 MTU, ≤ 2 MTU again within 5T; (e) completion times ±2 % of the C·eff processor-sharing values',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const file = 'c2-join-leave.yaml';
     const s = rccScenario(file);
@@ -354,7 +352,6 @@ const check3: ReproCheck = {
   expected:
     '(a) all flows C1, none PID; (b) ACKs after all N seen carry C·T·eff/N ± 1 MTU; (c) peak ≤ (N−1)·BDP + N·MTU, ≤ 2 MTU by (N−1)·T + 5T; ' +
     '(d) then goodput ≥ 0.97·C·eff, Jain ≥ 0.99',
-  tier: 'default',
   run(ctx) {
     return incastOutcome([incast(ctx, 8), incast(ctx, 16)]);
   },
@@ -377,7 +374,6 @@ const check3Negative: ReproCheck = {
   paper: '—',
   expected:
     'misclassification into PID and throughput collapse (the spec documents pitfall P5 with it); the same with pidLastHop hold is recorded',
-  tier: 'default',
   run(ctx) {
     const literal = ['cc.rcc.rxEstimator=literal', 'cc.rcc.antiWindup=false'];
     const { r, sc } = incast(ctx, 8, [...literal, 'cc.rcc.pidLastHop=step']);
@@ -545,7 +541,6 @@ const check5: ReproCheck = {
     'aggregate ≈ 94.98 Gb/s during the incast; near-zero queue (HPCC ≈ 900 KB); median FCT 5.2 % better than HPCC',
   expected:
     "goodput over the incast ≥ 0.93·C·eff; once the initial burst has drained (queue ≤ 2 MTU) the queue stays ≤ 0.1 BDP; median FCT ≤ HPCC's",
-  tier: 'default',
   run: (ctx) => check5Outcome(ctx, [], 'k32'),
 };
 
@@ -632,7 +627,6 @@ const check6: ReproCheck = {
   expected:
     '(a) both flows C2 (PID) within 5T of the shared queue passing δ·base_owd·C; (b) from 100T each C·eff/2 ± 10 %, aggregate ≥ 0.9·C·eff; ' +
     '(c) queue mean ≤ 0.15, max ≤ 0.3 BDP. Gated on U_MODE=pd as the spec rules for check 7 (P3); the default eq4 outcome is recorded',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const pd = inNetwork(ctx, ['cc.rcc.uMode=pd'], 'pd');
     const eq4 = inNetwork(ctx, [], 'eq4');
@@ -880,7 +874,6 @@ const checkEq18: ReproCheck = {
     'PM > 30° for Kp ∈ [1, 10⁴], Kd ∈ [10³, 10⁵]; (1, 1000) converges in ≈ 1 ms; unstable when Kp ≫ Kd (§IV-C, IV-D)',
   expected:
     'derived K(1 + s/z)/(s²(s + 1/R0)): PM ≈ 40° (±5°) at (10⁴, 10⁵), crossover ≈ 1000 rad/s (±10 %) at (1, 1000), PM < 0 at (10⁴, 10³); the printed (1 + z/s) form does not reproduce them',
-  tier: 'default',
   run(): ReproOutcome {
     const d1 = phaseMargin(1e4, 1e5, R_REF_S, 'derived');
     const d2 = phaseMargin(1, 1000, R_REF_S, 'derived');

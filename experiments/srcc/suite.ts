@@ -134,7 +134,6 @@ const ac1: ReproCheck = {
   title: 'Sub-RTT feedback (S-1, first CNM latency at H1)',
   paper: 'sender→hotspot→sender loop ≈ 2·N·d instead of ≥ 1 RTT (§I, §III-A)',
   expected: '2d + ser(data frame) + ser(74 B CNM) ≈ 8.09 µs ≈ 0.50 × baseRTT, ±80 ns (calibration 8.085 µs)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const { probe } = s1Run('srcc', ctx.outDir, ctx.seed);
     const first = probe.cnmRx.find((c) => c.node === 'h1');
@@ -165,7 +164,6 @@ const ac2: ReproCheck = {
     'SRCC notifies only congested flows that share an ingress with uncongested ones, before PFC (§III-B)',
   expected:
     'XOFF to H1: BASE ≥ 1, SRCC 0; f_v in baseRTT/4 windows over [100, 300] µs: BASE min ≤ 0.1·C, SRCC min ≥ 0.4·C (±0.05·C)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const srcc = s1Run('srcc', ctx.outDir, ctx.seed).probe;
     const base = s1Run('dcqcn', ctx.outDir, ctx.seed).probe;
@@ -240,7 +238,6 @@ const ac3: ReproCheck = {
     'only congested flows sharing their ingress with uncongested flows are rate-adjusted (§III-B, Fig. 4)',
   expected:
     '(a) CNMs only to f_c (calibration 5); (b) f_v absent and (c) f_v gone > T before the burst: 0 CNMs; (d) f_v gone < T before: CNMs to f_c (calibration 4); literal victimMode: (a) also some B flows, (b) f_c',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const tB = 100_000;
     const run = (name: string, overrides: string[]) =>
@@ -305,7 +302,6 @@ const ac4: ReproCheck = {
   paper: 'Q_cth = Q_PFC/M − N_TTL·d·C·(m − 1) (Eq. 6)',
   expected:
     'Q_cth logged = 150 000 B; no CNM while Q_e ≤ Q_cth; first CNM with Q_e ∈ (150 000, 150 000 + 1 frame] at the first f_c arrival after the fluid crossing t_H2 + Q_cth/(C/2) ±0.1 µs (calibration 127.9 µs); targetRateKbps = 50 000 000',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const qcth = new Set<number>();
     let violations = 0;
@@ -372,7 +368,6 @@ const ac5: ReproCheck = {
   paper: 'the sender resets the rate to the target; with several CNMs the minimal bottleneck target (§III-E)',
   expected:
     'RC 30 → 20 → 20 Gb/s (RT 100 then 30; the 40 Gb/s CNM only restarts the increase timer); 2nd QP ends at 20; 3rd QP: CNP at +0.5 baseRTT only updates α, at +2 baseRTT cuts; next departure ∈ [lastStart + frame/RC_new, +1 frame time]; unknown flow id: no change, counter + 1',
-  tier: 'default',
   run(): ReproOutcome {
     const G = 1e9;
     const fails: string[] = [];
@@ -460,7 +455,6 @@ const ac6: ReproCheck = {
   paper: 'CNMs go hop by hop by MAC through every switch’s flow table (§III-D)',
   expected:
     'CP = L2 with nHops 3; relayed by Sp and L1 (hopsTraversed 2 at H_a), 100% to the right QP, 0 misrouted; latency 6d + 3·ser(MTU) + 3·ser(CNM) ≈ 24.26 µs ±0.5 µs and < 0.8 × baseRTT; N_TTL 1/2/3 at L1/Sp/L2; entry deleted at Sp: CNM dropped, cnmNoEntry + 1 (delivered with the IP fallback)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const hopsSeen = new Map<string, Set<number>>();
     const scenario = srccScenario('s6-two-tier.yaml');
@@ -597,7 +591,6 @@ const ac7: ReproCheck = {
   title: 'No-op without congestion (S-1 without bursts, 10 ms)',
   paper: 'SRCC acts only when a queue exceeds Q_cth (§III-B)',
   expected: 'zero CNMs; every NIC departure and every switch queue trace bit-identical to SRCC disabled',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const noBurst = [
       'duration=10ms',
@@ -638,7 +631,6 @@ const ac8: ReproCheck = {
   paper: 'CNMs are small control frames (QCN-like, §III-D)',
   expected:
     '≤ 1 CNM per (switch, flow) in any τ_cnm = 2·N·d window; CNM bytes on SW→H1 ≤ 1% of C over the congestion episode (calibration 5 × 74 B in ≈ 40 µs ≈ 0.07%)',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const { probe, congested } = s1Run('srcc', ctx.outDir, ctx.seed);
     const { sw, port } = lastHopOf(probe.topo, 'h1');
@@ -692,7 +684,6 @@ const ac9: ReproCheck = {
   paper: 'SRCC is compatible with the end-to-end CC for long-term congestion (§III-E)',
   expected:
     'RT = C after the first CNM; later CNMs (C/8 ≥ RC) change nothing; first increase sets RC = (C/8 + C)/2 = 0.5625·C; f_c ≥ 0.45·C within 1 increase period after the last CNM (±1 period); no extra XOFF to H1',
-  tier: 'default',
   run(ctx): ReproOutcome {
     const sa = s1Run('srcc', ctx.outDir, ctx.seed, ['defaults.switch.ecn=false']).probe;
     const period = srccParamsOf(srccScenario(S1)).rateIncreasePeriodNs;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getReproSuite } from '../../experiments/registry.js';
-import { runCheck } from '../../experiments/run.js';
+import { runCheck, tierOf } from '../../experiments/run.js';
 import { formatReproMarkdown } from '../../experiments/table.js';
 import type { ReproTier } from '../../experiments/types.js';
 
@@ -28,7 +28,7 @@ export function describeReproSuite(algorithm: string, tier: ReproTier, opts: Rep
     });
     if (suite === undefined) return;
     const outDir = mkdtempSync(join(tmpdir(), `rocelab-repro-${algorithm}-`));
-    for (const check of suite.checks.filter((c) => c.tier === tier)) {
+    for (const check of suite.checks.filter((c) => tierOf(c) === tier)) {
       const shortfall = opts.knownShortfalls?.[check.id];
       const test = shortfall === undefined ? it : it.fails;
       const name = `${check.id} ${check.title}${shortfall === undefined ? '' : ` (known shortfall: ${shortfall})`}`;
