@@ -18,6 +18,7 @@ import { loadScenario } from '../src/config/load.js';
 import { packageRoot } from '../src/package-root.js';
 import { nodeEntry, runLocal } from '../src/runtime/local/launcher.js';
 import { localAddressMap, parseEndpoint } from '../src/runtime/real/addresses.js';
+import { nodeProcessFlags } from '../src/runtime/real/node-process.js';
 import { hostMonotonicNs, type NodeMessage } from '../src/runtime/real/protocol.js';
 import { scenarioToJson } from '../src/runtime/real/scenario-json.js';
 import { setupRun } from '../src/runtime/scenario-setup.js';
@@ -33,6 +34,17 @@ const MEASURE_MS = 2500;
 const WARMUP_MS = 500;
 const FRAME_PAYLOAD_BYTES = 1000;
 const TRAIN_FRAMES = 16;
+
+/** The bench's star: h1 — s1 — h2, 100 Gbit/s links at timeScale 1. */
+const BENCH_STAR_YAML = `name: bench-forward
+duration: 10s
+timeScale: 1
+defaults:
+  link: { rate: 100Gbps, delay: 1ns }
+  nic: { cc: none, mtu: 1000, rto: 0 }
+  switch: { buffer: 64MB, pfc: false }
+topology: { kind: star, hosts: 2 }
+`;
 
 const ECHO_SRC = `
 const dgram = require('node:dgram');
@@ -196,17 +208,7 @@ export async function benchRealtime(): Promise<void> {
   const children: ChildProcess[] = [];
   const sockets: Socket[] = [];
   try {
-    const s = loadScenario({
-      text: `name: bench-forward
-duration: 10s
-timeScale: 1
-defaults:
-  link: { rate: 100Gbps, delay: 1ns }
-  nic: { cc: none, mtu: 1000 }
-  switch: { buffer: 64MB, pfc: false }
-topology: { kind: star, hosts: 2 }
-`,
-    });
+    const s = loadScenario({ text: BENCH_STAR_YAML });
     const setup = setupRun(s);
     const block = 40_000 + Math.floor(Math.random() * 10_000);
     const map = localAddressMap(
@@ -249,7 +251,7 @@ topology: { kind: star, hosts: 2 }
     for (let i = 0; i < TRAIN_FRAMES; i++) tw.append(p);
     const train = tw.finish();
     const runSwitch = async (forwardInPlace: boolean) => {
-      const sw = spawn(process.execPath, [nodeEntry()], {
+      const sw = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
         env: {
           PATH: process.env.PATH ?? '',
           NODE: 's1',
@@ -308,13 +310,90 @@ topology: { kind: star, hosts: 2 }
       console.log(
         `switch: ${report.io.rxDatagrams} datagrams in, ${report.io.txDatagrams} out, ${report.io.inPlaceFrames} frames forwarded in place, ${drops} drops, garbage ${report.io.garbageTotal}`,
       );
+      console.log(`switch pauses: ${describePauses(report)}`);
     }
+    // h1's address is the host node's own now.
+    sockets.splice(sockets.indexOf(left), 1);
+    await new Promise<void>((r) => left.close(() => r()));
+    const host = await benchHostLineRate(dir, map, s1, sockets);
+    console.log(
+      `host NIC (h1), line rate ${Math.round(host.rate).toLocaleString('en')} frames/s (1 KB, cc none, one flow, sent to a sink)`,
+    );
+    if (host.report !== null) console.log(`host pauses: ${describePauses(host.report)}`);
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     for (const s of sockets) s.close();
     rmSync(dir, { recursive: true, force: true });
   }
   await benchLockstep();
+}
+
+type NodeReportOf = Extract<NodeMessage, { t: 'report' }>['report'];
+
+/** GC and event-loop pauses a node measured while the benchmark drove it (perf_hooks), real ms. */
+function describePauses(r: NodeReportOf): string {
+  const ms = (ns: number) => (ns / 1e6).toFixed(2);
+  return `longest GC ${ms(r.load.gcMaxNs ?? 0)} ms (${r.load.gcOver1Ms ?? 0} over 1 ms), event-loop delay p99 ${ms(r.load.eventLoopP99Ns)} ms, max ${ms(r.load.eventLoopMaxNs)} ms`;
+}
+
+/**
+ * Frames per second one host NIC process puts on the wire at line rate: `rocelab node` as h1 of
+ * the bench star, one 1 GB flow to h2 with no congestion control and no retransmission timer, so
+ * nothing but the process's own CPU paces it (100 Gbit/s at timeScale 1 is out of reach). Its
+ * frames go to a sink on s1's address, which only counts them.
+ */
+async function benchHostLineRate(
+  dir: string,
+  map: Record<string, string>,
+  s1: { host: string; port: number },
+  sockets: Socket[],
+): Promise<{ rate: number; report: NodeReportOf | null }> {
+  const withFlow = loadScenario({
+    text: `${BENCH_STAR_YAML}workload:\n  - { kind: flows, flows: [{ src: h1, dst: h2, size: 1GB }] }\n`,
+  });
+  const path = join(dir, 'host-scenario.json');
+  writeFileSync(path, scenarioToJson(withFlow));
+  const sink = await bind(s1.host, s1.port);
+  sockets.push(sink);
+  let frames = 0;
+  sink.on('message', (msg: Buffer) => {
+    frames += framesIn(msg);
+  });
+  const h1 = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE: 'h1',
+      SCENARIO_JSON: path,
+      ADDRESS_MAP: JSON.stringify(map),
+      TIME_SCALE: '1',
+      LOG_LEVEL: 'warn',
+      SYNC: 'wallclock',
+      // Its own clock reference: the sink answers no clock-sync request.
+      SYNC_REF: 'h1',
+      TIMER_SPIN_MS: '2',
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    await waitFor(h1, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), 'host node');
+    h1.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const from = frames;
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, MEASURE_MS));
+    const rate = ((frames - from) * 1000) / (performance.now() - t0);
+    h1.send({ t: 'finish', endNs: 0 });
+    const report = await waitFor(
+      h1,
+      (m) =>
+        (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
+      'host report',
+    ).catch(() => null);
+    return { rate, report };
+  } finally {
+    if (h1.exitCode === null) h1.kill('SIGKILL');
+    sink.removeAllListeners('message');
+  }
 }
 
 /**
