@@ -202,7 +202,7 @@ function benchForwardPath(): void {
   );
 }
 
-export async function benchRealtime(): Promise<void> {
+export async function benchRealtime(args: string[] = []): Promise<void> {
   benchForwardPath();
   const dir = mkdtempSync(join(tmpdir(), 'rocelab-bench-'));
   const children: ChildProcess[] = [];
@@ -326,6 +326,7 @@ export async function benchRealtime(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   await benchLockstep();
+  if (args.includes('--wallclock') || process.env.ROCELAB_BENCH_WALLCLOCK === '1') await benchWallclock();
 }
 
 type NodeReportOf = Extract<NodeMessage, { t: 'report' }>['report'];
@@ -423,5 +424,52 @@ async function benchLockstep(): Promise<void> {
       `  ${c.label.padEnd(28)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
     );
     rmSync(out.outDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The lowest timeScale at which `sync: wallclock` holds (`--wallclock`, or
+ * ROCELAB_BENCH_WALLCLOCK=1; minutes of wall time): incast-8to1 and the mini testbed on the local
+ * runtime, at rising timeScales until a run has no late frame (the condition under which a
+ * wallclock run exits 0 without --allow-late), with what each failing run lacked.
+ */
+async function benchWallclock(): Promise<void> {
+  const cases = [
+    {
+      file: join(packageRoot(), 'scenarios', 'incast-8to1.yaml'),
+      label: 'incast-8to1',
+      scales: [1000, 2000, 5000, 10_000, 20_000, 50_000],
+    },
+    {
+      file: join(packageRoot(), 'deploy', 'scenarios', 'mini-testbed.yaml'),
+      label: 'mini testbed',
+      scales: [1000, 2000, 4000, 8000, 16_000, 32_000],
+    },
+  ];
+  console.log('\nwallclock, local runtime: the lowest timeScale with no late frame');
+  for (const c of cases) {
+    for (const ts of c.scales) {
+      const out = await runLocal({
+        scenario: loadScenario(c.file, [`timeScale=${ts}`, 'sync=wallclock']),
+        outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-wc-')),
+        print: null,
+        metricsPort: null,
+      }).catch((err: Error) => err);
+      if (out instanceof Error) {
+        console.log(`  ${c.label.padEnd(14)} timeScale ${String(ts).padStart(6)}: failed (${out.message})`);
+        continue;
+      }
+      const r = out.results;
+      const rt = r.realtime!;
+      const held = rt.worstLate === null;
+      const late = held
+        ? ''
+        : `, ${rt.lateFrames} late frames, worst ${rt.worstLate!.node} ${(rt.worstLate!.maxLateNs / 1e3).toFixed(1)} µs emulated`;
+      console.log(
+        `  ${c.label.padEnd(14)} timeScale ${String(ts).padStart(6)}: ${held ? 'holds' : 'late'}; flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}, goodput ${(r.summary.goodputBps / 1e9).toFixed(1)} Gbit/s, ${r.summary.drops} drops${late}; resent ${rt.resentDatagrams}; longest GC ${rt.pauses?.gcMaxMs ?? '—'} ms; wall ${(out.wallMs / 1000).toFixed(1)} s`,
+      );
+      rmSync(out.outDir, { recursive: true, force: true });
+      if (held) break;
+    }
   }
 }
