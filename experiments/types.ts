@@ -43,7 +43,7 @@ export interface ReproCheck {
 export interface ReproSuite {
   /** Algorithm name as registered in src/cc (e.g. "dcqcn-plus"). */
   algorithm: string;
-  /** Spec file under shared/papers, for the table's header. */
+  /** The algorithm's page under docs/algorithms, for the table's header. */
   spec: string;
   checks: ReproCheck[];
 }

@@ -1,7 +1,7 @@
 /**
  * Measurements of a time window of a virtual-time run for the DCQCN+ checks (docs/algorithms/
- * dcqcn-plus.md; "DCQCN+: Taming Large-scale Incast Congestion in RDMA over Ethernet Networks",
- * §6.1): the bottleneck egress queue (exact time average, and percentiles of 10 µs samples), XOFF
+ * dcqcn-plus.md "Measurements used by the checks"; "DCQCN+: Taming Large-scale Incast Congestion
+ * in RDMA over Ethernet Networks", §V): the bottleneck egress queue (exact time average, and percentiles of 10 µs samples), XOFF
  * transitions the switch sends, link utilisation and goodput into the receiver. Everything is
  * read through the probe API (src/probe), so the run is the one `rocelab run` makes.
  */

@@ -1,6 +1,6 @@
 /**
  * Check A7 (docs/algorithms/dcqcn-plus.md; "DCQCN+: Taming Large-scale Incast Congestion in RDMA
- * over Ethernet Networks", §6.2, the cheaper N = 128 variant): the VT-10G incast as real OS
+ * over Ethernet Networks", §V; the spec's check A7, its cheaper N = 128 variant): the VT-10G incast as real OS
  * processes over UDP (`--runtime local`, scenarios/papers/dcqcn-plus/rt-incast-100m.yaml), once
  * per algorithm.
  *
@@ -76,7 +76,8 @@ function describe(m: RtMeasure): string {
 export const realTimeCheck: ReproCheck = {
   id: 'A7',
   title: 'Real time: 128 flows, 100 Mbit/s real links (local runtime)',
-  paper: 'same physics as A1/A2 (DCQCN pinned at the PFC cap, DCQCN+ drained), scaled by §3.8',
+  paper:
+    'same physics as A1/A2 (DCQCN pinned at the PFC cap, DCQCN+ drained), scaled by s = R_l/10 Gbps (rates × s, times ÷ s)',
   expected:
     'in [20, 30) s real: DCQCN mean queue ≥ 3.5 MB and ≥ 50 XOFF; DCQCN+ mean ≤ 300 KB, 0 XOFF, throughput ≥ 0.70',
   tier: 'paper',

@@ -1,5 +1,5 @@
 /**
- * DCQCN+ paper checks (dcqcn-plus.md §6.2): A1, A2 and A6 in the default tier, A3-A5 (up to
+ * DCQCN+ paper checks (docs/algorithms/dcqcn-plus.md "Findings"): A1, A2 and A6 in the default tier, A3-A5 (up to
  * 2000 flows) and the real-time A7 in the paper tier. A8-A10 are unit tests
  * (test/cc/dcqcn-plus/). Every check runs a shipped scenario of scenarios/papers/dcqcn-plus/
  * and compares what it measures with the spec's pass rule.
@@ -234,6 +234,6 @@ const A6: ReproCheck = {
 
 registerReproSuite({
   algorithm: 'dcqcn-plus',
-  spec: 'dcqcn-plus.md',
+  spec: 'docs/algorithms/dcqcn-plus.md',
   checks: [A1, A2, A3, A4, A5, A6, realTimeCheck],
 });

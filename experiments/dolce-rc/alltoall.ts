@@ -1,5 +1,5 @@
 /**
- * AC8 (dolce-rc.md §7.2): OSU-style MPI_Alltoall on E1, DCQCN vs Dolce-RC, per-rank message
+ * AC8 (docs/algorithms/dolce-rc.md "Reproduction"): OSU-style MPI_Alltoall on E1, DCQCN vs Dolce-RC, per-rank message
  * sizes 1, 4, 16, 64, 128 KB, 300 iterations each with the first 20 % discarded.
  *
  * Latency of one iteration at one host (OSU times each rank's MPI_Alltoall call): from the host

@@ -1,5 +1,5 @@
 /**
- * AC5 (dolce-rc.md §7.2): the two ECN-ratio estimators of §IV-B.1 on one constant-rate flow
+ * AC5 (docs/algorithms/dolce-rc.md "Reproduction"): the two ECN-ratio estimators of §IV-B.1 on one constant-rate flow
  * whose every 10th data packet a switch test hook marks CE. Ideal mode (marked packets counted
  * by the receiver, carried in CNPs ÷ packets sent) reads 0.1 at any rate; the hardware
  * estimator (CNPs ÷ 1-µs Tx slots) reads 0.1 at one packet per µs but saturates at 100 Gbps,

@@ -1,5 +1,5 @@
 /**
- * Theorem 2's fluid model (paper Appendix B; dolce-rc.md §3.3.6, Appendix A.1-A.2): the
+ * Theorem 2's fluid model (paper Appendix B and Eq. (20); docs/algorithms/dolce-rc.md, finding F1): the
  * steady-state α of a connection for a given β, in packet units. Used by finding F1 to show
  * that the printed Eq. (3) contradicts its own derivation (Eq. 17-20).
  */

@@ -1,5 +1,5 @@
 /**
- * E2 incast checks (dolce-rc.md §7.2): AC7 (stability and non-regression against DCQCN at paper
+ * E2 incast checks (docs/algorithms/dolce-rc.md "Reproduction"): AC7 (stability and non-regression against DCQCN at paper
  * scale in virtual time) and AC10 (determinism: same seed ⇒ same run; the seed reaches the run
  * only through RED's coin flips and the workload, never through the bandit).
  */
@@ -33,8 +33,8 @@ export interface IncastMeasure {
 }
 
 /**
- * The switch set-up an E2 run uses: the shipped scenario (the spec's §4 dynamic PFC) or the spec
- * toy's static 200 KB XOFF (§8 item 21), the set-up AC7's bound and reference numbers came from.
+ * The switch set-up an E2 run uses: the shipped scenario (the paper's §V-A dynamic PFC) or the spec
+ * toy's static 200 KB XOFF (its item 21), the set-up AC7's bound and reference numbers came from.
  */
 export interface IncastRegime {
   label: string;
@@ -120,8 +120,8 @@ function describe(d: IncastMeasure, b: IncastMeasure): string {
 
 /**
  * AC7 under both PFC set-ups the spec names. The check's bound (≥ 0.85) and its reference numbers
- * come from the spec toy (§8 item 21), whose switch had a static 200 KB XOFF: there the whole pass
- * rule applies. Under the testbed's dynamic threshold (§4: α = 1/8 of a 9 MB buffer) four
+ * come from the spec toy (item 21 in docs/algorithms/dolce-rc.md), whose switch had a static 200 KB XOFF: there the whole pass
+ * rule applies. Under the testbed's dynamic threshold (paper §V-A; α = 1/8 of a 9 MB buffer) four
  * line-rate starters park ≈ 2 MB at the bottleneck before PFC holds them, every packet is marked
  * until it drains, and both rate machines fall to a few Gbit/s, from which additive increase
  * (40 Mbit/s per 60 µs) needs ≈ 30 ms: the start-up transient then reaches into [10, 40] ms for
@@ -133,7 +133,7 @@ export const AC7: ReproCheck = {
   title: 'Incast stability and non-regression (E2, N = 4 and 8, virtual time)',
   paper: "Dolce-RC needs no switch change and keeps DCQCN's stability (§IV); only baseline is DCQCN [22]",
   expected:
-    "in [10, 40] ms for N = 4 and 8, with the spec toy's static 200 KB XOFF (§8 item 21; the PFC its reference and bound came from): Dolce-RC utilisation ≥ 0.85 and ≥ DCQCN − 0.05, Jain ≥ 0.95, no data-packet loss (toy ref: DCQCN 0.91/0.97, Dolce-RC 0.92/0.99); with the testbed's dynamic PFC (§4, E2 as shipped): ≥ DCQCN − 0.05, Jain ≥ 0.95, no loss, utilisation reported",
+    "in [10, 40] ms for N = 4 and 8, with the spec toy's static 200 KB XOFF (spec item 21; the PFC its reference and bound came from): Dolce-RC utilisation ≥ 0.85 and ≥ DCQCN − 0.05, Jain ≥ 0.95, no data-packet loss (toy ref: DCQCN 0.91/0.97, Dolce-RC 0.92/0.99); with the testbed's dynamic PFC (paper §V-A, E2 as shipped): ≥ DCQCN − 0.05, Jain ≥ 0.95, no loss, utilisation reported",
   tier: 'paper',
   run(ctx) {
     const parts: string[] = [];

@@ -1,6 +1,6 @@
 /**
- * Dolce-RC checks that need no network (dolce-rc.md §7.2 AC1-AC4) and two findings the spec asks
- * to record (§8 items 2 and 4): the misprinted Eq. (3) and DR-UCB's exploration-bonus floor.
+ * Dolce-RC checks that need no network (docs/algorithms/dolce-rc.md "Reproduction" AC1-AC4) and two findings the spec asks
+ * to record (its items 2 and 4): the misprinted Eq. (3) and DR-UCB's exploration-bonus floor.
  */
 import { dcqcn } from '../../src/cc/dcqcn/index.js';
 import type { DcqcnParams } from '../../src/cc/dcqcn/params.js';

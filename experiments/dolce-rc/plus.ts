@@ -1,5 +1,5 @@
 /**
- * Dolce-RC+ checks (dolce-rc.md §7.2): AC6 (the reward of Eq. 5 and the message plumbing on an
+ * Dolce-RC+ checks (docs/algorithms/dolce-rc.md "Reproduction"): AC6 (the reward of Eq. 5 and the message plumbing on an
  * idle path) and AC9 (the scaled §VI-B dynamic scenario against DCQCN). Arm choices, MCTs and
  * ECN counts are read from the message ACKs the senders receive (Fig. 7b), which is exactly
  * what the sender's bandit sees.

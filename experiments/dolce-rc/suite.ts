@@ -1,5 +1,5 @@
 /**
- * Dolce-RC / Dolce-RC+ reproduction suite (shared/papers/dolce-rc.md §7.2): AC1-AC6 and AC10
+ * Dolce-RC / Dolce-RC+ reproduction suite (docs/algorithms/dolce-rc.md "Reproduction"): AC1-AC6 and AC10
  * plus the findings F1-F2 in the default tier (seconds), the paper-scale runs AC7, AC8, AC9 and
  * the real-time AC7-RT in the paper tier. Scenarios: scenarios/papers/dolce-rc/.
  */
@@ -14,7 +14,7 @@ import { AC7_RT } from './realtime.js';
 
 export const dolceRcSuite: ReproSuite = {
   algorithm: 'dolce-rc',
-  spec: 'dolce-rc.md',
+  spec: 'docs/algorithms/dolce-rc.md',
   checks: [AC1, AC2, AC3, AC4, AC5, AC6, AC7, AC7_RT, AC8, AC9, AC10, F1, F2],
 };
 

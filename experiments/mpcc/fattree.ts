@@ -1,5 +1,5 @@
 /**
- * AC7 (mpcc.md §7, Exp. 3): WebSearch at 30 % load plus 2 % Poisson incast on the thesis
+ * AC7 (docs/algorithms/mpcc.md "AC7", thesis §5.4 Exp. 3): WebSearch at 30 % load plus 2 % Poisson incast on the thesis
  * fat-tree, the same flows and seed for MPCC and the four baselines; the time-weighted queue
  * distribution over every switch egress port and the FCT slowdown of short and long flows.
  *
@@ -25,7 +25,7 @@ export const AC7_ALGORITHMS = ['mpcc', 'hpcc', 'dcqcn', 'timely', 'dctcp'] as co
 type Alg = (typeof AC7_ALGORITHMS)[number];
 /** Workload seeds of AC7 (the scenario's seed and the next two); the incasts are fixed in the file. */
 const AC7_SEEDS = 3;
-/** The simulator's DCTCP marking: a step at K = 300 KB at 100 G, 1200 KB at 400 G (baselines.md §5). */
+/** The simulator's DCTCP marking: a step at K = 300 KB at 100 G, 1200 KB at 400 G (the HPCC simulator's run.py `dctcp` preset). */
 const DCTCP_ECN = [
   'defaults.switch.ecn.kmin=300KB',
   'defaults.switch.ecn.kmax=300KB',
@@ -443,7 +443,7 @@ export const ac7PanelFindings: ReproCheck[] = [
 ];
 
 /**
- * Exp. 3 with FB_Hadoop at 30 % ("also run FB_Hadoop at 30 % if time allows", mpcc.md AC7),
+ * Exp. 3 with FB_Hadoop at 30 % ("also run FB_Hadoop at 30 % if time allows", the spec's AC7),
  * recorded with AC7's criteria but not gated: the thesis states nothing for this mix. It shows the
  * cost of a flow count as the fair-share divisor when most flows are mice: every flow stays counted
  * for T_flow (8·D_base,max ≈ 98 µs here) after its last packet, so hops report far more flows than

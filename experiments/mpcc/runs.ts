@@ -1,7 +1,7 @@
 /**
  * The virtual-time runs behind MPCC's checks, cached so that checks sharing a run (and the
  * default and paper test files) run it once per process, and the measurements all checks use:
- * the dumbbell profiles of mpcc.md §6.7, the bottleneck trace, per-flow shares in a window.
+ * the dumbbell profiles of docs/algorithms/mpcc.md "Reproduction" (thesis §5.2-5.3 and ours), the bottleneck trace, per-flow shares in a window.
  */
 import { join } from 'node:path';
 import type { MpccParams } from '../../src/cc/mpcc/params.js';
@@ -90,7 +90,7 @@ export function dumbbell(
 /**
  * The window bound of AC1c and AC6a: [(N−1)·P̂, (N−1)·P̂ + (N+1)·S_wire]. The spec writes P; a
  * window of P payload bytes puts P̂ = P·S_wire/S_pay on the wire (we count Q in wire bytes, W
- * and P in payload bytes, spec §8 item 23), so the wire-byte bound uses P̂. The literal bound
+ * and P in payload bytes, spec item 23), so the wire-byte bound uses P̂. The literal bound
  * is reported alongside (it also holds at the thesis scale; with P ≈ 10 packets it is below the
  * spec's own [SIM] peak, 84 240 B > 83 220 B).
  */

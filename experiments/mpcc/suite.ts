@@ -1,5 +1,5 @@
 /**
- * MPCC's reproduction suite: the acceptance checks AC1–AC9 of shared/papers/mpcc.md §7 in
+ * MPCC's reproduction suite: the acceptance checks AC1–AC9 (docs/algorithms/mpcc.md "Reproduction") in
  * virtual time on the scenarios of scenarios/papers/mpcc, AC3 and AC6 again in the real-time
  * local runtime (rt.ts), AC7 and its findings on the thesis fat-tree (fattree.ts), and the two findings the spec
  * asks to record (the thesis' BDP figure, the literal zero-queue hold rule). Criteria and
@@ -908,7 +908,7 @@ const bdpFinding: ReproCheck = {
   title: 'Finding: the thesis\' "maxBDP = 30000 bytes"',
   paper: 'Exp. 1 prints maxBDP = 30000 bytes (§5.2) and T_conv 140.3 µs',
   expected:
-    'record P from eqs. 2.2–2.3 on the thesis dumbbell and T_conv with P forced to 30 000 B (spec §8 item 1: 3750 B)',
+    'record P from eqs. 2.2–2.3 on the thesis dumbbell and T_conv with P forced to 30 000 B (spec item 1: 3750 B)',
   run(ctx): ReproOutcome {
     const a = dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n: 4 });
     const b = dumbbell(EXP1, {
@@ -938,7 +938,7 @@ const bdpFinding: ReproCheck = {
 
 export const mpccSuite: ReproSuite = {
   algorithm: 'mpcc',
-  spec: 'mpcc.md',
+  spec: 'docs/algorithms/mpcc.md',
   checks: [
     ac1a,
     ac1b,

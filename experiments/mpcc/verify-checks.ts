@@ -1,5 +1,5 @@
 /**
- * AC9a/AC9b (mpcc.md §7): the controller against the spec's golden vectors and against
+ * AC9a/AC9b (docs/algorithms/mpcc.md "Reproduction"): the controller against our golden vectors and against
  * independent checks on 10⁴ random instances (verify.ts).
  */
 import { condensedQp, mpcScratch, solveMpc, unconstrainedMpc } from '../../src/cc/mpcc/mpc.js';
@@ -23,7 +23,7 @@ const ac9a: ReproCheck = {
   title: 'Controller golden vectors V1–V10',
   paper: 'condensed QP of eqs. 4.6–4.17 solved per ACK (qpOASES), first move applied',
   expected:
-    'Riccati sequence, QP solution and applied W of V1–V10 (spec §3.14) to 1e-6 relative (printed to 3 decimals)',
+    'Riccati sequence, QP solution and applied W of V1–V10 (our golden vectors, from npm quadprog cross-checked with SciPy SLSQP) to 1e-6 relative (printed to 3 decimals)',
   run(): ReproOutcome {
     const bad: string[] = [];
     let worst = 0;

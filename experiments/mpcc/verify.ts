@@ -1,5 +1,5 @@
 /**
- * Independent checks of MPCC's controller (AC9 a/b, mpcc.md §3.14 and §7): the spec's golden
+ * Independent checks of MPCC's controller (AC9 a/b, docs/algorithms/mpcc.md "Reproduction"): our golden
  * vectors, a brute-force active-set enumeration QP solver (exact for small problems, shares no
  * code with src/cc/mpcc/qp.ts), a KKT residual check, and the exact feasibility test of the
  * MPC's constraints (interval propagation of the scalar queue).
@@ -27,14 +27,14 @@ export interface GoldenVector {
   appliedBytes: number;
 }
 
-// mpcc.md §3.14. Thesis-scale dumbbell unless stated: R = 1 Gbps, D = 30 µs, P = 3750 B, N = 4,
+// Our golden vectors V1-V10 (npm quadprog, cross-checked with SciPy SLSQP). Thesis-scale dumbbell unless stated: R = 1 Gbps, D = 30 µs, P = 3750 B, N = 4,
 // W_fair = 937.5 B; B = S_wire·N/W with S_wire = 1080 (B = 1.152 at W = P). W_Q = 1 throughout.
 type Plant = Pick<GoldenVector, 'bdpBytes' | 'flows' | 'wFairBytes'>;
 const THESIS: Plant = { bdpBytes: 3750, flows: 4, wFairBytes: 937.5 };
 const ONE_FLOW: Plant = { bdpBytes: 3750, flows: 1, wFairBytes: 3750 };
 const FAT_TREE: Plant = { bdpBytes: 153_000, flows: 8, wFairBytes: 19_125 };
 
-/** One row of §3.14's table; `infeasible` vectors print the box-relaxed solution. */
+/** One of our golden vectors V1-V10; `infeasible` vectors print the box-relaxed solution. */
 function vector(
   id: string,
   [B, x, weightR, horizon, wMinBytes]: number[],

@@ -170,7 +170,7 @@ const rtCheck2: ReproCheck = {
   },
 };
 
-/** Real-time bracket of the steady-state bottleneck queue, frames (rcc.md §7 check 1: [≤ 4 MTU]). */
+/** Real-time bracket of the steady-state bottleneck queue, frames (check 1, docs/algorithms/rcc.md: [≤ 4 MTU]). */
 const RT_QUEUE_MTU = 4;
 
 const rtCheck3: ReproCheck = {
@@ -210,7 +210,7 @@ const rtCheck3: ReproCheck = {
         peakAt = t;
       }
     // At this testbed's BDP a flow's window is 7.5 frames, and the one-frame overshoot of byte
-    // windows (rcc.md finding 9) leaves 3-4 frames standing: virtual time of this very scenario
+    // windows (docs/algorithms/rcc.md, finding 9) leaves 3-4 frames standing: virtual time of this very scenario
     // sits at 4 MTU from 8.3T on and never at 2. The spec's bracket for the queue in steady state
     // is [≤ 4 MTU] (check 1), so real time gets that bound here too.
     const drained = q.find(([t, b]) => t > peakAt && b <= RT_QUEUE_MTU * sc.frameBytes)?.[0] ?? Number.NaN;

@@ -1,5 +1,5 @@
 /**
- * RCC's reproduction suite: the acceptance checks 1-9 of shared/papers/rcc.md §7 in virtual time
+ * RCC's reproduction suite: the acceptance checks 1-9 (docs/algorithms/rcc.md "Findings") in virtual time
  * at paper scale (100 Gbps hosts, 1 µs links, T_base ≈ 12.3 µs) on the scenarios of
  * scenarios/papers/rcc, and checks 2 and 3 again in the real-time local runtime (realtime.ts).
  * Default tier: the cheap runs (checks 1, 2, 3 with N = 8/16 and its negative control, 5 with
@@ -869,7 +869,7 @@ const R_REF_S = 13.2e-6;
 
 const checkEq18: ReproCheck = {
   id: 'E18',
-  title: 'Eq. (18) as printed vs as derived (spec §3.3 typo)',
+  title: 'Eq. (18) as printed vs as derived from Eq. (17) (a typo in the paper, §IV-B)',
   paper:
     'PM > 30° for Kp ∈ [1, 10⁴], Kd ∈ [10³, 10⁵]; (1, 1000) converges in ≈ 1 ms; unstable when Kp ≫ Kd (§IV-C, IV-D)',
   expected:
@@ -895,7 +895,7 @@ const checkEq18: ReproCheck = {
 
 export const rccSuite: ReproSuite = {
   algorithm: 'rcc',
-  spec: 'rcc.md',
+  spec: 'docs/algorithms/rcc.md',
   checks: [
     check1,
     check2,

@@ -1,5 +1,5 @@
 /**
- * AC5 (srcc.md §7): the NIC's reaction to CNMs, exercised on one real NIC on the virtual
+ * AC5 (docs/algorithms/srcc.md "Reproduction"): the NIC's reaction to CNMs, exercised on one real NIC on the virtual
  * scheduler with hand-made CNM and CNP frames (no switch, no receiver: the QP sends paced at
  * its rate for as long as it has data). Shared by the reproduction check and the unit tests.
  */

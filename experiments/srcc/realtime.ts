@@ -1,9 +1,9 @@
 /**
- * AC1 and AC2 again in the real-time local runtime (srcc.md §7, Profile B): one process per node
+ * AC1 and AC2 again in the real-time local runtime (docs/algorithms/srcc.md "Reproduction", Profile B): one process per node
  * on 127.x, every frame a UDP datagram, time dilated by `timeScale` (100 Gbps becomes 0.5 Mbit/s
  * at 200 000, 4 µs links 0.8 s). Measurements come from the pcaps the nodes write on their own
  * clocks: a CNM's latency is its arrival at H1 minus the departure of the data frame whose PSN it
- * echoes, both on H1's clock (no cross-node clock comparison, §2.6).
+ * echoes, both on H1's clock (no cross-node clock comparison).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * SRCC's reproduction suite: the acceptance checks AC1-AC10 of srcc.md §7 (and AC1/AC2 again in
+ * SRCC's reproduction suite: the acceptance checks AC1-AC10 (docs/algorithms/srcc.md "Reproduction"; and AC1/AC2 again in
  * the real-time local runtime), measured on the scenarios of scenarios/papers/srcc. Numbers
  * quoted as "calibration" come from the spec's packet-level calibration run and are shown for
  * comparison; the gates are the spec's criteria with its tolerances.
@@ -725,7 +725,7 @@ const ac9: ReproCheck = {
 
 export const srccSuite: ReproSuite = {
   algorithm: 'srcc',
-  spec: 'srcc.md',
+  spec: 'docs/algorithms/srcc.md',
   checks: [ac1, ac2, ac3, ac4, ac5, ac6, ac7, ac8, ac9, ac10Check, ...realtimeChecks],
 };
 

@@ -1,11 +1,11 @@
 /**
- * AC10 (srcc.md §7, paper tier, directional): SRCC + DCQCN vs DCQCN on a 4 × 2 × 8 leaf-spine
- * with Poisson traffic at load 0.8 and the §6.3 burst overlay (reading B of P19). Reported:
+ * AC10 (docs/algorithms/srcc.md "Reproduction", paper tier, directional): SRCC + DCQCN vs DCQCN on a 4 × 2 × 8 leaf-spine
+ * with Poisson traffic at load 0.8 and the burst overlay of the paper's §V-B.2 (reading B of P19). Reported:
  * XOFF frames, the ratio of HoL-blocked flows and the AFCT; the gate is the direction only.
  *
- * "HoL-blocked" (§6.4 leaves it undefined; ours): a completed flow whose data met a PFC pause
+ * "HoL-blocked" (Figs. 5(b), 6(b) leave it undefined; ours): a completed flow whose data met a PFC pause
  * while active, either at its source NIC (paused by the ToR) or at a switch hop (one of its
- * frames joined an egress queue paused by the next hop). Unlike §6.4 we do not exclude hops where
+ * frames joined an egress queue paused by the next hop). Unlike the spec's definition we do not exclude hops where
  * the flow itself was congested, so this is an upper bound of the victims.
  */
 import { join } from 'node:path';

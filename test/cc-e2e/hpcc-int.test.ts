@@ -2,7 +2,7 @@
  * HPCC INT end to end (issue 5): on a 3-switch path (leaf → spine → leaf) every data packet
  * collects one hop per switch, the receiver echoes the stack in its ACK, and the ACK's stack
  * encoded by the wire codec (Geneve option, docs/wire.md §2.1 HPCC layout) has the layout of
- * shared/vectors/int_hpcc.json with nhop, txBytes and qlen equal to the switches' state when
+ * the golden HPCC INT vector (int_hpcc.json, also read by test/wire/vectors.test.ts) with nhop, txBytes and qlen equal to the switches' state when
  * the packet left each egress port, quantised as the wire carries it (and decoding the ACK gives
  * its stack back exactly).
  */
@@ -59,7 +59,7 @@ function intBytesOnWire(pkt: Packet): Uint8Array {
   return Uint8Array.from(dg.subarray(o.dataOffset, o.dataOffset + 42));
 }
 
-describe('the layout reader matches shared/vectors/int_hpcc.json', () => {
+describe('the layout reader matches the golden HPCC INT vector (int_hpcc.json)', () => {
   const v = JSON.parse(readFileSync(VECTORS, 'utf8')) as {
     vectors: {
       name: string;

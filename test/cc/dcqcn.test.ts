@@ -90,7 +90,7 @@ describe('DCQCN pure rate functions', () => {
 });
 
 describe('DCQCN paper machine', () => {
-  it('dolce-rc.md AC3: Rc = 40, α = 0.5, one CNP → α = 0.501953125, Rc = 29.9609375, Rt = 40 (α updated first)', () => {
+  it('Dolce-RC check AC3 (docs/algorithms/dolce-rc.md): Rc = 40, α = 0.5, one CNP → α = 0.501953125, Rc = 29.9609375, Rt = 40 (α updated first)', () => {
     const r = rig(paper({ alpha0: 0.5, cutWithUpdatedAlpha: true }));
     const s = r.s as PaperState;
     s.rcBps = 40 * G;

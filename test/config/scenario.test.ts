@@ -69,7 +69,7 @@ describe('defaults', () => {
     expect(s.links).toEqual([]);
   });
 
-  it('the design §6 example loads as written', () => {
+  it("the incast-8to1 example (the short form of docs/scenario.md's) loads as written", () => {
     const s = parseScenarioText(
       `name: incast-8to1
 seed: 1

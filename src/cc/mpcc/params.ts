@@ -57,7 +57,7 @@ export const mpccParams = z.object({
     ['inflight', 'window'],
     'inflight',
     "W of Δt = S_wire·D/W (eq. A.1): inflight = max(W, payload bytes still in flight after this ACK), the thesis' " +
-      '"CWND (in-flight bytes)", which differs from W only after a cut; window = W alone (spec §3.12 pseudo-code)',
+      '"CWND (in-flight bytes)", which differs from W only after a cut; window = W alone (as in our implementation spec; docs/algorithms/mpcc.md "Deviations")',
   ),
   tauMaxSteps: intIn(4096, 1, 1 << 20, 'τ_max: history ring of past inputs (steps)'),
   baseRttNs: durationNs(

@@ -24,7 +24,7 @@ export const rccParams = z.object({
   antiWindupMode: oneOf(
     ['u', 'restart'],
     'u',
-    'What anti-windup resets: u = U only (spec §3.4 pseudo-code); restart = U and E(t−1), as at PID entry [OURS]',
+    'What anti-windup resets: u = U only (our completion of Alg. 1 of the paper); restart = U and E(t−1), as at PID entry [OURS]',
   ),
   pidLastHop: oneOf(
     ['hold', 'step'],

@@ -11,7 +11,7 @@ export const srccParams = dcqcnParams.extend({
   // ---- switch side (congestion point / notification point)
   hopDelayNs: durationNs(
     0,
-    'd, per-hop one-way base delay in Eq. 6 and tau_cnm (srcc.md P4); 0 = the largest link delay of the topology',
+    'd, per-hop one-way base delay in Eq. 6 and tau_cnm (P4 in docs/algorithms/srcc.md); 0 = the largest link delay of the topology',
   ),
   baseRttNs: durationNs(
     0,
