@@ -6,14 +6,13 @@
  * the packet left each egress port, quantised as the wire carries it (and decoding the ACK gives
  * its stack back exactly).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { TopologyNode } from '../../src/topology/model.js';
 import { decapsulate, decodeGeneveOptions, encapsulate, ROCELAB_OPTION_CLASS } from '../../src/wire/index.js';
 import { FrameKind, type IntHop, type Packet } from '../../src/wire/packet.js';
 import { makeRun } from '../runtime/helpers.js';
+import { loadVectors } from '../wire/shared.js';
 
-const VECTORS = '/work/shared/vectors/int_hpcc.json';
 const HPCC_OPTION_TYPE = 0x01;
 
 interface SlotFields {
@@ -60,7 +59,7 @@ function intBytesOnWire(pkt: Packet): Uint8Array {
 }
 
 describe('the layout reader matches the golden HPCC INT vector (int_hpcc.json)', () => {
-  const v = JSON.parse(readFileSync(VECTORS, 'utf8')) as {
+  const v = loadVectors('int_hpcc.json') as {
     vectors: {
       name: string;
       hex: string;
