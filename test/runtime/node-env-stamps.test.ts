@@ -181,6 +181,20 @@ describe('overlay retransmission: only the gap, and no resend storm', () => {
     expect(r.got.map((g) => g.split('@')[0])).toEqual([0, 1, 2, 3, 4, 5, 6].map((p) => `p0:psn${p}`));
   });
 
+  it('a wallclock receiver acknowledges what arrived, and its sender stops keeping it', async () => {
+    const r = rig();
+    rigs.push(r);
+    for (const seq of [0, 1, 2]) emitFrom(r, 0, seqd(seq, seq));
+    await new Promise((res) => setTimeout(res, 60));
+    const ackOf = (buf: Buffer) => {
+      const reader = new TrainReader();
+      return reader.reset(buf) === null ? reader.ackSeq : null;
+    };
+    const acks = r.sent.map((x) => ackOf(x.buf)).filter((a) => a !== null);
+    // One ack of the next expected sequence, then none while nothing new arrives.
+    expect(acks).toEqual([3]);
+  });
+
   it('a sender resends the gap a NACK names, and holds a repeat of the same NACK', async () => {
     const r = rig();
     rigs.push(r);
