@@ -4,7 +4,10 @@
  * of 802.1Qbb PFC. Semantics: docs/switch.md, "Shared-buffer MMU" and "PFC"; modelled on the
  * HPCC ns-3 simulator's switch MMU (headroom and reserve set aside per ingress port).
  *
- * State is flat typed arrays indexed by (ingress port · 8 + priority). The MMU decides; the
+ * State is flat typed arrays indexed by (ingress port · 8 + priority); the three numbers of one
+ * (port, priority) that every admission and release reads (its bytes, headroom bytes and XOFF
+ * flag) sit side by side in one array, one cache line instead of three on a large network where
+ * a switch's state is cold between two of its frames. The MMU decides; the
  * switch sends: `signal(port, prio, quanta)` asks for a PFC frame on `port` (quanta 0 = XON).
  */
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
@@ -14,6 +17,11 @@ import type { PfcConfig } from './api.js';
 
 const PRIOS = PFC_PRIORITIES;
 const NO_TIMER = -1;
+/** Numbers per (port, priority) in `acct`: ING, HDRM, XOFF (1 while paused) and one unused. */
+const ACCT = 4;
+const ING = 0;
+const HDRM = 1;
+const XOFF = 2;
 
 export interface MmuPort {
   rateBps: number;
@@ -43,9 +51,8 @@ export class SharedBufferMmu {
   private readonly headroomOf: Float64Array;
   private readonly alphaOf: Float64Array;
   private readonly refreshNsOf: Float64Array;
-  private readonly ingBytes: Float64Array;
-  private readonly hdrmBytes: Float64Array;
-  private readonly xoff: Uint8Array;
+  /** (port · 8 + priority) · ACCT + ING/HDRM/XOFF: bytes charged, headroom bytes, XOFF sent. */
+  private readonly acct: Float64Array;
   private readonly refreshTimers: TimerId[];
   private readonly refreshFns: (() => void)[] = [];
 
@@ -78,9 +85,7 @@ export class SharedBufferMmu {
       totalHeadroomBytes += this.headroomOf[i];
     });
     this.sharedPoolBytes = Math.max(0, bufferBytes - totalHeadroomBytes - nPorts * this.reserveBytes);
-    this.ingBytes = new Float64Array(nPorts * PRIOS);
-    this.hdrmBytes = new Float64Array(nPorts * PRIOS);
-    this.xoff = new Uint8Array(nPorts * PRIOS);
+    this.acct = new Float64Array(nPorts * PRIOS * ACCT);
     this.refreshTimers = new Array<TimerId>(nPorts * PRIOS).fill(NO_TIMER);
     for (let i = 0; i < nPorts * PRIOS; i++) {
       const p = Math.floor(i / PRIOS);
@@ -111,12 +116,12 @@ export class SharedBufferMmu {
   /** Bytes ingress (p, q) holds, headroom included. */
   ingressBytes(p: number, q: number): number {
     const i = p * PRIOS + q;
-    return this.ingBytes[i] + this.hdrmBytes[i];
+    return this.acct[i * ACCT + ING] + this.acct[i * ACCT + HDRM];
   }
 
   /** Ingress (p, q) has asked its peer to pause. */
   inXoff(p: number, q: number): boolean {
-    return this.xoff[p * PRIOS + q] === 1;
+    return this.acct[(p * PRIOS + q) * ACCT + XOFF] === 1;
   }
 
   /** Charge s bytes to ingress (p, q): reserve, then shared up to the threshold, then headroom. */
@@ -124,7 +129,7 @@ export class SharedBufferMmu {
     if (this.usedBytes + s > this.bufferBytes) return false;
     const i = p * PRIOS + q;
     const reserve = this.reserveBytes;
-    const before = this.ingBytes[i];
+    const before = this.acct[i * ACCT + ING];
     const sharedBefore = before > reserve ? before - reserve : 0;
     const sharedAfter = before + s > reserve ? before + s - reserve : 0;
     const toShared = sharedAfter - sharedBefore;
@@ -132,18 +137,18 @@ export class SharedBufferMmu {
       toShared === 0 ||
       (sharedAfter <= this.xoffThreshold(p) && this.sharedUsedBytes + toShared <= this.sharedPoolBytes)
     ) {
-      this.ingBytes[i] = before + s;
+      this.acct[i * ACCT + ING] = before + s;
       this.sharedUsedBytes += toShared;
-    } else if (this.pfcOn && this.hdrmBytes[i] + s <= this.headroomOf[p]) {
-      this.hdrmBytes[i] += s;
+    } else if (this.pfcOn && this.acct[i * ACCT + HDRM] + s <= this.headroomOf[p]) {
+      this.acct[i * ACCT + HDRM] += s;
     } else {
       return false;
     }
     this.usedBytes += s;
     if (
       this.pfcOn &&
-      this.xoff[i] === 0 &&
-      (this.hdrmBytes[i] > 0 || this.sharedOf(i) >= this.xoffThreshold(p))
+      this.acct[i * ACCT + XOFF] === 0 &&
+      (this.acct[i * ACCT + HDRM] > 0 || this.sharedOf(i) >= this.xoffThreshold(p))
     )
       this.setXoff(p, q);
     return true;
@@ -153,45 +158,45 @@ export class SharedBufferMmu {
   release(p: number, q: number, s: number): void {
     const i = p * PRIOS + q;
     let rest = s;
-    const h = this.hdrmBytes[i];
+    const h = this.acct[i * ACCT + HDRM];
     if (h > 0) {
       const take = Math.min(h, rest);
-      this.hdrmBytes[i] = h - take;
+      this.acct[i * ACCT + HDRM] = h - take;
       rest -= take;
     }
     if (rest > 0) {
       const reserve = this.reserveBytes;
-      const before = this.ingBytes[i];
+      const before = this.acct[i * ACCT + ING];
       const after = before - rest;
-      this.ingBytes[i] = after;
+      this.acct[i * ACCT + ING] = after;
       this.sharedUsedBytes -=
         (before > reserve ? before - reserve : 0) - (after > reserve ? after - reserve : 0);
     }
     this.usedBytes -= s;
-    if (this.xoff[i] === 1 && this.xonReady(p, i)) this.setXon(p, q);
+    if (this.acct[i * ACCT + XOFF] === 1 && this.xonReady(p, i)) this.setXon(p, q);
   }
 
   private sharedOf(i: number): number {
-    const b = this.ingBytes[i];
+    const b = this.acct[i * ACCT + ING];
     return b > this.reserveBytes ? b - this.reserveBytes : 0;
   }
 
   private xonReady(p: number, i: number): boolean {
-    if (this.hdrmBytes[i] > 0) return false;
+    if (this.acct[i * ACCT + HDRM] > 0) return false;
     const shared = this.sharedOf(i);
     return shared === 0 || shared + this.resumeOffsetBytes <= this.xoffThreshold(p);
   }
 
   private setXoff(p: number, q: number): void {
     const i = p * PRIOS + q;
-    this.xoff[i] = 1;
+    this.acct[i * ACCT + XOFF] = 1;
     this.refreshTimers[i] = this.env.setTimer(this.env.now() + this.refreshNsOf[p], this.refreshFns[i]);
     this.signal(p, q, this.pauseQuanta);
   }
 
   private setXon(p: number, q: number): void {
     const i = p * PRIOS + q;
-    this.xoff[i] = 0;
+    this.acct[i * ACCT + XOFF] = 0;
     if (this.refreshTimers[i] !== NO_TIMER) {
       this.env.cancelTimer(this.refreshTimers[i]);
       this.refreshTimers[i] = NO_TIMER;
@@ -203,7 +208,7 @@ export class SharedBufferMmu {
   private onRefresh(p: number, q: number): void {
     const i = p * PRIOS + q;
     this.refreshTimers[i] = NO_TIMER;
-    if (this.xoff[i] === 0) return;
+    if (this.acct[i * ACCT + XOFF] === 0) return;
     if (this.xonReady(p, i)) {
       this.setXon(p, q);
       return;
