@@ -100,6 +100,12 @@ interface RxQp {
   fromPeer: boolean;
   /** Receiver completions seen, by message ordinal on the QP (flow ordinal when announced: rxDone). */
   completedOrdinals: OrdinalSet;
+  /**
+   * The delivery report of message `repHead` (-1: none looked up yet): every data frame of a
+   * message adds to the same report, so it is looked up once per message, not once per frame.
+   */
+  repHead: number;
+  rep: NodeRxReport | undefined;
 }
 
 export interface HostAppEvents {
@@ -217,6 +223,8 @@ export class HostApp {
       announced: fromPeer,
       fromPeer,
       completedOrdinals: new OrdinalSet(),
+      repHead: -1,
+      rep: undefined,
     };
     const i = qp.dstQpn - FIRST_QPN;
     while (this.rxQps.length <= i) this.rxQps.push(undefined);
@@ -428,7 +436,11 @@ export class HostApp {
       }
       const size = rx.msgBytes[rx.head];
       const take = Math.min(bytes, size - rx.inHead);
-      const r = this.rxByFlow.get(rx.msgFlow[rx.head]);
+      if (rx.repHead !== rx.head) {
+        rx.repHead = rx.head;
+        rx.rep = this.rxByFlow.get(rx.msgFlow[rx.head]);
+      }
+      const r = rx.rep;
       if (r !== undefined) r.deliveredBytes += take;
       rx.inHead += take;
       bytes -= take;
