@@ -33,36 +33,51 @@ export interface LinkLoss {
 }
 
 export class Link implements ArrivalSink {
+  // Field order is memory order: what an arrival reads first, then what a send reads, so a link
+  // that is cold by the time its frame arrives (a large network) costs one or two cache lines.
   /** Frames on the wire; they wait in the delay class's ring (engine-scheduler.ts). */
   private count = 0;
-  /** Frames lost on this link (loss model or drop filter). */
-  lost = 0;
-  txFrames = 0;
-  txBytes = 0;
   peer: NodeFirmware | null = null;
-  lossRate = 0;
-  lossRng: Rng | null = null;
-  /** Bit k set: frames of FrameKind k may be lost. */
-  lossKindMask = 0xff;
-  drop: DropFilter | null = null;
-  rxTap: NonNullable<LinkTap['onRx']> | null = null;
-  txTap: NonNullable<LinkTap['onTx']> | null = null;
+  readonly peerPort: number;
   /** Runtime accounting of frames into a host (installed on host-facing links only). */
   hostRx: ((host: TopologyNode, pkt: Packet) => void) | null = null;
-
+  rxTap: NonNullable<LinkTap['onRx']> | null = null;
   private readonly cls: DelayClass;
+  readonly delayNs: number;
+  /** Order of this link's arrivals among others due at the same instant (equalTimeKey). */
+  private readonly orderKey: number;
+  private readonly sched: EngineScheduler;
+  txFrames = 0;
+  txBytes = 0;
+  txTap: NonNullable<LinkTap['onTx']> | null = null;
+  lossRng: Rng | null = null;
+  drop: DropFilter | null = null;
+  lossRate = 0;
+  /** Bit k set: frames of FrameKind k may be lost. */
+  lossKindMask = 0xff;
+  /** Frames lost on this link (loss model or drop filter). */
+  lost = 0;
+  readonly from: TopologyNode;
+  readonly port: number;
+  readonly to: TopologyNode;
 
   constructor(
-    private readonly sched: EngineScheduler,
-    readonly from: TopologyNode,
-    readonly port: number,
-    readonly to: TopologyNode,
-    readonly peerPort: number,
-    readonly delayNs: number,
-    /** Order of this link's arrivals among others due at the same instant (equalTimeKey). */
-    private readonly orderKey = 0,
+    sched: EngineScheduler,
+    from: TopologyNode,
+    port: number,
+    to: TopologyNode,
+    peerPort: number,
+    delayNs: number,
+    orderKey = 0,
   ) {
+    this.peerPort = peerPort;
     this.cls = sched.delayClass(delayNs);
+    this.delayNs = delayNs;
+    this.orderKey = orderKey;
+    this.sched = sched;
+    this.from = from;
+    this.port = port;
+    this.to = to;
   }
 
   /** Called by the delay class when this link's oldest frame is due. */
