@@ -14,7 +14,6 @@
 import type { FirmwareEnv } from '../src/env/env.js';
 import type { SwitchTrace } from '../src/env/trace.js';
 import { PfcOutbox, PfcPause } from '../src/port/pfc.js';
-import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
 import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
 import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
@@ -27,6 +26,7 @@ import type { EcnConfig, PortCounters, Switch, SwitchConfig, SwitchCounters } fr
 import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
+import { FrameQueue } from './frame-queue.js';
 import { SharedBufferMmu } from './mmu.js';
 import { RouteLookup } from './route-lookup.js';
 
@@ -46,7 +46,7 @@ function lowestBit(x: number): number {
 /** An egress port: its transmitter (TxPort), its eight queues, PFC state and counters. */
 class Port extends TxPort {
   /** Queue q: frames, each with its ingress port beside it (-1 for CP frames) for the MMU. */
-  readonly queues: Ring<Packet>[] = [];
+  readonly queues: FrameQueue[] = [];
   readonly queueBytesOf = new Float64Array(PRIOS);
   queueBytes = 0;
   /** Bit q set when queue q holds a frame. */
@@ -88,7 +88,7 @@ class Port extends TxPort {
     controlPrio: number,
   ) {
     super(env, rateBps);
-    for (let q = 0; q < PRIOS; q++) this.queues.push(new Ring<Packet>());
+    for (let q = 0; q < PRIOS; q++) this.queues.push(new FrameQueue());
     this.pause = new PfcPause(env, rateBps, 1 << controlPrio);
     this.ecnOn = ecn.enabled !== false;
     this.kminBytes = ecn.kminBytes;
@@ -374,7 +374,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     let q = port.drrQueue;
     for (;;) {
       if ((eligible >>> q) & 1) {
-        const size = port.queues[q].peek()!.sizeBytes;
+        const size = port.queues[q].peek().sizeBytes;
         if (size <= port.deficitBytes[q]) {
           port.deficitBytes[q] -= size;
           return q;
@@ -433,8 +433,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   function dequeue(port: Port, q: number): Packet {
     const ring = port.queues[q];
-    const inPort = ring.peekKey();
-    const pkt = ring.shift()!;
+    const inPort = ring.peekInPort();
+    const pkt = ring.shift();
     if (ring.length === 0) {
       port.nonEmptyMask &= ~(1 << q);
       port.deficitBytes[q] = 0;
