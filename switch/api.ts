@@ -105,6 +105,12 @@ export interface SwitchConfig {
   activeFlowForgetAtEnd?: boolean;
   /** (optional) false: do not stamp INT hops (packets keep their stack unchanged). Default true. */
   int?: boolean;
+  /**
+   * (optional) HPCC's INT_MULTI: HPCC-layout hops are stamped as the wire carries them in units of
+   * 128·N (txBytes) and 80·N (qlen) bytes (docs/wire.md "INT stacks"). The run's one value
+   * (RunSetup.intMulti), which the real runtime also encodes and decodes with. Default 1.
+   */
+  intMulti?: number;
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */

@@ -126,6 +126,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const flowMinBytes = Math.max(0, config.activeFlowMinBytes ?? 0);
   const flowForgetAtEnd = config.activeFlowForgetAtEnd === true;
   const intOn = config.int !== false;
+  const intMulti = config.intMulti ?? 1;
   const hooks: SwitchTrace | null = config.trace ?? null;
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
@@ -481,12 +482,12 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       activeFlows: port.flows !== null ? port.flows.count(now) : 0,
     };
     // The hop as the wire carries it (docs/wire.md, "INT stacks"), so virtual time sees what a real run
-    // decodes; the real runtime encodes HPCC's stack with INT_MULTI 1, the quantizer's default.
+    // decodes with the run's INT_MULTI (the one the real runtime encodes HPCC's stack with).
     if (st.layout === 'mpcc') {
       // MPCC stops writing after five hops (docs/wire.md, "MPCC block"); nhop still counts.
       if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
     } else {
-      const hop = quantizeHpccHop(raw);
+      const hop = quantizeHpccHop(raw, intMulti);
       // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (docs/wire.md, "INT stacks").
       const slot = st.nhop % INT_MAX_HOPS;
       if (slot < st.hops.length) st.hops[slot] = hop;

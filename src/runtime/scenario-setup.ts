@@ -25,6 +25,11 @@ export interface RunSetup {
   workload: Workload;
   /** CC of every host (after a run-wide override). */
   ccByHost: Map<string, CcSpec>;
+  /**
+   * HPCC's INT_MULTI of the run: switches stamp HPCC-layout INT in its units and the real runtime
+   * encodes and decodes the stack with it (docs/wire.md "INT stacks"); 1 when no host reads HPCC INT.
+   */
+  intMulti: number;
   /** Things the run should report (e.g. switch-side logic that is not available). */
   warnings: string[];
   nicConfig(node: TopologyNode, base: Pick<NicConfig, 'name' | 'ip' | 'port'>): Omit<NicConfig, 'observer'>;
@@ -156,6 +161,30 @@ function requestedActiveFlows(
   };
 }
 
+/**
+ * The one INT_MULTI of a run. It is a property of the wire, not of a host: every algorithm that
+ * reads the HPCC INT layout must decode with the multiplier the switches stamp with, so hosts
+ * whose algorithms ask for different ones (or for one below 1, which no wire unit can be) are
+ * refused rather than one of them being reinterpreted.
+ */
+function runIntMulti(ccByHost: Map<string, CcSpec>): number {
+  const askedBy = new Map<number, string>();
+  for (const c of new Set(ccByHost.values())) {
+    const f = c.algorithm.rp.features;
+    if ((typeof f === 'function' ? f(c.params) : f).int !== 'hpcc') continue;
+    const v = (c.params as { intMulti?: unknown }).intMulti;
+    const multi = typeof v === 'number' ? v : 1;
+    if (!(Number.isInteger(multi) && multi >= 1))
+      throw new ConfigError(`cc.${c.name}.intMulti`, `must be an integer >= 1, got ${multi}`);
+    if (!askedBy.has(multi)) askedBy.set(multi, c.name);
+  }
+  if (askedBy.size > 1) {
+    const asks = [...askedBy].map(([m, name]) => `${name} ${m}`).join(', ');
+    throw new ConfigError('cc', `hosts read HPCC INT with different intMulti (${asks}); a run has one`);
+  }
+  return askedBy.size === 1 ? [...askedBy.keys()][0] : 1;
+}
+
 export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
   return asConfigError(() => {
     const s = scenario;
@@ -181,6 +210,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     for (const h of topo.hosts) ccByHost.set(h.name, ccSpec(opts.cc ?? nicFor(s, h.name).cc));
     // A cc section for an algorithm no host runs is still checked, so typos do not pass silently.
     for (const name of Object.keys(s.cc)) ccSpec(name);
+    const intMulti = runIntMulti(ccByHost);
     const warnings: string[] = [];
     const cp: SwitchCpFactory[] = [];
     const cpNames = new Set<string>();
@@ -234,6 +264,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       routes,
       workload,
       ccByHost,
+      intMulti,
       warnings,
       nicConfig(node, base) {
         const n = nicFor(s, node.name);
@@ -274,6 +305,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           // salt everywhere would polarise a fat-tree (an agg picks the core its ToR's hash picked).
           ecmpSeed: node.index + 1,
           int: sw.int,
+          intMulti,
           ...(flowWindowNs !== undefined ? { activeFlowWindowNs: flowWindowNs } : {}),
           ...(flowMinBytes !== undefined ? { activeFlowMinBytes: flowMinBytes } : {}),
           ...(flowForgetAtEnd ? { activeFlowForgetAtEnd: true } : {}),

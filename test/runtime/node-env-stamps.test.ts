@@ -1,6 +1,7 @@
 /**
  * RealNodeEnv's receive delay lines (docs/realtime.md "Propagation delay and arrival stamps"),
- * driven with a fake socket and a clock that moves only when the test says so.
+ * and the INT_MULTI it codes HPCC INT with, driven with a fake socket and a clock that moves only
+ * when the test says so.
  */
 
 import type { Socket } from 'node:dgram';
@@ -12,9 +13,10 @@ import { EventTimers } from '../../src/runtime/real/event-timers.js';
 import { RealNodeEnv } from '../../src/runtime/real/node-env.js';
 import { RealClock } from '../../src/time/real-clock.js';
 import type { Topology, TopologyNode } from '../../src/topology/model.js';
-import { encapsulate, readArrivalNs } from '../../src/wire/encap.js';
+import { decapsulate, encapsulate, readArrivalNs } from '../../src/wire/encap.js';
+import { quantizeHpccHop } from '../../src/wire/int-hpcc.js';
 import { Opcode } from '../../src/wire/opcodes.js';
-import { FrameKind, type Packet } from '../../src/wire/packet.js';
+import { FrameKind, type IntHop, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js';
@@ -22,7 +24,7 @@ import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
 /** A switch-like node with two ports (peers a and b, 1 µs links) and a fake UDP socket. */
-function rig() {
+function rig(opts: { intMulti?: number } = {}) {
   let realNs = 1e9;
   const clock = new RealClock({ timeScale: 1, epochRealNs: 1e9, source: () => realNs });
   const timers = new EventTimers(clock);
@@ -56,11 +58,14 @@ function rig() {
     rng: createRng(1),
     log: nullLogger,
     preciseNow: () => clock.now(),
+    ...opts,
   });
   const got: string[] = [];
+  const received: Packet[] = [];
   env.attach({
     receive(port: number, pkt: Packet) {
       got.push(`p${port}:psn${pkt.psn}@${timers.now()}`);
+      received.push(pkt);
     },
   } as never);
   const deliver = (peer: number, psn: number, arrivalNs: number) =>
@@ -74,6 +79,7 @@ function rig() {
     timers,
     sent,
     got,
+    received,
     deliver,
     advance(ns: number) {
       realNs += ns;
@@ -151,6 +157,43 @@ describe('arrival stamps: receive delay lines', () => {
     expect(reader.reset(r.sent[0].buf)).toBeNull();
     expect(reader.count).toBe(2);
     expect(reader.linkSeq).toBe(0);
+  });
+});
+
+describe("HPCC INT in the run's INT_MULTI (RunSetup.intMulti)", () => {
+  // Past the 2^27-byte wrap of INT_MULTI 1, so decoding in the wrong units cannot pass by chance.
+  const hop: IntHop = {
+    lineRateBps: 100e9,
+    timeNs: 5000,
+    txBytes: 3 * 2 ** 28 + 512 * 7,
+    qlenBytes: 320 * 9,
+    activeFlows: 0,
+  };
+  const withInt = (psn: number) => {
+    const p = dataPkt(psn);
+    p.int = { layout: 'hpcc', nhop: 1, hops: [{ ...hop }] };
+    return p;
+  };
+  const want = { layout: 'hpcc', nhop: 1, hops: [quantizeHpccHop(hop, 4)] };
+
+  it('decodes received stacks and encodes sent ones with intMulti 4', async () => {
+    const r = rig({ intMulti: 4 });
+    rigs.push(r);
+    r.socket.emit('message', encapsulate(withInt(1), { vni: 0, arrivalNs: 300, intMulti: 4 }), {
+      address: PEERS[0],
+      port: 6081,
+    });
+    r.advance(1000);
+    r.timers.runDue();
+    expect(r.received.map((p) => p.int)).toEqual([want]);
+
+    r.env.send(1, withInt(2));
+    await new Promise((res) => setImmediate(res));
+    const reader = new TrainReader();
+    expect(reader.reset(r.sent[0].buf)).toBeNull();
+    const back = decapsulate(reader.packet(0), { intMulti: 4 });
+    if ('code' in back) throw new Error(back.message);
+    expect(back.int).toEqual(want);
   });
 });
 

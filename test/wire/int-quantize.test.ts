@@ -8,6 +8,7 @@ import { decapsulate, encapsulate } from '../../src/wire/encap.js';
 import { quantizeHpccHop, readHpccHop, writeHpccHop } from '../../src/wire/int-hpcc.js';
 import { quantizeMpccHop } from '../../src/wire/int-mpcc.js';
 import { FrameKind, type IntHop, type IntStack } from '../../src/wire/packet.js';
+import { TrainReader, TrainWriter } from '../../src/wire/train.js';
 import { arbPacket } from './arbitraries.js';
 
 /** Any number: realistic counters, fractions, negatives, huge values, NaN, ±Infinity, −0. */
@@ -94,6 +95,41 @@ describe('quantizeHpccHop', () => {
         },
       ),
       { numRuns: 1500 },
+    );
+  });
+
+  it("a train's round trip with INT_MULTI 4 (the real runtime's TrainWriter and TrainReader) gives the quantised hops", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            arbPacket({ telemetry: true, kinds: [FrameKind.Data], maxPayloadBytes: 64 }),
+            stackOf('hpcc'),
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (frames) => {
+          const w = new TrainWriter({ maxDatagramBytes: 65_507, intMulti: 4 });
+          w.begin(5, 0);
+          for (const [pkt, st] of frames) {
+            pkt.int = st;
+            expect(w.append(pkt, 1000)).toBe(true);
+          }
+          const r = new TrainReader();
+          expect(r.reset(w.finish(2000))).toBeNull();
+          expect(r.count).toBe(frames.length);
+          for (const [i, [, st]] of frames.entries()) {
+            const back = decapsulate(r.packet(i), { intMulti: 4 });
+            if ('code' in back) throw new Error(back.message);
+            expect(back.int).toEqual({
+              layout: 'hpcc',
+              nhop: st.nhop,
+              hops: st.hops.map((h) => quantizeHpccHop(h, 4)),
+            });
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

@@ -50,7 +50,7 @@ export const hpccParams = z.object({
   pacing: bool(true, 'RATE_BOUND: pace packets at the computed rate R (false: line rate, window only)'),
   intMulti: int(
     1,
-    'INT_MULTI: txBytes/qlen units are 128·N / 80·N bytes; sets the txBytes wrap (2^20·128·N). Must match the runtime encoding',
+    'INT_MULTI: txBytes/qlen units are 128·N / 80·N bytes; sets the txBytes wrap (2^20·128·N); switches stamp and real nodes code INT with the same N (>= 1)',
   ),
 });
 

@@ -22,6 +22,7 @@ import type { Topology, TopologyNode } from '../../topology/model.js';
 import {
   createDecapsulatedMeta,
   type DecapsulatedMeta,
+  type DecapsulateOptions,
   decapsulate,
   decapsulateVxlan,
   encapsulate,
@@ -30,7 +31,6 @@ import {
   PROMISE_OPTION_BYTES,
   type PromiseTrailer,
 } from '../../wire/encap.js';
-import type { DecodeOptions } from '../../wire/frame.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
 import {
   encodeControl,
@@ -79,6 +79,11 @@ export interface NodeEnvOptions {
   preciseNow(): number;
   /** Check the ICRC of received frames (default true). */
   verifyIcrc?: boolean;
+  /**
+   * HPCC's INT_MULTI the run's switches stamp with (RunSetup.intMulti): HPCC INT stacks are
+   * encoded and decoded in its units (docs/wire.md "INT stacks"). Default 1.
+   */
+  intMulti?: number;
   /**
    * Forward received RoCEv2 frames in place: keep their bytes and patch only what a switch changes
    * instead of encoding them again (docs/wire.md "Forwarding in place"; default false).
@@ -244,7 +249,8 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly ingress = new Map<string, PortLink[]>();
   /** Fallback by IP alone (a peer that sends from another UDP port than it listens on). */
   private readonly ingressByIp = new Map<string, PortLink[]>();
-  private readonly decodeOpts: DecodeOptions;
+  private readonly decodeOpts: DecapsulateOptions;
+  private readonly intMulti: number;
   /** Filled by each Geneve decapsulate: the datagram's arrival stamp, read in the same option walk. */
   private readonly rxMeta: DecapsulatedMeta = createDecapsulatedMeta();
   private packetIds = 0;
@@ -270,7 +276,9 @@ export class RealNodeEnv implements FirmwareEnv {
     this.log = opts.log;
     this.preciseNow = opts.preciseNow;
     this.arrivalStamps = opts.arrivalStamps ?? true;
+    this.intMulti = opts.intMulti ?? 1;
     this.decodeOpts = {
+      intMulti: this.intMulti,
       payload: 'drop',
       verifyIcrc: opts.verifyIcrc ?? true,
       keepWire: opts.forwardInPlace === true,
@@ -300,7 +308,12 @@ export class RealNodeEnv implements FirmwareEnv {
     this.trains = this.stampsOut && opts.trains !== false;
     const maxDatagramBytes = opts.maxDatagramBytes ?? 1472;
     this.writers = this.links.map(
-      () => new TrainWriter({ maxDatagramBytes, reserveEndBound: this.lockstep !== null }),
+      () =>
+        new TrainWriter({
+          maxDatagramBytes,
+          intMulti: this.intMulti,
+          reserveEndBound: this.lockstep !== null,
+        }),
     );
     this.seqOut = new Uint32Array(this.links.length);
     this.seqIn = new Float64Array(this.links.length).fill(-1);
@@ -475,7 +488,9 @@ export class RealNodeEnv implements FirmwareEnv {
     if (this.overlay !== 'geneve') return encapsulateVxlan(pkt, { vni: port });
     return encapsulate(
       pkt,
-      this.stampsOut ? { vni: port, arrivalNs, linkSeq: this.nextSeq(port) } : { vni: port },
+      this.stampsOut
+        ? { vni: port, intMulti: this.intMulti, arrivalNs, linkSeq: this.nextSeq(port) }
+        : { vni: port, intMulti: this.intMulti },
     );
   }
 

@@ -451,6 +451,7 @@ export class RealNode {
       log,
       preciseNow: this.preciseNow,
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
+      intMulti: this.setup.intMulti,
       forwardInPlace: cfg.forwardInPlace && this.me.kind === 'switch',
       arrivalStamps: cfg.arrivalStamps,
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
