@@ -114,7 +114,6 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
     loss: opts.loss,
     drop: opts.drop,
     tap: pcap?.tap,
-    warnings: setup.warnings,
     trace: opts.trace,
     probes: s.probes,
   });

@@ -30,8 +30,6 @@ export interface RunSetup {
    * encodes and decodes the stack with it (docs/wire.md "INT stacks"); 1 when no host reads HPCC INT.
    */
   intMulti: number;
-  /** Things the run should report (e.g. switch-side logic that is not available). */
-  warnings: string[];
   nicConfig(node: TopologyNode, base: Pick<NicConfig, 'name' | 'ip' | 'port'>): Omit<NicConfig, 'observer'>;
   switchConfig(
     node: TopologyNode,
@@ -211,7 +209,6 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     // A cc section for an algorithm no host runs is still checked, so typos do not pass silently.
     for (const name of Object.keys(s.cc)) ccSpec(name);
     const intMulti = runIntMulti(ccByHost);
-    const warnings: string[] = [];
     const cp: SwitchCpFactory[] = [];
     const cpNames = new Set<string>();
     for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {
@@ -265,7 +262,6 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       workload,
       ccByHost,
       intMulti,
-      warnings,
       nicConfig(node, base) {
         const n = nicFor(s, node.name);
         return {

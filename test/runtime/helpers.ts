@@ -50,7 +50,6 @@ export function makeRun(
     drop: o.drop,
     tap: o.tap,
     directPeers: o.directPeers,
-    warnings: setup.warnings,
   });
   return { run, setup };
 }
