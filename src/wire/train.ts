@@ -73,10 +73,23 @@ function checkU32(name: string, v: number): void {
     throw new WireEncodeError(`${name} ${v} is not a u32`);
 }
 
-/** Writes the trailer's options at `p`; returns the end. */
+/** Throws WireEncodeError for a trailer the wire cannot carry (an ack that is not a u32, a NaN). */
+function checkTrailer(t: PromiseTrailer): void {
+  if (t.ackSeq !== undefined) checkU32('ackSeq', t.ackSeq);
+  if (Number.isNaN(t.endBoundNs))
+    throw new WireEncodeError(`option type 0x${OptionType.EndBound.toString(16)} is NaN`);
+  if (Number.isNaN(t.heardNs))
+    throw new WireEncodeError(`option type 0x${OptionType.Heard.toString(16)} is NaN`);
+}
+
+/**
+ * Writes the trailer's options (Ack, EndBound, Heard: trailerBytes(t) bytes) at `p`, right after
+ * the promise they ride with, in a control packet and in a train's last packet alike; returns the
+ * end. Checks the whole trailer before writing any of it.
+ */
 function writeTrailer(buf: Uint8Array, p: number, t: PromiseTrailer): number {
+  checkTrailer(t);
   if (t.ackSeq !== undefined) {
-    checkU32('ackSeq', t.ackSeq);
     p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, OptionType.Ack, 4);
     writeU32(buf, p, t.ackSeq);
     p += 4;
@@ -86,7 +99,6 @@ function writeTrailer(buf: Uint8Array, p: number, t: PromiseTrailer): number {
     [OptionType.Heard, t.heardNs],
   ] as const) {
     if (v === undefined) continue;
-    if (Number.isNaN(v)) throw new WireEncodeError(`option type 0x${type.toString(16)} is NaN`);
     p += writeGeneveOptionHeader(buf, p, ROCELAB_OPTION_CLASS, type, 8);
     writeF64(buf, p, v);
     p += 8;
@@ -258,7 +270,8 @@ export class TrainWriter {
     if (chain > 0) {
       const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
       const innerBytes = this.used - innerOff;
-      this.insertOption(innerOff, OptionType.TrainLen, 4);
+      this.openOptions(innerOff, U32_OPTION_BYTES);
+      writeGeneveOptionHeader(this.scratch, innerOff, ROCELAB_OPTION_CLASS, OptionType.TrainLen, 4);
       writeU32(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, innerBytes);
     }
     this.used = at + written;
@@ -269,14 +282,12 @@ export class TrainWriter {
   }
 
   /**
-   * Opens room for an option of the last packet at `at` (the end of its options) by moving its
-   * inner frame, which ends at this.used, up; writes the option header (the caller writes the data).
+   * Opens `n` bytes of option room in the last packet at `at` (the end of its options) by moving
+   * its inner frame, which ends at this.used, up; the caller writes the options.
    */
-  private insertOption(at: number, type: number, dataBytes: number): void {
-    const n = GENEVE_OPTION_HEADER_BYTES + dataBytes;
+  private openOptions(at: number, n: number): void {
     const buf = this.scratch;
     buf.copyWithin(at + n, at, this.used);
-    writeGeneveOptionHeader(buf, at, ROCELAB_OPTION_CLASS, type, dataBytes);
     this.lastOptBytes += n;
     buf[this.lastOff] = (buf[this.lastOff] & 0xc0) | (this.lastOptBytes >>> 2);
     this.used += n;
@@ -297,42 +308,32 @@ export class TrainWriter {
       this.open = false;
       return encodeControl({ vni: this.opts.vni, promiseNs, linkSeq: this.linkSeq, ...trailer });
     }
-    if (promiseNs !== undefined && trailerBytes(trailer) > 0) {
-      if (findOption(this.scratch, this.lastOff, OptionType.Promise, 8) >= 0)
-        throw new WireEncodeError(
-          'a trailer goes with the promise finish() writes, not one appended with a frame',
-        );
-      if (!this.canCarry(PROMISE_OPTION_BYTES + trailerBytes(trailer)))
-        throw new WireEncodeError(
-          'no room for a promise and its trailer in the last packet: its Geneve options are full',
-        );
-      for (const [type, v] of [
-        [OptionType.Heard, trailer.heardNs],
-        [OptionType.EndBound, trailer.endBoundNs],
-      ] as const) {
-        if (v === undefined) continue;
-        if (Number.isNaN(v)) throw new WireEncodeError(`option type 0x${type.toString(16)} is NaN`);
-        const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
-        this.insertOption(innerOff, type, 8);
-        writeF64(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, v);
+    if (promiseNs !== undefined) {
+      const tBytes = trailerBytes(trailer);
+      const had = findOption(this.scratch, this.lastOff, OptionType.Promise, 8);
+      if (had >= 0) {
+        if (tBytes > 0)
+          throw new WireEncodeError(
+            'a trailer goes with the promise finish() writes, not one appended with a frame',
+          );
+        // the last frame was appended with a promise: the newer one replaces it
+        writeF64(this.scratch, had, promiseNs);
+      } else {
+        if (!this.canCarry(PROMISE_OPTION_BYTES + tBytes))
+          throw new WireEncodeError(
+            tBytes > 0
+              ? 'no room for a promise and its trailer in the last packet: its Geneve options are full'
+              : 'no room for a promise in the last packet: its Geneve options are full',
+          );
+        // Checked before the frame moves, so a refused trailer leaves the datagram as it was.
+        checkTrailer(trailer);
+        // The promise, then its trailer, as in a control packet (encodeControlInto).
+        const at = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
+        this.openOptions(at, PROMISE_OPTION_BYTES + tBytes);
+        const p = at + writeGeneveOptionHeader(this.scratch, at, ROCELAB_OPTION_CLASS, OptionType.Promise, 8);
+        writeF64(this.scratch, p, promiseNs);
+        writeTrailer(this.scratch, p + 8, trailer);
       }
-      if (trailer.ackSeq !== undefined) {
-        checkU32('ackSeq', trailer.ackSeq);
-        const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
-        this.insertOption(innerOff, OptionType.Ack, 4);
-        writeU32(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, trailer.ackSeq);
-      }
-    }
-    const had = promiseNs === undefined ? -1 : findOption(this.scratch, this.lastOff, OptionType.Promise, 8);
-    if (had >= 0) {
-      // the last frame was appended with a promise: the newer one replaces it
-      writeF64(this.scratch, had, promiseNs!);
-    } else if (promiseNs !== undefined) {
-      if (this.lastOptBytes + PROMISE_OPTION_BYTES > GENEVE_MAX_OPTIONS_BYTES)
-        throw new WireEncodeError('no room for a promise in the last packet: its Geneve options are full');
-      const innerOff = this.lastOff + GENEVE_HEADER_BYTES + this.lastOptBytes;
-      this.insertOption(innerOff, OptionType.Promise, 8);
-      writeF64(this.scratch, innerOff + GENEVE_OPTION_HEADER_BYTES, promiseNs);
     }
     const out = Buffer.allocUnsafe(this.used);
     this.scratch.copy(out, 0, 0, this.used);
