@@ -2,23 +2,22 @@
  * `rocelab compare <scenario.yaml> --cc a,b[,…]`: the same scenario and seed once per algorithm,
  * then compare.json, report.html and the summaries side by side (docs/cli.md).
  */
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Scenario } from '../config/scenario.js';
 import type { Results } from '../stats/results.js';
-import { noExtraArgs, parseCommandArgs, println, UsageError } from './args.js';
+import { type ArgValues, UsageError } from './args.js';
 import { type CliIo, runnerOf } from './io.js';
 import {
-  aboutFile,
   checkAlgorithms,
-  collectOverrides,
   fullResults,
   loadFor,
-  parseRuntime,
-  parseSeed,
+  outDirOf,
   progressFor,
   RUN_OPTIONS_HELP,
   readResults,
+  runArgsOf,
   SCENARIO_FLAGS,
+  scenarioCommand,
 } from './scenario-args.js';
 
 export const COMPARE_HELP = `Usage: rocelab compare <scenario.yaml> --cc a,b[,c…] [options]
@@ -35,16 +34,10 @@ ${RUN_OPTIONS_HELP.replace(/ {2}--cc NAME[^\n]*\n/, '  --cc a,b,…        the a
 
 const FLAGS = { ...SCENARIO_FLAGS, 'set-for': { type: 'string', multiple: true } } as const;
 
-export async function compareCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('compare', FLAGS, argv);
-  if (values.help === true) {
-    println(io, COMPARE_HELP);
-    return 0;
-  }
-  const file = positionals[0];
-  if (file === undefined) throw new UsageError('compare needs a scenario file (rocelab compare FILE)');
-  noExtraArgs('compare', positionals, 1);
-  return aboutFile(file, () => compare(file, values, io));
+export function compareCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  return scenarioCommand('compare', FLAGS, COMPARE_HELP, argv, io, (file, values) =>
+    compare(file, values, io),
+  );
 }
 
 /**
@@ -66,9 +59,8 @@ function parseSetFor(items: string[] | undefined, ccList: readonly string[]): Ma
   return byCc;
 }
 
-async function compare(file: string, values: Record<string, unknown>, io: CliIo): Promise<number> {
-  const runtime = parseRuntime(values.runtime as string | undefined);
-  const seed = parseSeed(values.seed as string | undefined);
+async function compare(file: string, values: ArgValues, io: CliIo): Promise<number> {
+  const { runtime, seed, overrides, json } = runArgsOf(io, values);
   const ccList = ((values.cc as string | undefined) ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -78,8 +70,6 @@ async function compare(file: string, values: Record<string, unknown>, io: CliIo)
   const dup = ccList.find((c, i) => ccList.indexOf(c) !== i);
   if (dup !== undefined) throw new UsageError(`--cc lists ${dup} twice`);
 
-  const overrides = collectOverrides(io.env, values.set as string[] | undefined);
-  if (seed !== undefined) overrides.push(`seed=${seed}`);
   const overridesFor = parseSetFor(values['set-for'] as string[] | undefined, ccList);
   const scenario = loadFor(io, file, overrides);
   // The scenario each algorithm runs (its own when --set-for changes it), all loaded and
@@ -92,8 +82,7 @@ async function compare(file: string, values: Record<string, unknown>, io: CliIo)
   );
   await checkAlgorithms(io, file, ccList, [scenario, ...scenarioFor.values()]);
 
-  const outDir = resolve(io.cwd, (values.out as string | undefined) ?? join('results', scenario.name));
-  const json = values.json === true;
+  const outDir = outDirOf(io, values, scenario);
   const runScenario = await runnerOf(io);
   const runs: Array<{
     cc: string;

@@ -1,18 +1,16 @@
 /** `rocelab run <scenario.yaml>`: one run, results.json, report.html and a summary (docs/cli.md). */
-import { join, resolve } from 'node:path';
-import { noExtraArgs, parseCommandArgs, println, UsageError } from './args.js';
+import { type ArgValues, UsageError } from './args.js';
 import { type CliIo, runnerOf } from './io.js';
 import {
-  aboutFile,
   checkAlgorithms,
-  collectOverrides,
   fullResults,
   loadFor,
-  parseRuntime,
-  parseSeed,
+  outDirOf,
   progressFor,
   RUN_OPTIONS_HELP,
+  runArgsOf,
   SCENARIO_FLAGS,
+  scenarioCommand,
 } from './scenario-args.js';
 
 export const RUN_HELP = `Usage: rocelab run <scenario.yaml> [options]
@@ -31,32 +29,20 @@ const FLAGS = {
   'allow-late': { type: 'boolean' },
 } as const;
 
-export async function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('run', FLAGS, argv);
-  if (values.help === true) {
-    println(io, RUN_HELP);
-    return 0;
-  }
-  const file = positionals[0];
-  if (file === undefined) throw new UsageError('run needs a scenario file (rocelab run FILE)');
-  noExtraArgs('run', positionals, 1);
-  return aboutFile(file, () => run(file, values, io));
+export function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  return scenarioCommand('run', FLAGS, RUN_HELP, argv, io, (file, values) => run(file, values, io));
 }
 
-async function run(file: string, values: Record<string, unknown>, io: CliIo): Promise<number> {
-  const runtime = parseRuntime(values.runtime as string | undefined);
-  const seed = parseSeed(values.seed as string | undefined);
+async function run(file: string, values: ArgValues, io: CliIo): Promise<number> {
+  const { runtime, seed, overrides, json } = runArgsOf(io, values);
   const ccFlag = values.cc as string | undefined;
   if (ccFlag !== undefined && (ccFlag.trim() === '' || ccFlag.includes(',')))
     throw new UsageError(`--cc expects one algorithm name, got ${JSON.stringify(ccFlag)}`);
   const cc = ccFlag?.trim();
-  const overrides = collectOverrides(io.env, values.set as string[] | undefined);
-  if (seed !== undefined) overrides.push(`seed=${seed}`);
   const scenario = loadFor(io, file, overrides);
   await checkAlgorithms(io, file, cc !== undefined ? [cc] : [], [scenario]);
 
-  const outDir = resolve(io.cwd, (values.out as string | undefined) ?? join('results', scenario.name));
-  const json = values.json === true;
+  const outDir = outDirOf(io, values, scenario);
   const runScenario = await runnerOf(io);
   const progress = progressFor(io, json, '');
   let r: unknown;

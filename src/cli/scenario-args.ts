@@ -1,5 +1,6 @@
 /**
- * What `run` and `compare` share: their common flags, reading a scenario with the overrides
+ * What `run` and `compare` share: their common flags, the command's entry (--help, one scenario
+ * FILE), the run options (--runtime, --seed, --json, --out), reading a scenario with the overrides
  * (ROCELAB_SET, --set, --seed) and checking its algorithms against the registry before anything
  * runs, the progress line, and the results a runner hands back (docs/cli.md).
  */
@@ -11,7 +12,7 @@ import { loadScenario } from '../config/load.js';
 import type { Scenario } from '../config/scenario.js';
 import type { Results } from '../stats/results.js';
 import { resultsSchema } from '../stats/results-schema.js';
-import { UsageError } from './args.js';
+import { type ArgValues, type Flags, noExtraArgs, parseCommandArgs, println, UsageError } from './args.js';
 import { type CliIo, registryOf } from './io.js';
 import { type ProgressLine, progressLine } from './progress.js';
 import { RUNTIMES, type RuntimeName } from './run-options.js';
@@ -64,6 +65,51 @@ export function collectOverrides(
     .map((s) => s.trim())
     .filter((s) => s !== '');
   return [...fromEnv, ...(sets ?? [])];
+}
+
+/**
+ * The entry of a command that takes one scenario FILE: its flags parsed, `--help` printed, FILE
+ * required and nothing after it, then `body`, whose ConfigErrors that name no file are about FILE.
+ */
+export async function scenarioCommand(
+  command: string,
+  flags: Flags,
+  help: string,
+  argv: readonly string[],
+  io: CliIo,
+  body: (file: string, values: ArgValues) => Promise<number>,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs(command, flags, argv);
+  if (values.help === true) {
+    println(io, help);
+    return 0;
+  }
+  const file = positionals[0];
+  if (file === undefined) throw new UsageError(`${command} needs a scenario file (rocelab ${command} FILE)`);
+  noExtraArgs(command, positionals, 1);
+  return aboutFile(file, () => body(file, values));
+}
+
+/** The run options of SCENARIO_FLAGS other than --cc and --out. */
+export interface RunArgs {
+  runtime: RuntimeName;
+  seed: number | undefined;
+  /** ROCELAB_SET, then every --set, then `seed=N` for --seed. */
+  overrides: string[];
+  json: boolean;
+}
+
+export function runArgsOf(io: CliIo, values: ArgValues): RunArgs {
+  const runtime = parseRuntime(values.runtime as string | undefined);
+  const seed = parseSeed(values.seed as string | undefined);
+  const overrides = collectOverrides(io.env, values.set as string[] | undefined);
+  if (seed !== undefined) overrides.push(`seed=${seed}`);
+  return { runtime, seed, overrides, json: values.json === true };
+}
+
+/** `--out DIR` (relative to the working directory), by default results/<scenario name>. */
+export function outDirOf(io: CliIo, values: ArgValues, scenario: Scenario): string {
+  return resolve(io.cwd, (values.out as string | undefined) ?? join('results', scenario.name));
 }
 
 /** A ConfigError from `fn` that names no file is about `file` (as the user typed it). */

@@ -286,6 +286,30 @@ describe('compare', () => {
   });
 });
 
+describe('compare reads FILE and the run options as run does', () => {
+  it('defaults: virtual runtime, results/<name>/<cc>, ROCELAB_SET before --set, --seed replaces the seed', async () => {
+    const dir = tmp({ 'tiny.yaml': GOOD });
+    const r = await cli(['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--json', '--seed', '11'], {
+      cwd: dir,
+      env: { ROCELAB_SET: 'seed=5; duration=2ms' },
+    });
+    expect(r.code).toBe(0);
+    expect(
+      r.calls.map((c) => [c.runtime, c.outDir, c.seed, c.json, c.scenario.seed, c.scenario.durationNs]),
+    ).toEqual([
+      ['virtual', join(dir, 'results', 'tiny', 'dcqcn'), 11, true, 11, 2e6],
+      ['virtual', join(dir, 'results', 'tiny', 'none'), 11, true, 11, 2e6],
+    ]);
+  });
+
+  it('--help prints its usage and runs nothing', async () => {
+    const r = await cli(['compare', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: rocelab compare <scenario.yaml> --cc a,b/);
+    expect(r.calls).toEqual([]);
+  });
+});
+
 describe('compare --set-for', () => {
   it("changes only that algorithm's scenario, and says so", async () => {
     const dir = tmp({ 'tiny.yaml': GOOD });
@@ -354,6 +378,12 @@ describe('bad input: exit 2 with one line', () => {
     [['run'], 'rocelab: run needs a scenario file (rocelab run FILE)'],
     [['run', 'tiny.yaml', 'extra'], 'rocelab: unexpected argument "extra" for run (see rocelab run --help)'],
     [['run', 'missing.yaml'], 'rocelab: missing.yaml: file not found'],
+    [['compare'], 'rocelab: compare needs a scenario file (rocelab compare FILE)'],
+    [
+      ['compare', 'tiny.yaml', 'extra', '--cc', 'dcqcn,none'],
+      'rocelab: unexpected argument "extra" for compare (see rocelab compare --help)',
+    ],
+    [['compare', 'missing.yaml', '--cc', 'dcqcn,none'], 'rocelab: missing.yaml: file not found'],
     [
       ['run', 'bad.yaml'],
       'rocelab: bad.yaml:3: workload[0].size: expected a flow size like 64KB or inf, got -5',
@@ -377,6 +407,14 @@ describe('bad input: exit 2 with one line', () => {
     [
       ['run', 'tiny.yaml', '--seed', 'abc'],
       'rocelab: --seed expects an integer in [0, 4294967295], got "abc"',
+    ],
+    [
+      ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--runtime', 'locl'],
+      'rocelab: unknown runtime "locl" (expected virtual|local|netns; did you mean local?)',
+    ],
+    [
+      ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--seed', 'x1'],
+      'rocelab: --seed expects an integer in [0, 4294967295], got "x1"',
     ],
     [
       ['run', 'tiny.yaml', '--seed', '1.5'],
