@@ -251,7 +251,7 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
     for (let i = 0; i < TRAIN_FRAMES; i++) tw.append(p);
     const train = tw.finish();
     const runSwitch = async (forwardInPlace: boolean) => {
-      const sw = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
+      const sw = spawn(process.execPath, [...nodeProcessFlags(1), nodeEntry()], {
         env: {
           PATH: process.env.PATH ?? '',
           NODE: 's1',
@@ -360,7 +360,7 @@ async function benchHostLineRate(
   sink.on('message', (msg: Buffer) => {
     frames += framesIn(msg);
   });
-  const h1 = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
+  const h1 = spawn(process.execPath, [...nodeProcessFlags(1), nodeEntry()], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE: 'h1',

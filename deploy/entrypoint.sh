@@ -16,5 +16,6 @@ if [ "${1:-node}" = node ]; then
   start="$(node dist/src/runtime/netns/container-main.js)"
   eval "$start"
 fi
-# --single-threaded-gc: see src/runtime/real/node-process.ts (parallel scavenges stall on a busy host).
+# --single-threaded-gc: a compose testbed puts more node containers than cores on a machine, and
+# parallel scavenges stall there (src/runtime/real/node-process.ts).
 exec node --single-threaded-gc bin/rocelab.js "$@"

@@ -121,7 +121,7 @@ export class LocalRun {
       onMessage: opts.onMessage,
       onProgress: progressPrinter('local', opts),
       spawn: (req): ChildProcess =>
-        spawn(process.execPath, [...nodeProcessFlags(), entry], {
+        spawn(process.execPath, [...nodeProcessFlags(setup.topo.nodes.length), entry], {
           env: { ...inherited, ...req.env },
           stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
           serialization: 'json',
