@@ -1,11 +1,13 @@
 /**
- * The one FIFO ring of the firmware and the real runtime: items with a number beside each (the
- * ingress port of a frame in a switch queue, for the MMU release at dequeue; the due time of a
- * frame on a real link's delay line). A power-of-two ring that doubles when full: push and shift
- * are O(1), unlike Array.shift, and its arrays live as long as the ring.
+ * The FIFO ring of the NIC and the real runtime: items with a number beside each (the due time
+ * of a frame on a real link's delay line; the NIC's queues leave it 0). A power-of-two ring that
+ * doubles when full: push and shift are O(1), unlike Array.shift, and its arrays live as long as
+ * the ring.
  *
- * The virtual engine's delay classes keep their own ring (src/runtime/virtual/engine-scheduler.ts):
- * theirs orders equal-time arrivals on insert, which a FIFO does not.
+ * Two queues keep their own: the virtual engine's delay classes
+ * (src/runtime/virtual/engine-scheduler.ts) order equal-time arrivals on insert, which a FIFO does
+ * not; the switch's egress queues (switch/frame-queue.ts) keep a frame and its ingress port in one
+ * array, one cache line where this ring touches two.
  */
 export class Ring<T> {
   private items: (T | undefined)[];
