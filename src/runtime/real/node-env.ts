@@ -367,21 +367,41 @@ export class RealNodeEnv implements FirmwareEnv {
       duplicateDatagrams: 0,
     };
     this.socket.on('message', this.onMessage);
-    this.housekeeping = setInterval(this.houseKeep, NACK_SPACING_MS);
-    this.housekeeping.unref();
+    if (this.lockstep === null) {
+      this.ackTimer = setInterval(this.sendWallclockAcks, WALLCLOCK_ACK_MS);
+      this.ackTimer.unref();
+    }
   }
 
-  /** Every NACK_SPACING_MS real: NACKs for gaps nothing new arrived after, and wallclock acks. */
-  private readonly housekeeping: NodeJS.Timeout;
-  private houseTicks = 0;
-  private readonly houseKeep = (): void => {
+  /**
+   * Timers of overlay retransmission, armed only while there is work, so an idle or lockstep
+   * node does not wake for nothing (every wake costs CPU: docs/realtime.md "Known limits").
+   */
+  private nackTimer: NodeJS.Timeout | null = null;
+  private ackTimer: NodeJS.Timeout | null = null;
+
+  /** Ask again, NACK_SPACING_MS later, for gaps that nothing new arrives after (the end of a burst). */
+  private armNackRetry(): void {
+    if (this.nackTimer !== null || this.closed) return;
+    this.nackTimer = setTimeout(this.retryNacks, 2 * NACK_SPACING_MS);
+    this.nackTimer.unref();
+  }
+
+  private readonly retryNacks = (): void => {
+    this.nackTimer = null;
     if (this.closed) return;
+    let waiting = false;
     for (let p = 0; p < this.links.length; p++) {
-      // A gap at the end of a burst: no later datagram comes to trigger the NACK.
-      if (this.stash[p].size > 0) this.sendNack(this.links[p]);
+      if (this.stash[p].size === 0) continue;
+      waiting = true;
+      this.sendNack(this.links[p]);
     }
-    if (this.lockstep !== null || ++this.houseTicks * NACK_SPACING_MS < WALLCLOCK_ACK_MS) return;
-    this.houseTicks = 0;
+    if (waiting) this.armNackRetry();
+  };
+
+  /** Wallclock: acknowledge each input link's datagrams that arrived since the last ack. */
+  private readonly sendWallclockAcks = (): void => {
+    if (this.closed) return;
     for (let p = 0; p < this.links.length; p++) {
       const ack = this.seqIn[p];
       if (ack < 0 || ack === this.ackSent[p]) continue;
@@ -861,6 +881,7 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     this.sendNack(link);
+    this.armNackRetry();
   }
 
   /** Ask the peer for the gap before the first datagram this link holds (at most every NACK_SPACING_MS). */
@@ -1042,7 +1063,8 @@ export class RealNodeEnv implements FirmwareEnv {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.housekeeping);
+    if (this.nackTimer !== null) clearTimeout(this.nackTimer);
+    if (this.ackTimer !== null) clearInterval(this.ackTimer);
     this.socket.off('message', this.onMessage);
   }
 }
