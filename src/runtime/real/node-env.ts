@@ -380,7 +380,7 @@ export class RealNodeEnv implements FirmwareEnv {
   private nackTimer: NodeJS.Timeout | null = null;
   private ackTimer: NodeJS.Timeout | null = null;
 
-  /** Ask again, NACK_SPACING_MS later, for gaps that nothing new arrives after (the end of a burst). */
+  /** Ask again, 2 × NACK_SPACING_MS later, for gaps that nothing new arrives after (the end of a burst). */
   private armNackRetry(): void {
     if (this.nackTimer !== null || this.closed) return;
     this.nackTimer = setTimeout(this.retryNacks, 2 * NACK_SPACING_MS);
