@@ -251,38 +251,18 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
     for (let i = 0; i < TRAIN_FRAMES; i++) tw.append(p);
     const train = tw.finish();
     const runSwitch = async (forwardInPlace: boolean) => {
-      const sw = spawn(process.execPath, [...nodeProcessFlags(1), nodeEntry()], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          NODE: 's1',
-          SCENARIO_JSON: scenarioPath,
-          ADDRESS_MAP: JSON.stringify(map),
-          TIME_SCALE: '1',
-          LOG_LEVEL: 'warn',
-          // Raw forwarding capacity: no lockstep peers here to promise anything.
-          SYNC: 'wallclock',
-          // Poll instead of sleeping when a timer is near: egress timers every few hundred ns real at timeScale 1.
-          TIMER_SPIN_MS: '2',
-          FORWARD_IN_PLACE: forwardInPlace ? '1' : '0',
-        },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      const sw = await startBenchNode('s1', scenarioPath, map, {
+        // Raw forwarding capacity: no lockstep peers here to promise anything.
+        SYNC: 'wallclock',
+        FORWARD_IN_PLACE: forwardInPlace ? '1' : '0',
       });
       children.push(sw);
-      await waitFor(sw, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), 'switch node');
-      sw.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
       await new Promise((r) => setTimeout(r, 100));
       const single = await measure(left, right, frame, s1);
       // The same switch node fed trains of TRAIN_FRAMES frames (one datagram each), as lockstep and
       // wallclock nodes send them; it forwards them as trains too.
       const trains = await measure(left, right, train, s1, TRAIN_FRAMES);
-      sw.send({ t: 'finish', endNs: 0 });
-      const report = await waitFor(
-        sw,
-        (m) =>
-          (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
-        'switch report',
-      ).catch(() => null);
-      if (sw.exitCode === null) sw.kill('SIGKILL');
+      const report = await finishBenchNode(sw, 'switch report');
       await new Promise((r) => setTimeout(r, 200));
       return { single, trains, report };
     };
@@ -331,6 +311,53 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
 
 type NodeReportOf = Extract<NodeMessage, { t: 'report' }>['report'];
 
+/**
+ * `rocelab node` as `name` of the bench star at timeScale 1, started (ready, then start) and
+ * returned; `env` adds to the bench's node settings.
+ */
+async function startBenchNode(
+  name: string,
+  scenarioPath: string,
+  map: Record<string, string>,
+  env: Record<string, string>,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeProcessFlags(1), nodeEntry()], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE: name,
+      SCENARIO_JSON: scenarioPath,
+      ADDRESS_MAP: JSON.stringify(map),
+      TIME_SCALE: '1',
+      LOG_LEVEL: 'warn',
+      // Poll instead of sleeping when a timer is near: timers every few hundred ns real at timeScale 1.
+      TIMER_SPIN_MS: '2',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    await waitFor(child, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), `node ${name}`);
+  } catch (err) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw err;
+  }
+  child.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
+  return child;
+}
+
+/** Ends a bench node and returns its report (null if none came); kills it if it lingers. */
+async function finishBenchNode(child: ChildProcess, what: string): Promise<NodeReportOf | null> {
+  child.send({ t: 'finish', endNs: 0 });
+  const report = await waitFor(
+    child,
+    (m) =>
+      (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
+    what,
+  ).catch(() => null);
+  if (child.exitCode === null) child.kill('SIGKILL');
+  return report;
+}
+
 /** GC and event-loop pauses a node measured while the benchmark drove it (perf_hooks), real ms. */
 function describePauses(r: NodeReportOf): string {
   const ms = (ns: number) => (ns / 1e6).toFixed(2);
@@ -360,36 +387,18 @@ async function benchHostLineRate(
   sink.on('message', (msg: Buffer) => {
     frames += framesIn(msg);
   });
-  const h1 = spawn(process.execPath, [...nodeProcessFlags(1), nodeEntry()], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE: 'h1',
-      SCENARIO_JSON: path,
-      ADDRESS_MAP: JSON.stringify(map),
-      TIME_SCALE: '1',
-      LOG_LEVEL: 'warn',
-      SYNC: 'wallclock',
-      // Its own clock reference: the sink answers no clock-sync request.
-      SYNC_REF: 'h1',
-      TIMER_SPIN_MS: '2',
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const h1 = await startBenchNode('h1', path, map, {
+    SYNC: 'wallclock',
+    // Its own clock reference: the sink answers no clock-sync request.
+    SYNC_REF: 'h1',
   });
   try {
-    await waitFor(h1, (m) => ((m as NodeMessage).t === 'ready' ? true : undefined), 'host node');
-    h1.send({ t: 'start', t0MonoNs: hostMonotonicNs() });
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const from = frames;
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, MEASURE_MS));
     const rate = ((frames - from) * 1000) / (performance.now() - t0);
-    h1.send({ t: 'finish', endNs: 0 });
-    const report = await waitFor(
-      h1,
-      (m) =>
-        (m as NodeMessage).t === 'report' ? (m as Extract<NodeMessage, { t: 'report' }>).report : undefined,
-      'host report',
-    ).catch(() => null);
+    const report = await finishBenchNode(h1, 'host report');
     return { rate, report };
   } finally {
     if (h1.exitCode === null) h1.kill('SIGKILL');
