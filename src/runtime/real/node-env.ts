@@ -399,13 +399,23 @@ export class RealNodeEnv implements FirmwareEnv {
     if (waiting) this.armNackRetry();
   };
 
+  /**
+   * The sequence to acknowledge on `port` (the next one its input link expects), marked as sent;
+   * undefined when nothing arrived since the last ack.
+   */
+  private takeAck(port: number): number | undefined {
+    const ack = this.seqIn[port];
+    if (ack < 0 || ack === this.ackSent[port]) return undefined;
+    this.ackSent[port] = ack;
+    return ack;
+  }
+
   /** Wallclock: acknowledge each input link's datagrams that arrived since the last ack. */
   private readonly sendWallclockAcks = (): void => {
     if (this.closed) return;
     for (let p = 0; p < this.links.length; p++) {
-      const ack = this.seqIn[p];
-      if (ack < 0 || ack === this.ackSent[p]) continue;
-      this.ackSent[p] = ack;
+      const ack = this.takeAck(p);
+      if (ack === undefined) continue;
       // Outside the link's sequence, promising nothing, like a NACK.
       this.transmit(
         this.links[p],
@@ -575,11 +585,8 @@ export class RealNodeEnv implements FirmwareEnv {
     const trailer: PromiseTrailer = { endBoundNs: boundNs };
     if (heardNs !== undefined) trailer.heardNs = heardNs;
     // Acknowledge what arrived on the reverse link, so the peer stops keeping it for a resend.
-    const ack = this.seqIn[port];
-    if (ack >= 0 && ack !== this.ackSent[port]) {
-      trailer.ackSeq = ack;
-      this.ackSent[port] = ack;
-    }
+    const ack = this.takeAck(port);
+    if (ack !== undefined) trailer.ackSeq = ack;
     try {
       if (this.open[port] && w.frames > 0) {
         if (w.canCarry(PROMISE_OPTION_BYTES + trailerBytes(trailer))) {
