@@ -271,6 +271,13 @@ export interface Scenario {
    * in one event-loop turn into one datagram (up to the path MTU); `off` sends one frame per datagram.
    */
   train: 'auto' | 'off';
+  /**
+   * How many OS processes the local runtime runs the nodes in (docs/realtime.md "Processes"):
+   * `per-node` (one each), a number, or `auto`: under lockstep as many as the machine has cores
+   * (nodes share them), under wallclock one per node. Other launchers give every node its own
+   * process, namespace or container.
+   */
+  processes: 'per-node' | 'auto' | number;
   sampleIntervalNs: number;
   defaults: { link: LinkParams; nic: NicParams; switch: SwitchParams };
   cc: Record<string, CcSection>;
@@ -369,6 +376,17 @@ const bool = () =>
   });
 
 const prio = () => integer({ min: 0, max: 7 });
+
+const processCount = () =>
+  z.unknown().transform((v, ctx): 'per-node' | 'auto' | number => {
+    if (v === 'per-node' || v === 'auto') return v;
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 1) return v;
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected per-node, auto or a whole number ≥ 1, got ${showValue(v)}`,
+    });
+    return z.NEVER;
+  });
 
 /**
  * A list of hosts: `all`, a list of names, or ranges like `h1..h8` (alone or inside the list).
@@ -651,6 +669,7 @@ export const scenarioSchema = strict({
   timeScale: positiveNumber().default(1000),
   sync: oneOf(['lockstep', 'wallclock'] as const).default('lockstep'),
   train: oneOf(['auto', 'off'] as const).default('auto'),
+  processes: processCount().default('auto'),
   sampleInterval: duration({ min: 1 }).optional(),
   defaults: strict({
     link: linkDefaults.prefault({}),

@@ -85,6 +85,7 @@ export const resultsSchema = z.strictObject({
   realtime: z
     .strictObject({
       sync: z.enum(['lockstep', 'wallclock']),
+      processes: z.number().int().positive(),
       dilation: z
         .strictObject({ min: z.number().positive(), p50: z.number().positive(), max: z.number().positive() })
         .nullable(),

@@ -92,6 +92,8 @@ export interface Results {
 
 export interface RealtimeResult {
   sync: 'lockstep' | 'wallclock';
+  /** OS processes the nodes ran in (the local runtime's `processes`; elsewhere one per node). */
+  processes: number;
   /**
    * Achieved dilation (real ns per emulated ns) over windows of the run: timeScale when the host
    * kept up, more when lockstep slowed emulated time down. Null when no window advanced.

@@ -28,6 +28,7 @@ describe('defaults', () => {
     expect(s.seed).toBe(1);
     expect(s.durationNs).toBe(10_000_000);
     expect(s.timeScale).toBe(1000);
+    expect(s.processes).toBe('auto');
     expect(s.sampleIntervalNs).toBe(5000); // duration / 2000
     expect(s.defaults.link).toEqual({ rateBps: 100e9, delayNs: 1000, loss: 0 });
     expect(s.defaults.nic).toEqual({
@@ -450,6 +451,8 @@ describe('bad input: one exact line each', () => {
     ],
     [STAR + 'seed: -1', 'seed: expected an integer in [0, 4294967295], got -1'],
     [STAR + 'timeScale: 0', 'timeScale: expected a number > 0, got 0'],
+    [STAR + 'processes: 0', 'processes: expected per-node, auto or a whole number ≥ 1, got 0'],
+    [STAR + 'processes: many', 'processes: expected per-node, auto or a whole number ≥ 1, got "many"'],
     [
       STAR + 'hosts: { h42: { cc: hpcc } }',
       'hosts.h42: unknown host "h42" (topology has h1..h9; did you mean h2?)',

@@ -39,6 +39,8 @@ describe('faults', () => {
       outDir: tmp(),
       print: null,
       metricsPort: null,
+      // A node killed on its own needs a process of its own.
+      processes: 'per-node',
       onMessage: (m: NodeMessage) => {
         if (m.t === 'ready') pids.add(m.pid);
       },
@@ -90,6 +92,7 @@ describe('faults', () => {
       outDir: tmp(),
       print: null,
       metricsPort: null,
+      processes: 'per-node',
       env: { PEER_TIMEOUT_MS: '1000' },
       onMessage: (m: NodeMessage) => {
         if (m.t === 'ready') pids.add(m.pid);

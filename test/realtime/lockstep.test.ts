@@ -10,6 +10,7 @@
  * what the runs compute.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/app.js';
@@ -51,13 +52,15 @@ describe('lockstep', () => {
     console.log(describeRun('incast-8to1, local, timeScale 1000', r, out.wallMs));
     expect(r.summary.flowsCompleted).toBe(8);
     expect(r.realtime?.sync).toBe('lockstep');
+    // processes: auto, the default: nodes share as many processes as the machine has cores.
+    expect(r.realtime?.processes).toBe(Math.min(10, availableParallelism()));
     expect(sections(r)).toEqual(sections(virtual));
     expect(r.warnings).toEqual(virtual.warnings);
   });
 
-  it('overload: at timeScale 10 the same results, and the achieved dilation (> 10) is reported', async () => {
+  it('overload, a process per node: at timeScale 10 the same results, and the achieved dilation (> 10) is reported', async () => {
     const out = await runScenario({
-      scenario: loadScenario(INCAST, ['timeScale=10']),
+      scenario: loadScenario(INCAST, ['timeScale=10', 'processes=per-node']),
       runtime: 'local',
       outDir: tmp(),
       print: null,
@@ -66,6 +69,7 @@ describe('lockstep', () => {
     console.log(describeRun('incast-8to1, local, timeScale 10', r, out.wallMs));
     expect(sections(r)).toEqual(sections(virtual));
     expect(r.timeScale).toBe(10);
+    expect(r.realtime?.processes).toBe(10);
     expect(r.realtime?.dilation?.p50).toBeGreaterThan(10);
     // A whole-run check too: wall time over emulated time.
     expect((out.wallMs * 1e6) / r.durationNs).toBeGreaterThan(10);
@@ -91,6 +95,22 @@ describe('lockstep', () => {
     expect(r.realtime?.trainDatagrams).toBeGreaterThan(0);
     expect(sections(r)).toEqual(sections(v));
     expect(r.realtime?.linksDown).toEqual([]);
+  });
+
+  it('every node in one process, or three processes: results identical to virtual time', async () => {
+    const v = runScenario({ scenario: scenario(INCAST_4TO1), outDir: tmp(), print: null }).results;
+    for (const processes of [1, 3]) {
+      const out = await runScenario({
+        scenario: scenario(INCAST_4TO1, [`processes=${processes}`]),
+        runtime: 'local',
+        outDir: tmp(),
+        print: null,
+      });
+      const r = out.results;
+      console.log(describeRun(`4-to-1, ${processes} processes`, r, out.wallMs));
+      expect(r.realtime?.processes).toBe(processes);
+      expect(sections(r)).toEqual(sections(v));
+    }
   });
 
   it('wallclock at an impossible timeScale exits 3 with one line; --allow-late writes the results', async () => {

@@ -28,6 +28,10 @@ describe('rocelab node: bad configuration exits 2 with one line', () => {
     [{ NODE: 'h1', SCENARIO: file, ADDRESS_MAP: 'nope' }, /ADDRESS_MAP.*not JSON/],
     [{ NODE: 'h1', SCENARIO: file, OVERLAY: 'gre' }, /OVERLAY: expected geneve or vxlan/],
     [{ NODE: 'h1', SCENARIO: file, TIME_SCALE: '-1' }, /TIME_SCALE/],
+    [{ NODE: 'h1,h2', SCENARIO: file, BIND: '127.0.0.1:6081' }, /BIND: names one node/],
+    [{ NODE: 'h1,h1', SCENARIO: file }, /NODE: a name twice/],
+    [{ NODE: 'h1,', SCENARIO: file }, /NODE: an empty name/],
+    [{ NODE: 'h1,h99', SCENARIO: file }, /h99/],
   ])('%j', (env, message) => {
     const r = node(env as Record<string, string>);
     expect(r.status).toBe(2);

@@ -8,10 +8,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync, mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import { packageRoot } from '../../package-root.js';
 import type { Results } from '../../stats/results.js';
+import type { Topology } from '../../topology/model.js';
 import {
   type AddressMap,
   GENEVE_UDP_PORT,
@@ -41,6 +43,8 @@ export interface LocalOptions extends RunOptions {
   timeScale?: number;
   watchdogMs?: number;
   leadMs?: number;
+  /** Override the scenario's `processes` (tests that kill nodes need `per-node`). */
+  processes?: 'per-node' | 'auto' | number;
   /** Keep node logs in OUT/logs (default: only on failure they are quoted). */
   keepLogs?: boolean;
   onMessage?(m: NodeMessage): void;
@@ -84,6 +88,8 @@ export class LocalRun {
   readonly block: number;
   readonly outDir: string;
   readonly timeScale: number;
+  /** OS processes the nodes run in. */
+  readonly processCount: number;
   private readonly setup: ReturnType<typeof setupRun>;
 
   private constructor(
@@ -91,6 +97,7 @@ export class LocalRun {
     addresses: AddressMap,
     block: number,
     setup: ReturnType<typeof setupRun>,
+    processes: string[][],
   ) {
     this.addresses = addresses;
     this.block = block;
@@ -107,8 +114,10 @@ export class LocalRun {
       ...(opts.pcap === true ? { PCAP: join(this.outDir, 'pcap') } : {}),
       ...(opts.env ?? {}),
     };
+    this.processCount = processes.length;
     const copts: CoordinatorOptions = {
       runtime: 'local',
+      processes,
       setup,
       seed: opts.seed ?? setup.scenario.seed,
       timeScale: this.timeScale,
@@ -121,7 +130,7 @@ export class LocalRun {
       onMessage: opts.onMessage,
       onProgress: progressPrinter('local', opts),
       spawn: (req): ChildProcess =>
-        spawn(process.execPath, [...nodeProcessFlags(setup.topo.nodes.length), entry], {
+        spawn(process.execPath, [...nodeProcessFlags(processes.length), entry], {
           env: { ...inherited, ...req.env },
           stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
           serialization: 'json',
@@ -133,12 +142,18 @@ export class LocalRun {
   static async create(opts: LocalOptions): Promise<LocalRun> {
     const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed });
     const names = setup.topo.nodes.map((n) => n.name);
-    checkMachineFits(opts.scenario.name, names.length, 'local');
+    const sync =
+      opts.env?.SYNC === 'wallclock' || opts.env?.SYNC === 'lockstep' ? opts.env.SYNC : setup.scenario.sync;
+    let want = opts.processes ?? setup.scenario.processes;
+    // A wallclock node's timing is the object: a process shared with other nodes would delay it by their turns.
+    if (want === 'auto' && sync === 'wallclock') want = 'per-node';
+    const processes = processGroups(setup.topo, want, Object.keys(opts.nodeEnv ?? {}));
+    checkMachineFits(opts.scenario.name, names.length, 'local', undefined, processes.length);
     const port = opts.overlay === 'vxlan' ? VXLAN_UDP_PORT : GENEVE_UDP_PORT;
     let block = opts.block ?? Math.floor(Math.random() * 60_000);
     for (let attempt = 0; ; attempt++) {
       const map = localAddressMap(names, block, port);
-      if (await blockIsFree(map, names[0])) return new LocalRun(opts, map, block, setup);
+      if (await blockIsFree(map, names[0])) return new LocalRun(opts, map, block, setup, processes);
       if (opts.block !== undefined || attempt >= 20)
         throw new ConfigError('runtime', `no free local address block (tried ${map[names[0]]})`);
       block = Math.floor(Math.random() * 60_000);
@@ -160,7 +175,7 @@ export class LocalRun {
       outDir: this.outDir,
       opts: this.opts,
       wallMs: performance.now() - t0,
-      how: `local, ${this.setup.topo.nodes.length} processes, timeScale ${this.timeScale}`,
+      how: `local, ${this.setup.topo.nodes.length} nodes in ${this.processCount} processes, timeScale ${this.timeScale}`,
       datagrams: this.coordinator.datagramsSent(),
     });
   }
@@ -170,4 +185,52 @@ export class LocalRun {
 export async function runLocal(opts: LocalOptions): Promise<RunOutput> {
   const run = await LocalRun.create(opts);
   return run.run();
+}
+
+/**
+ * Which nodes share a process: `per-node` one each; `auto` one each while they fit the cores,
+ * else as many processes as cores; a number that many (the launcher turns `auto` into
+ * `per-node` under wallclock). Nodes are grouped with their neighbours
+ * (a switch, then the hosts on it), so most lockstep promises and frames stay inside a process's
+ * own event loop: a datagram between two sockets of one process costs no wake-up of another.
+ * `alone` nodes (their own environment) get a process each.
+ */
+export function processGroups(
+  topo: Topology,
+  processes: 'per-node' | 'auto' | number,
+  alone: readonly string[] = [],
+  cores: number = availableParallelism(),
+): string[][] {
+  const solo = new Set(alone);
+  const names = topo.nodes.map((n) => n.name);
+  const want =
+    processes === 'per-node'
+      ? names.length
+      : processes === 'auto'
+        ? names.length <= cores
+          ? names.length
+          : cores
+        : processes;
+  if (want >= names.length) return names.map((n) => [n]);
+  // Switches in topology order, each followed by the hosts attached to it not placed yet.
+  const order: string[] = [];
+  const placed = new Set<string>();
+  const place = (n: string) => {
+    if (placed.has(n) || solo.has(n)) return;
+    placed.add(n);
+    order.push(n);
+  };
+  for (const sw of topo.nodes) {
+    if (sw.kind !== 'switch') continue;
+    place(sw.name);
+    for (const p of sw.ports) if (topo.byName.get(p.peerNode)?.kind === 'host') place(p.peerNode);
+  }
+  for (const n of names) place(n);
+  const groups: string[][] = [...solo].filter((n) => topo.byName.has(n)).map((n) => [n]);
+  const k = Math.max(1, Math.min(want, order.length));
+  for (let i = 0; i < k; i++) {
+    const g = order.slice(Math.floor((i * order.length) / k), Math.floor(((i + 1) * order.length) / k));
+    if (g.length > 0) groups.push(g);
+  }
+  return groups;
 }

@@ -11,20 +11,28 @@ import { ConfigError } from '../../config/errors.js';
 
 /** Memory budgeted per node process: the measured peak with some headroom. */
 export const NODE_PROCESS_BYTES = 128 * 2 ** 20;
+/**
+ * Memory budgeted per further node in a process that runs several (`processes`): the nodes share
+ * the runtime, the code and the run's plan; each adds its firmware, sockets and retransmission
+ * window.
+ */
+export const SHARED_NODE_BYTES = 16 * 2 ** 20;
 
 const GB = 2 ** 30;
 
-/** Throws a one-line ConfigError when `nodes` processes would not fit `availableBytes`. */
+/** Throws a one-line ConfigError when `nodes` nodes in `processes` processes would not fit `availableBytes`. */
 export function checkMachineFits(
   scenarioName: string,
   nodes: number,
   runtime: 'local' | 'netns',
   availableBytes: number = freemem(),
+  processes: number = nodes,
 ): void {
-  const needBytes = nodes * NODE_PROCESS_BYTES;
+  const needBytes = processes * NODE_PROCESS_BYTES + (nodes - processes) * SHARED_NODE_BYTES;
   if (needBytes <= availableBytes) return;
+  const fewer = runtime === 'local' && processes > 1 ? ', with fewer processes (--set processes=auto)' : '';
   throw new ConfigError(
     'runtime',
-    `${scenarioName} needs ${nodes} node processes, about ${(needBytes / GB).toFixed(1)} GB of memory, and this machine has ${(availableBytes / GB).toFixed(1)} GB available: run it in virtual time, or across machines (rocelab deploy compose|k8s), not with --runtime ${runtime}`,
+    `${scenarioName} needs ${nodes} nodes in ${processes} processes, about ${(needBytes / GB).toFixed(1)} GB of memory, and this machine has ${(availableBytes / GB).toFixed(1)} GB available: run it in virtual time${fewer}, or across machines (rocelab deploy compose|k8s), not with --runtime ${runtime}`,
   );
 }

@@ -21,6 +21,7 @@ import { hostMonotonicNs, type LauncherMessage, type NodeMessage, type NodeRepor
 import { scenarioToJson } from './scenario-json.js';
 
 export interface SpawnRequest {
+  /** The node the process runs, or its nodes joined by commas (`processes`). */
   node: string;
   incarnation: number;
   /** Environment of the node (the `rocelab node` contract), complete. */
@@ -37,6 +38,11 @@ export interface CoordinatorOptions {
   addresses: AddressMap;
   /** Start a node process with an IPC channel (stdio[3] = 'ipc'). */
   spawn(req: SpawnRequest): ChildProcess;
+  /**
+   * Which nodes share a process (each inner list one process; default: a process per node). A
+   * node with its own `nodeEnv`, and a node the run may kill or restart, must be alone in its.
+   */
+  processes?: string[][];
   /** Extra environment for every node, and per node (e.g. CLOCK_SKEW_NS for one). */
   env?: Record<string, string>;
   nodeEnv?: Record<string, Record<string, string>>;
@@ -125,6 +131,8 @@ export class Coordinator {
   private readonly dilations: number[] = [];
   private lastDilation: number | undefined;
   private lastAdvanceRealNs = 0;
+  /** The nodes of each process (one per node unless `processes` groups them). */
+  private readonly groups: string[][];
 
   constructor(private readonly opts: CoordinatorOptions) {
     this.plan = planFromSetup(opts.setup);
@@ -144,6 +152,17 @@ export class Coordinator {
         'lockstep cannot run flows that wait for other flows yet (alltoall iterations); use --set sync=wallclock',
       );
     }
+    this.groups = opts.processes ?? this.nodes.map((n) => [n]);
+    const grouped = this.groups.flat();
+    if (
+      grouped.length !== this.nodes.length ||
+      new Set(grouped).size !== grouped.length ||
+      grouped.some((n) => !this.nodes.includes(n))
+    )
+      throw new Error('processes must name every node of the topology exactly once');
+    for (const g of this.groups)
+      if (g.length > 1 && g.some((n) => opts.nodeEnv?.[n] !== undefined))
+        throw new Error(`a node with its own environment must run alone in its process (${g.join(', ')})`);
     writeFileSync(this.scenarioPath, scenarioToJson(opts.setup.scenario));
   }
 
@@ -154,46 +173,71 @@ export class Coordinator {
     return (hostMonotonicNs() - this.t0MonoNs) / this.opts.timeScale;
   }
 
-  baseEnv(node: string, incarnation: number): Record<string, string> {
+  baseEnv(nodes: string[], incarnation: number): Record<string, string> {
     return {
-      NODE: node,
+      NODE: nodes.join(','),
       SCENARIO_JSON: this.scenarioPath,
       TIME_SCALE: String(this.opts.timeScale),
       SEED: String(this.opts.seed),
       ADDRESS_MAP: JSON.stringify(this.opts.addresses),
       INCARNATION: String(incarnation),
       ...(this.opts.env ?? {}),
-      ...(this.opts.nodeEnv?.[node] ?? {}),
+      ...(nodes.length === 1 ? (this.opts.nodeEnv?.[nodes[0]] ?? {}) : {}),
     };
   }
 
-  private spawnNode(node: string, incarnation: number): Child {
-    const logPath = join(this.logDir, incarnation === 0 ? `${node}.log` : `${node}.${incarnation}.log`);
+  /** Start the process of `nodes` (one node, or a group sharing the process). */
+  private spawnProcess(nodes: string[], incarnation: number): void {
+    const label = nodes.length === 1 ? nodes[0] : `${nodes[0]}+${nodes.length - 1}`;
+    const logPath = join(this.logDir, incarnation === 0 ? `${label}.log` : `${label}.${incarnation}.log`);
     const fd = openSync(logPath, 'a');
     this.logFds.push(fd);
-    this.logFiles.set(node, logPath);
-    const proc = this.opts.spawn({ node, incarnation, env: this.baseEnv(node, incarnation), logFd: fd });
-    const child: Child = { node, incarnation, proc, ready: false, expectedExit: false, exited: false };
-    this.children.set(node, child);
-    proc.on('message', (m: NodeMessage) => this.onMessage(child, m));
+    for (const node of nodes) this.logFiles.set(node, logPath);
+    const proc = this.opts.spawn({
+      node: nodes.join(','),
+      incarnation,
+      env: this.baseEnv(nodes, incarnation),
+      logFd: fd,
+    });
+    const mine = new Map<string, Child>();
+    for (const node of nodes) {
+      const child: Child = { node, incarnation, proc, ready: false, expectedExit: false, exited: false };
+      this.children.set(node, child);
+      mine.set(node, child);
+    }
+    const all = [...mine.values()];
+    proc.on('message', (m: NodeMessage) => {
+      const child = mine.get(m.node);
+      if (child !== undefined) this.onMessage(child, m);
+    });
     proc.on('error', (err) => {
       // A child killed on purpose may still see an IPC write fail on its way out.
-      if (child.expectedExit) return;
-      this.fail(new RunFailed(`${node}: could not start (${err.message})`));
+      if (all.every((c) => c.expectedExit)) return;
+      this.fail(new RunFailed(`${label}: could not start (${err.message})`));
     });
     proc.on('exit', (code, signal) => {
-      child.exited = true;
-      if (child.expectedExit || this.finishing) {
+      for (const c of all) c.exited = true;
+      if (all.every((c) => c.expectedExit) || this.finishing) {
         this.maybeSettle();
         return;
       }
+      const who = nodes.length === 1 ? `node ${label}` : `the process of nodes ${nodes.join(', ')}`;
       this.fail(
         new RunFailed(
-          `node ${node} exited unexpectedly (${signal ?? `status ${code}`}); last log lines:\n${this.tail(node)}`,
+          `${who} exited unexpectedly (${signal ?? `status ${code}`}); last log lines:\n${this.tail(nodes[0])}`,
         ),
       );
     });
-    return child;
+  }
+
+  /** Send `m` once to every live process. */
+  private broadcast(m: LauncherMessage): void {
+    const seen = new Set<ChildProcess>();
+    for (const c of this.children.values()) {
+      if (seen.has(c.proc)) continue;
+      seen.add(c.proc);
+      this.send(c, m);
+    }
   }
 
   /** Last lines of a node's log (for error messages). */
@@ -252,7 +296,7 @@ export class Coordinator {
   private startAll(): void {
     const lead = this.opts.leadMs ?? 800;
     this.t0MonoNs = hostMonotonicNs() + lead * 1e6;
-    for (const c of this.children.values()) this.send(c, { t: 'start', t0MonoNs: this.t0MonoNs });
+    this.broadcast({ t: 'start', t0MonoNs: this.t0MonoNs });
     const s = this.opts.setup.scenario;
     if (this.sync === 'wallclock') {
       // End at the emulated duration (real: duration × timeScale after t0).
@@ -328,7 +372,7 @@ export class Coordinator {
     if (this.finishing) return;
     this.finishing = true;
     this.endNs = endNs;
-    for (const c of this.children.values()) this.send(c, { t: 'finish', endNs });
+    this.broadcast({ t: 'finish', endNs });
     // Nodes that cannot report (dead, wedged) must not hold the run forever. Under lockstep nodes
     // first run every event up to the end, which a slowed-down run may take a while to do.
     this.timers.push(setTimeout(() => this.settleNow(), this.sync === 'lockstep' ? 60_000 : 10_000));
@@ -380,6 +424,7 @@ export class Coordinator {
         warnings: this.warnings,
         sync: this.sync,
         dilations: this.dilations,
+        processes: this.groups.length,
       });
     } catch (err) {
       this.cleanup();
@@ -435,7 +480,7 @@ export class Coordinator {
       }, this.opts.readyTimeoutMs ?? 30_000),
     );
     try {
-      for (const n of this.nodes) this.spawnNode(n, 0);
+      for (const g of this.groups) this.spawnProcess(g, 0);
     } catch (err) {
       this.fail(err as Error);
     }
@@ -446,6 +491,8 @@ export class Coordinator {
   kill(node: string, signal: NodeJS.Signals = 'SIGKILL'): void {
     const c = this.children.get(node);
     if (c === undefined || c.exited) return;
+    if (this.groups.some((g) => g.length > 1 && g.includes(node)))
+      throw new Error(`${node} shares its process with other nodes: kill needs a process per node`);
     c.expectedExit = true;
     this.killed.add(node);
     c.proc.kill(signal);
@@ -454,7 +501,7 @@ export class Coordinator {
     const unfinished = this.plan.flows.some((f) => f.spec.src === node && !this.flowEnd.has(f.spec.id));
     if (this.sync === 'lockstep' && unfinished) {
       const endBoundNs = this.opts.setup.scenario.durationNs;
-      for (const other of this.children.values()) this.send(other, { t: 'endBound', endBoundNs });
+      this.broadcast({ t: 'endBound', endBoundNs });
     }
     const t = this.emulatedNowNs();
     this.restarts.push(`${node} was killed at ${t === null ? '?' : Math.round(t)} ns`);
@@ -466,7 +513,7 @@ export class Coordinator {
     if (old !== undefined && !old.exited) throw new Error(`${node} is still running`);
     const inc = (old?.incarnation ?? 0) + 1;
     this.killed.delete(node);
-    this.spawnNode(node, inc);
+    this.spawnProcess([node], inc);
     const t = this.emulatedNowNs();
     this.restarts.push(
       `${node} was restarted at ${t === null ? '?' : Math.round(t)} ns; its counters cover only its last incarnation`,
@@ -486,9 +533,9 @@ export class Coordinator {
 
   /** PIDs of running node processes. */
   pids(): number[] {
-    return [...this.children.values()]
-      .filter((c) => !c.exited && c.proc.pid !== undefined)
-      .map((c) => c.proc.pid!);
+    const pids = new Set<number>();
+    for (const c of this.children.values()) if (!c.exited && c.proc.pid !== undefined) pids.add(c.proc.pid);
+    return [...pids];
   }
 
   /** Datagrams the nodes sent (frames × hops, the real-runtime packetHops), from their reports. */
@@ -509,8 +556,8 @@ export class Coordinator {
 
   killAll(): void {
     for (const c of this.children.values()) {
-      if (c.exited) continue;
       c.expectedExit = true;
+      if (c.exited) continue;
       try {
         c.proc.kill('SIGKILL');
       } catch {

@@ -15,6 +15,8 @@ export interface MergeInput extends Omit<SharedMergeInput, 'reports' | 'runtimeW
   sync?: 'lockstep' | 'wallclock';
   /** Lockstep: dilation over the launcher's progress windows (real ns per emulated ns). */
   dilations?: number[];
+  /** OS processes the nodes ran in (default: one per node). */
+  processes?: number;
 }
 
 /** Fraction of a lagging node's base RTT its event-loop p99 may take before we warn. */
@@ -83,6 +85,7 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
   const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
   return {
     sync,
+    processes: inp.processes ?? plan.topo.nodes.length,
     dilation: dil.length > 0 ? spread(dil) : null,
     promiseDatagrams,
     dataFrames,

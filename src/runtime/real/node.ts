@@ -54,7 +54,7 @@ import { HostApp } from '../app/host-app.js';
 import { firmwareReport, pairs } from '../app/node-report.js';
 import { peerMacOf, planFromSetup, type RunPlan } from '../app/plan.js';
 import { createPcapTap, type PcapTap } from '../pcap-tap.js';
-import { setupRun } from '../scenario-setup.js';
+import { type RunSetup, setupRun } from '../scenario-setup.js';
 import { warmUp } from '../warmup.js';
 import {
   AddressError,
@@ -145,10 +145,47 @@ function applyCcEnv(s: Scenario, env: Env, cc: string | undefined): void {
   }
 }
 
+/**
+ * The configurations of the nodes one process runs: NODE names one node, or several separated by
+ * commas (the local launcher's `processes`, docs/realtime.md "Processes"). The nodes of one
+ * process share the scenario; each binds its own address from the address map, so BIND and
+ * REPORT_FILE, which name one node's, need a single NODE.
+ */
+export function nodeConfigsFromEnv(env: Env): NodeConfig[] {
+  const names = (env.NODE ?? env.ROCELAB_NODE ?? '').split(',').map((n) => n.trim());
+  if (names.length <= 1) return [nodeConfigFromEnv(env)];
+  if (names.some((n) => n === ''))
+    throw new ConfigError(
+      'NODE',
+      `an empty name in the list ${JSON.stringify(env.NODE ?? env.ROCELAB_NODE)}`,
+    );
+  if (new Set(names).size !== names.length)
+    throw new ConfigError('NODE', `a name twice in the list ${JSON.stringify(env.NODE ?? env.ROCELAB_NODE)}`);
+  for (const key of ['BIND', 'REPORT_FILE'] as const)
+    if (env[key] !== undefined && env[key] !== '')
+      throw new ConfigError(key, 'names one node: set it only when NODE names a single node');
+  const first = nodeConfigFromEnv({ ...env, NODE: names[0], ROCELAB_NODE: undefined });
+  return names.map((name, i) => {
+    if (i === 0) return first;
+    let bind: Endpoint;
+    try {
+      bind = addressOf(first.addresses, name);
+    } catch (err) {
+      if (err instanceof AddressError) throw new ConfigError('ADDRESS_MAP', err.message);
+      throw err;
+    }
+    const metrics =
+      first.metrics === null ? null : { host: env.METRICS_HOST ?? bind.host, port: first.metrics.port };
+    return { ...first, name, bind, metrics };
+  });
+}
+
 export function nodeConfigFromEnv(env: Env): NodeConfig {
   const name = env.NODE ?? env.ROCELAB_NODE;
   if (name === undefined || name === '')
     throw new ConfigError('NODE', 'required: the name of the node to run');
+  if (name.includes(','))
+    throw new ConfigError('NODE', `one node expected here, got the list ${JSON.stringify(name)}`);
   const cc = env.CC !== undefined && env.CC !== '' ? env.CC : undefined;
   const seed =
     env.SEED !== undefined && env.SEED !== '' ? num(env, 'SEED', 0, Number.isSafeInteger) : undefined;
@@ -298,7 +335,7 @@ export class RealNode {
   readonly plan: RunPlan;
   readonly me: TopologyNode;
   readonly log: pino.Logger;
-  private readonly setup: ReturnType<typeof setupRun>;
+  private readonly setup: RunSetup;
   private socket: Socket | null = null;
   private metrics: NodeMetrics | null = null;
   private metricsAddress: string | null = null;
@@ -345,8 +382,7 @@ export class RealNode {
   constructor(cfg: NodeConfig, send: ((m: NodeMessage) => void) | null) {
     this.cfg = cfg;
     this.send = send;
-    this.setup = setupRun(cfg.scenario, { cc: cfg.cc, seed: cfg.seed });
-    this.plan = planFromSetup(this.setup);
+    ({ setup: this.setup, plan: this.plan } = sharedSetup(cfg));
     const me = this.setup.topo.byName.get(cfg.name);
     if (me === undefined) {
       const names = this.setup.topo.nodes.map((n) => n.name);
@@ -380,7 +416,7 @@ export class RealNode {
     });
     sock.on('error', (err) => this.log.error({ err: err.message }, 'socket error'));
     this.socket = sock;
-    if (this.cfg.warmUp) warmUp(this.cfg.cc ?? this.cfg.scenario.defaults.nic.cc);
+    if (this.cfg.warmUp) warmUpOnce(this.cfg.cc ?? this.cfg.scenario.defaults.nic.cc);
     if (this.cfg.metrics !== null) {
       this.metrics = this.createMetrics();
       this.metricsAddress = await this.metrics.listen(this.cfg.metrics.host, this.cfg.metrics.port);
@@ -489,14 +525,11 @@ export class RealNode {
     // Event-loop lag counts from the start barrier on: start-up work is not lag.
     this.loop.reset();
     this.loop.enable();
-    this.gcObserver = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        const ns = e.duration * 1e6;
-        if (ns > this.gcMaxNs) this.gcMaxNs = ns;
-        if (ns > 1e6) this.gcOver1Ms++;
-      }
-    });
-    this.gcObserver.observe({ entryTypes: ['gc'] });
+    // The nodes of one process share its collections: its first node counts them for all.
+    if (processPausesOwner === null) {
+      processPausesOwner = this;
+      this.observeGc();
+    }
     const ls = this.lockstep;
     if (ls !== null) {
       ls.unbounded = this.driver?.hasUnfinishedSends() ?? false;
@@ -511,6 +544,17 @@ export class RealNode {
       this.timers.setTimer(cfg.scenario.durationNs, () => void this.finish(cfg.scenario.durationNs));
     }
     this.log.info({ t0MonoNs, syncRef: this.syncRef, skewNs: this.skewNs }, 'started');
+  }
+
+  private observeGc(): void {
+    this.gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const ns = e.duration * 1e6;
+        if (ns > this.gcMaxNs) this.gcMaxNs = ns;
+        if (ns > 1e6) this.gcOver1Ms++;
+      }
+    });
+    this.gcObserver.observe({ entryTypes: ['gc'] });
   }
 
   /** Where firmware timers live: the lockstep scheduler, or the wall-clock event timers. */
@@ -833,7 +877,12 @@ export class RealNode {
         this.start(m.t0MonoNs);
         break;
       case 'startFlow':
-        if (this.driver !== null && this.timers !== null) {
+        // A process running several nodes hears every node's flow starts.
+        if (
+          this.driver !== null &&
+          this.timers !== null &&
+          this.plan.flows[m.flowId]?.spec.src === this.me.name
+        ) {
           const id = m.flowId;
           this.sched().setTimer(m.atNs, () => this.driver!.startFlow(id));
         }
@@ -1004,11 +1053,11 @@ export class RealNode {
 }
 
 /**
- * The `rocelab node` command. Resolves when the node has finished; bad configuration throws a
- * ConfigError (the CLI exits 2 with one line).
+ * The `rocelab node` command: the node, or the nodes, NODE names. Resolves when every one of them
+ * has finished; bad configuration throws a ConfigError (the CLI exits 2 with one line).
  */
 export async function runNode(opts: { env: Env }): Promise<void> {
-  const cfg = nodeConfigFromEnv(opts.env);
+  const cfgs = nodeConfigsFromEnv(opts.env);
   const ipc = typeof process.send === 'function' && process.connected;
   // The last message handed to the IPC channel: a large report (long queue series) takes a while
   // to flush, and disconnecting (then exiting) before that would lose it.
@@ -1020,31 +1069,63 @@ export async function runNode(opts: { env: Env }): Promise<void> {
         });
       }
     : null;
-  const node = new RealNode(cfg, send);
+  const nodes = cfgs.map((cfg) => new RealNode(cfg, send));
+  const closeAll = () => Promise.all(nodes.map((n) => n.close()));
   const onSignal = () => {
-    if (node.env !== null) void node.finish(node.env.now());
-    else void node.close().then(() => process.exit(0));
+    for (const node of nodes) if (node.env !== null) void node.finish(node.env.now());
+    if (nodes.every((n) => n.env === null)) void closeAll().then(() => process.exit(0));
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   if (ipc) {
-    process.on('message', (m: LauncherMessage) => node.onLauncherMessage(m));
+    process.on('message', (m: LauncherMessage) => {
+      for (const node of nodes) node.onLauncherMessage(m);
+    });
     // The launcher went away: do not outlive it.
     process.on('disconnect', () => {
-      void node.close().then(() => process.exit(0));
+      void closeAll().then(() => process.exit(0));
     });
   }
-  await node.open();
+  for (const node of nodes) await node.open();
   if (!ipc) {
-    const t0 = cfg.startAtMonoNs ?? hostMonotonicNs() + cfg.startDelayMs * 1e6;
-    node.start(t0);
+    const t0 = cfgs[0].startAtMonoNs ?? hostMonotonicNs() + cfgs[0].startDelayMs * 1e6;
+    for (const node of nodes) node.start(t0);
   }
-  await node.done();
+  await Promise.all(nodes.map((n) => n.done()));
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   await flushed;
   if (ipc) process.disconnect();
 }
+
+/**
+ * The setup and plan of a node's scenario, shared by the nodes of one process (they read them
+ * only, as the nodes of a virtual run share theirs): a process running a hundred nodes of the
+ * 320-host fat tree plans its 11 k flows once.
+ */
+function sharedSetup(cfg: NodeConfig): { setup: RunSetup; plan: RunPlan } {
+  const key = `${cfg.cc ?? ''}|${cfg.seed ?? ''}`;
+  let byKey = setups.get(cfg.scenario);
+  if (byKey === undefined) setups.set(cfg.scenario, (byKey = new Map()));
+  let entry = byKey.get(key);
+  if (entry === undefined) {
+    const setup = setupRun(cfg.scenario, { cc: cfg.cc, seed: cfg.seed });
+    entry = { setup, plan: planFromSetup(setup) };
+    byKey.set(key, entry);
+  }
+  return entry;
+}
+const setups = new WeakMap<Scenario, Map<string, { setup: RunSetup; plan: RunPlan }>>();
+
+/** JIT warm-up once per process and algorithm: the nodes of one process share the compiled code. */
+function warmUpOnce(cc: string): void {
+  if (warmedUp.has(cc)) return;
+  warmedUp.add(cc);
+  warmUp(cc);
+}
+const warmedUp = new Set<string>();
+/** The node of this process that observes its garbage collections. */
+let processPausesOwner: RealNode | null = null;
 
 /**
  * The socket's address lookup: peers are IPv4 literals once resolved at start, and dgram would
