@@ -1,11 +1,13 @@
 /**
  * The local runtime's `processes` (docs/realtime.md "Processes"): which nodes share an OS process.
  * Every node runs in exactly one process, neighbours share one, and nodes with their own
- * environment run alone.
+ * environment run alone; a run whose processes would not fit the machine's memory is refused.
  */
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/errors.js';
 import { loadScenario } from '../../src/config/load.js';
 import { processGroups } from '../../src/runtime/local/launcher.js';
+import { checkMachineFits } from '../../src/runtime/real/capacity.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 
 const leafSpine = setupRun(
@@ -59,5 +61,25 @@ describe('processGroups', () => {
     expect(g).toContainEqual(['h1']);
     expect(g).toContainEqual(['h5']);
     expect(g.filter((x) => x.length > 1)).toHaveLength(2);
+  });
+});
+
+describe('checkMachineFits', () => {
+  const GB = 2 ** 30;
+  it('budgets a process each, and less for every further node sharing one', () => {
+    expect(() => checkMachineFits('ft', 376, 'local', 24 * GB, 2)).not.toThrow();
+    expect(() => checkMachineFits('ft', 376, 'local', 24 * GB, 376)).toThrow(ConfigError);
+  });
+
+  it('a run that does not fit is refused with one line naming the memory it needs', () => {
+    let message = '';
+    try {
+      checkMachineFits('websearch-fattree320', 376, 'local', 8 * GB);
+    } catch (err) {
+      message = (err as ConfigError).message;
+    }
+    expect(message).toMatch(/376 nodes in 376 processes, about 47\.0 GB of memory.*8\.0 GB available/);
+    expect(message).toContain('--set processes=auto');
+    expect(message.split('\n')).toHaveLength(1);
   });
 });
