@@ -302,6 +302,11 @@ export class TrainWriter {
   finish(promiseNs?: number, trailer: PromiseTrailer = NO_TRAILER): Buffer {
     if (!this.open) throw new WireEncodeError('TrainWriter.finish before begin()');
     if (promiseNs !== undefined && Number.isNaN(promiseNs)) throw new WireEncodeError('promiseNs is NaN');
+    // The trailer (end bound, ack) rides with the promise: without one it would be lost unsaid.
+    if (promiseNs === undefined && trailer !== NO_TRAILER && trailerBytes(trailer) > 0)
+      throw new WireEncodeError(
+        'a trailer goes with a promise: TrainWriter.finish with a trailer and no promise',
+      );
     if (this.frames === 0) {
       if (promiseNs === undefined)
         throw new WireEncodeError('TrainWriter.finish with no frame and no promise');

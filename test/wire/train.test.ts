@@ -321,6 +321,15 @@ describe("lockstep's trailer: end bound, heard promise and ack", () => {
     );
     expect(() => encodeControl({ vni: 1, promiseNs: 1, ackSeq: 2 ** 32 })).toThrow(/ackSeq/);
   });
+
+  it('a trailer without a promise is refused, never dropped unsaid', () => {
+    const w = new TrainWriter({ maxDatagramBytes: 1472, reserveEndBound: true });
+    w.begin(3, 9);
+    w.append(dataPacket(0, 300), 100);
+    expect(() => w.finish(undefined, { ackSeq: 5 })).toThrow(/trailer goes with a promise/);
+    // an empty trailer is no trailer
+    expect(w.finish(undefined, {}).length).toBeGreaterThan(300);
+  });
 });
 
 describe('overlay NACK: the gap a receiver misses', () => {
