@@ -125,14 +125,11 @@ export function sharesOf(r: DumbbellRun, senders: string[], fromNs: number, toNs
 export function windowRange(p: Probe): { min: number; max: number; changes: number } {
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
-  let changes = 0;
-  for (const c of p.rateChanges) {
-    if (c.windowBytes === null) continue;
-    changes++;
-    min = Math.min(min, c.windowBytes);
-    max = Math.max(max, c.windowBytes);
+  for (const w of p.windows) {
+    min = Math.min(min, w);
+    max = Math.max(max, w);
   }
-  return { min, max, changes };
+  return { min, max, changes: p.windows.length };
 }
 
 /** T_conv bound of AC3a/AC5c/AC6b: 1.3·(D_base + Q_peak·8/R) on a path of D_base and rate R. */

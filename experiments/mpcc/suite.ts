@@ -1,26 +1,13 @@
-/**
- * MPCC's reproduction suite: the acceptance checks AC1–AC9 (docs/algorithms/mpcc.md "Reproduction") in
- * virtual time on the scenarios of scenarios/papers/mpcc, AC3 and AC6 again in the real-time
- * local runtime (rt.ts), AC7 and its findings on the thesis fat-tree (fattree.ts), and the two findings the spec
- * asks to record (the thesis' BDP figure, the literal zero-queue hold rule). Criteria and
- * tolerances are the spec's; [SIM] numbers are the spec's own sanity simulation, for comparison.
- */
-import type { Scenario } from '../../src/config/scenario.js';
-import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { mean } from '../../src/stats/aggregate.js';
-import { encodeMpccInt, MPCC_INT_BYTES } from '../../src/wire/int-mpcc.js';
-import { FrameKind, type IntStack, type Packet } from '../../src/wire/packet.js';
+import { FrameKind } from '../../src/wire/packet.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
+import { ac8 } from './ac8.js';
 import { ac7Check, ac7HadoopFinding, ac7MiceCheck, ac7P50Finding, ac7PanelFindings } from './fattree.js';
 import {
-  baseRttOf,
   convergence,
   firstQueued,
   lsFit,
-  mpccScenario,
-  type Probe,
-  probedRun,
   type QueueTrace,
   queueAt,
   queueSlope,
@@ -681,154 +668,6 @@ const ac6D10: ReproCheck = {
     );
   },
 };
-
-// ------------------------------------------------------------------------------------ AC8
-
-function intBytes(st: IntStack): string {
-  const b = new Uint8Array(MPCC_INT_BYTES);
-  encodeMpccInt(b, 0, st);
-  return Buffer.from(b).toString('hex');
-}
-
-const ac8: ReproCheck = {
-  id: 'AC8',
-  title: 'Switch flow counter and INT correctness',
-  paper:
-    'per-egress flow counter with inactivity timers, INT (Q 32 bit, N 16 bit, nhop 16 bit) at dequeue (App. A.1, §5.1.1)',
-  expected:
-    "n = k after the k-th flow's first packet; n − 1 at t_last + T_flow within one packet time; ACKs/other ports not counted; " +
-    'q = bytes left behind; nhop +1 per switch, ACK echo byte-identical; 6 switches: nhop 6, hop[0..4] intact',
-  run(ctx): ReproOutcome {
-    const dataInt = new Map<string, string>();
-    let echoes = 0;
-    let echoMismatch = 0;
-    let badNhop = 0;
-    const s = mpccScenario('int-counter.yaml');
-    const port = { sw: 's1', port: 4 };
-    // Switches between two hosts of the 4+2 dumbbell: 1 on the same side, else 2.
-    const leftIps = new Set<number>();
-    const switchesOnPath = (a: number, b: number) => (leftIps.has(a) === leftIps.has(b) ? 1 : 2);
-    for (const h of ['h1', 'h2', 'h3', 'h4']) leftIps.add(hostIpOf(s, h));
-    const p = probedRun(s, {
-      outDir: `${ctx.outDir}/int-counter`,
-      seed: ctx.seed,
-      stamps: [port],
-      arrivals: false,
-      onNicRx: (_node, _nic, pkt: Packet) => {
-        if (pkt.int === null || pkt.int.layout !== 'mpcc') return;
-        if (pkt.kind === FrameKind.Data) {
-          if (pkt.int.nhop !== switchesOnPath(pkt.srcIp, pkt.dstIp)) badNhop++;
-          dataInt.set(`${pkt.srcIp}>${pkt.dstIp}#${pkt.psn}`, intBytes(pkt.int));
-        } else if (pkt.kind === FrameKind.Ack) {
-          const sent = dataInt.get(`${pkt.dstIp}>${pkt.srcIp}#${pkt.psn}`);
-          echoes++;
-          if (sent !== intBytes(pkt.int)) echoMismatch++;
-        }
-      },
-    });
-    const T = p.out.results.durationNs > 0 ? flowWindowOf(p) : 0;
-    const stamps = p.stamps.get('s1:4') ?? [];
-    const enq = p.enqueues.get('s1:4') ?? [];
-    const ip = (h: string) => p.hostIp.get(h)!;
-    const counted = [
-      [ip('h1'), ip('h5')],
-      [ip('h2'), ip('h5')],
-      [ip('h3'), ip('h6')],
-    ];
-    const firstStamp = counted.map(
-      ([a, b]) => stamps.find((x) => x.srcIp === a && x.dstIp === b)?.timeNs ?? Infinity,
-    );
-    const tAll = Math.max(...firstStamp);
-    const h3 = enq.filter((x) => x.srcIp === ip('h3'));
-    const tLast = h3.length > 0 ? h3[h3.length - 1].timeNs : Number.NaN;
-    const drop = tLast + T;
-    const pktNs = (S_WIRE * 8e9) / 1e9;
-    let aBad = 0;
-    for (const x of stamps) {
-      if (x.timeNs < tAll) continue;
-      const want = x.timeNs <= drop ? 3 : 2;
-      if (x.n !== want) aBad++;
-    }
-    const firstTwo = stamps.find((x) => x.timeNs > tLast && x.n === 2)?.timeNs ?? Number.NaN;
-    const bOk = firstTwo > drop - 1e-9 && firstTwo <= drop + pktNs;
-    const dBad = stamps.filter((x) => x.q !== x.queueBytes).length;
-    // AC8f: six switches; compare what arrives with what s1..s5 wrote at dequeue.
-    const received = new Map<string, { nhop: number; hops: { q: number; n: number }[] }>();
-    const six = probedRun(mpccScenario('int-6hop.yaml'), {
-      outDir: `${ctx.outDir}/int-6hop`,
-      seed: ctx.seed,
-      stamps: 'all',
-      arrivals: false,
-      onNicRx: (_node, _nic, pkt) => {
-        if (pkt.kind !== FrameKind.Data || pkt.int === null) return;
-        // Packet ids count per NIC: the sender's address makes them unique.
-        received.set(`${pkt.srcIp}:${pkt.id}`, {
-          nhop: pkt.int.nhop,
-          hops: pkt.int.hops.map((h) => ({ q: h.qlenBytes, n: h.activeFlows })),
-        });
-      },
-    });
-    const written = new Map<string, { t: number; q: number; n: number; nhop: number }[]>();
-    for (const list of six.stamps.values())
-      for (const x of list) {
-        const key = `${x.srcIp}:${x.pktId}`;
-        let w = written.get(key);
-        if (w === undefined) written.set(key, (w = []));
-        w.push({ t: x.timeNs, q: x.q, n: x.n, nhop: x.nhop });
-      }
-    let sixBad = 0;
-    for (const [id, got] of received) {
-      const w = (written.get(id) ?? []).filter((x) => x.nhop <= 5).sort((a, b) => a.t - b.t);
-      const same =
-        w.length === 5 &&
-        got.hops.length === 5 &&
-        w.every((x, i) => x.q === got.hops[i].q && x.n === got.hops[i].n);
-      if (got.nhop !== 6 || !same) sixBad++;
-    }
-    const sixSeen = received.size;
-    const ok = {
-      a: aBad === 0 && Number.isFinite(tAll),
-      b: bOk,
-      d: dBad === 0 && stamps.length > 0,
-      e: badNhop === 0 && echoMismatch === 0 && echoes > 0,
-      f: sixBad === 0 && sixSeen > 0,
-    };
-    return {
-      measured:
-        `${stamps.length} stamps at s1→s2: n = 3 with ${aBad} exceptions; h3 last packet ${us(tLast)}, n = 2 from ${us(firstTwo)} ` +
-        `(t_last + T_flow = ${us(drop)}); q ≠ queue on ${dBad}; ${echoes} ACKs, ${echoMismatch} not byte-identical, ${badNhop} data with nhop ≠ switches on the path; ` +
-        `6-switch path: ${sixSeen} packets, ${sixBad} bad`,
-      pass: Object.values(ok).every((x) => x),
-      values: {
-        stamps: stamps.length,
-        aBad,
-        tLastNs: tLast,
-        firstTwoNs: firstTwo,
-        flowWindowNs: T,
-        dBad,
-        echoes,
-        echoMismatch,
-        sixSeen,
-        sixBad,
-      },
-    };
-  },
-};
-/** A host's address in a scenario (the topology builder's numbering). */
-function hostIpOf(s: Scenario, host: string): number {
-  return scenarioTopology(s).byName.get(host)!.ip;
-}
-
-/** T_flow the run's switches used (the MPCC request: flowTimeoutRtts × the largest D_base). */
-function flowWindowOf(p: Probe): number {
-  const sec = p.scenario.cc.mpcc;
-  const rtts = Number(sec?.params.flowTimeoutRtts ?? 8);
-  const fixed = Number(sec?.params.flowTimeoutNs ?? 0);
-  if (fixed > 0) return fixed;
-  let maxBase = 0;
-  for (const f of p.out.results.flows) maxBase = Math.max(maxBase, baseRttOf(p, f.src, f.dst));
-  return Math.round(rtts * maxBase);
-}
 
 // ------------------------------------------------------------------------------------ AC9
 

@@ -1,0 +1,228 @@
+/**
+ * AC8 (docs/algorithms/mpcc.md "Reproduction"; thesis App. A.1, §5.1.1): the switch's flow counter
+ * and INT stamps. The stamps are read where the switch writes them, at dequeue, by a switch
+ * plug-in (switch/cp.ts) that only looks: the hop it just wrote and the port's queue at that
+ * instant. What the NICs receive comes through the probe's trace hooks.
+ */
+import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
+import { encodeMpccInt, MPCC_INT_BYTES } from '../../src/wire/int-mpcc.js';
+import { FrameKind, type IntStack, type Packet } from '../../src/wire/packet.js';
+import type { SwitchCpFactory } from '../../switch/cp.js';
+import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
+import { baseRttOf, mpccScenario, type Probe, probedRun } from './probe.js';
+import { S_WIRE, us } from './runs.js';
+
+interface IntStamp {
+  /** "sw:port" of the egress that wrote it. */
+  at: string;
+  timeNs: number;
+  /** The hop just written. */
+  q: number;
+  n: number;
+  /** Queue bytes of the port at that instant. */
+  queueBytes: number;
+  srcIp: number;
+  dstIp: number;
+  pktId: number;
+  nhop: number;
+}
+
+/** A data frame of an MPCC flow entering an egress queue (the flow counter's touch). */
+interface Enqueue {
+  at: string;
+  timeNs: number;
+  srcIp: number;
+}
+
+const mpccData = (pkt: Packet) =>
+  pkt.kind === FrameKind.Data && pkt.int !== null && pkt.int.layout === 'mpcc';
+
+/** A switch plug-in recording MPCC data frames as they enter a queue and the INT stamped at dequeue. */
+function intRecorder(stamps: IntStamp[], enqueues: Enqueue[]): SwitchCpFactory {
+  return (io) => ({
+    name: 'ac8-int',
+    onEnqueue: (pkt, port) => {
+      if (mpccData(pkt))
+        enqueues.push({ at: `${io.switchName}:${port}`, timeNs: io.now(), srcIp: pkt.srcIp });
+    },
+    onDequeue: (pkt, port) => {
+      const st = pkt.int;
+      if (!mpccData(pkt) || st === null) return;
+      const hop = st.nhop <= 5 ? st.hops[st.nhop - 1] : undefined;
+      stamps.push({
+        at: `${io.switchName}:${port}`,
+        timeNs: io.now(),
+        q: hop?.qlenBytes ?? -1,
+        n: hop?.activeFlows ?? -1,
+        queueBytes: io.queueBytes(port),
+        srcIp: pkt.srcIp,
+        dstIp: pkt.dstIp,
+        pktId: pkt.id,
+        nhop: st.nhop,
+      });
+    },
+  });
+}
+
+function intBytes(st: IntStack): string {
+  const b = new Uint8Array(MPCC_INT_BYTES);
+  encodeMpccInt(b, 0, st);
+  return Buffer.from(b).toString('hex');
+}
+
+/** T_flow the run's switches used (the MPCC request: flowTimeoutRtts × the largest D_base). */
+function flowWindowOf(p: Probe): number {
+  const sec = p.scenario.cc.mpcc;
+  const rtts = Number(sec?.params.flowTimeoutRtts ?? 8);
+  const fixed = Number(sec?.params.flowTimeoutNs ?? 0);
+  if (fixed > 0) return fixed;
+  let maxBase = 0;
+  for (const f of p.out.results.flows) maxBase = Math.max(maxBase, baseRttOf(p, f.src, f.dst));
+  return Math.round(rtts * maxBase);
+}
+
+/** AC8a–e on the 4+2 dumbbell of int-counter.yaml, watching s1's port toward s2. */
+function counterRun(ctx: ReproContext) {
+  const dataInt = new Map<string, string>();
+  let echoes = 0;
+  let echoMismatch = 0;
+  let badNhop = 0;
+  const all: IntStamp[] = [];
+  const allEnq: Enqueue[] = [];
+  const s = mpccScenario('int-counter.yaml');
+  // Switches between two hosts of the 4+2 dumbbell: 1 on the same side, else 2.
+  const topo = scenarioTopology(s);
+  const leftIps = new Set(['h1', 'h2', 'h3', 'h4'].map((h) => topo.byName.get(h)!.ip));
+  const switchesOnPath = (a: number, b: number) => (leftIps.has(a) === leftIps.has(b) ? 1 : 2);
+  const p = probedRun(s, {
+    outDir: `${ctx.outDir}/int-counter`,
+    seed: ctx.seed,
+    cp: intRecorder(all, allEnq),
+    arrivals: false,
+    onNicRx: (_node, _nic, pkt) => {
+      if (pkt.int === null || pkt.int.layout !== 'mpcc') return;
+      if (pkt.kind === FrameKind.Data) {
+        if (pkt.int.nhop !== switchesOnPath(pkt.srcIp, pkt.dstIp)) badNhop++;
+        dataInt.set(`${pkt.srcIp}>${pkt.dstIp}#${pkt.psn}`, intBytes(pkt.int));
+      } else if (pkt.kind === FrameKind.Ack) {
+        const sent = dataInt.get(`${pkt.dstIp}>${pkt.srcIp}#${pkt.psn}`);
+        echoes++;
+        if (sent !== intBytes(pkt.int)) echoMismatch++;
+      }
+    },
+  });
+  const T = p.out.results.durationNs > 0 ? flowWindowOf(p) : 0;
+  const stamps = all.filter((x) => x.at === 's1:4');
+  const ip = (h: string) => p.hostIp.get(h)!;
+  const counted = [
+    [ip('h1'), ip('h5')],
+    [ip('h2'), ip('h5')],
+    [ip('h3'), ip('h6')],
+  ];
+  const firstStamp = counted.map(
+    ([a, b]) => stamps.find((x) => x.srcIp === a && x.dstIp === b)?.timeNs ?? Infinity,
+  );
+  const tAll = Math.max(...firstStamp);
+  const h3 = allEnq.filter((x) => x.at === 's1:4' && x.srcIp === ip('h3'));
+  const tLast = h3.length > 0 ? h3[h3.length - 1].timeNs : Number.NaN;
+  const drop = tLast + T;
+  const pktNs = (S_WIRE * 8e9) / 1e9;
+  let aBad = 0;
+  for (const x of stamps) {
+    if (x.timeNs < tAll) continue;
+    const want = x.timeNs <= drop ? 3 : 2;
+    if (x.n !== want) aBad++;
+  }
+  const firstTwo = stamps.find((x) => x.timeNs > tLast && x.n === 2)?.timeNs ?? Number.NaN;
+  return {
+    stamps: stamps.length,
+    tAll,
+    aBad,
+    tLast,
+    firstTwo,
+    drop,
+    bOk: firstTwo > drop - 1e-9 && firstTwo <= drop + pktNs,
+    dBad: stamps.filter((x) => x.q !== x.queueBytes).length,
+    T,
+    echoes,
+    echoMismatch,
+    badNhop,
+  };
+}
+
+/** AC8f: six switches; compare what arrives with what s1..s5 wrote at dequeue. */
+function sixHopRun(ctx: ReproContext) {
+  const received = new Map<string, { nhop: number; hops: { q: number; n: number }[] }>();
+  const stamps: IntStamp[] = [];
+  probedRun(mpccScenario('int-6hop.yaml'), {
+    outDir: `${ctx.outDir}/int-6hop`,
+    seed: ctx.seed,
+    cp: intRecorder(stamps, []),
+    arrivals: false,
+    onNicRx: (_node, _nic, pkt) => {
+      if (pkt.kind !== FrameKind.Data || pkt.int === null) return;
+      // Packet ids count per NIC: the sender's address makes them unique.
+      received.set(`${pkt.srcIp}:${pkt.id}`, {
+        nhop: pkt.int.nhop,
+        hops: pkt.int.hops.map((h) => ({ q: h.qlenBytes, n: h.activeFlows })),
+      });
+    },
+  });
+  const written = new Map<string, IntStamp[]>();
+  for (const x of stamps) {
+    const key = `${x.srcIp}:${x.pktId}`;
+    let w = written.get(key);
+    if (w === undefined) written.set(key, (w = []));
+    w.push(x);
+  }
+  let bad = 0;
+  for (const [id, got] of received) {
+    const w = (written.get(id) ?? []).filter((x) => x.nhop <= 5).sort((a, b) => a.timeNs - b.timeNs);
+    const same =
+      w.length === 5 &&
+      got.hops.length === 5 &&
+      w.every((x, i) => x.q === got.hops[i].q && x.n === got.hops[i].n);
+    if (got.nhop !== 6 || !same) bad++;
+  }
+  return { seen: received.size, bad };
+}
+
+export const ac8: ReproCheck = {
+  id: 'AC8',
+  title: 'Switch flow counter and INT correctness',
+  paper:
+    'per-egress flow counter with inactivity timers, INT (Q 32 bit, N 16 bit, nhop 16 bit) at dequeue (App. A.1, §5.1.1)',
+  expected:
+    "n = k after the k-th flow's first packet; n − 1 at t_last + T_flow within one packet time; ACKs/other ports not counted; " +
+    'q = bytes left behind; nhop +1 per switch, ACK echo byte-identical; 6 switches: nhop 6, hop[0..4] intact',
+  run(ctx): ReproOutcome {
+    const c = counterRun(ctx);
+    const six = sixHopRun(ctx);
+    const ok = {
+      a: c.aBad === 0 && Number.isFinite(c.tAll),
+      b: c.bOk,
+      d: c.dBad === 0 && c.stamps > 0,
+      e: c.badNhop === 0 && c.echoMismatch === 0 && c.echoes > 0,
+      f: six.bad === 0 && six.seen > 0,
+    };
+    return {
+      measured:
+        `${c.stamps} stamps at s1→s2: n = 3 with ${c.aBad} exceptions; h3 last packet ${us(c.tLast)}, n = 2 from ${us(c.firstTwo)} ` +
+        `(t_last + T_flow = ${us(c.drop)}); q ≠ queue on ${c.dBad}; ${c.echoes} ACKs, ${c.echoMismatch} not byte-identical, ${c.badNhop} data with nhop ≠ switches on the path; ` +
+        `6-switch path: ${six.seen} packets, ${six.bad} bad`,
+      pass: Object.values(ok).every((x) => x),
+      values: {
+        stamps: c.stamps,
+        aBad: c.aBad,
+        tLastNs: c.tLast,
+        firstTwoNs: c.firstTwo,
+        flowWindowNs: c.T,
+        dBad: c.dBad,
+        echoes: c.echoes,
+        echoMismatch: c.echoMismatch,
+        sixSeen: six.seen,
+        sixBad: six.bad,
+      },
+    };
+  },
+};
