@@ -15,7 +15,19 @@ import { median } from '../../src/stats/aggregate.js';
 import { jain } from '../ports.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { baseRttOf, convergence, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
-import { bytesText, convBoundNs, dumbbell, fix, okValues, S_PAY, S_WIRE, us, windowBound } from './runs.js';
+import {
+  ac3Verdict,
+  ac6Verdict,
+  bytesText,
+  convBoundNs,
+  dumbbell,
+  fix,
+  type IncastMeasure,
+  incastOf,
+  okValues,
+  S_WIRE,
+  us,
+} from './runs.js';
 
 const FILE = 'rt-dumbbell-10.yaml';
 const RUNS = 5;
@@ -96,17 +108,7 @@ async function rtRun(
 
 // ------------------------------------------------------------------------------------ AC3
 
-interface Ac3Rt {
-  convNs: number;
-  boundNs: number;
-  avgQ: number;
-  util: number;
-  jain: number;
-  worstShareErr: number;
-  warnings: number;
-}
-
-export async function ac3Rt(ctx: ReproContext, n: number, i: number): Promise<Ac3Rt> {
+async function ac3Rt(ctx: ReproContext, n: number, i: number) {
   const r = await rtRun(ctx, `ac3-n${n}-${i}`, eightToOne(n), (d) => [50 * d, 200 * d]);
   const c = convergence(r.trace, 0, r.out.results.durationNs, S_WIRE);
   const w = r.window!;
@@ -136,7 +138,7 @@ const ac3RealTime: ReproCheck = {
     const values: Record<string, number | string | boolean | null> = {};
     let ok = true;
     for (const n of [4, 8]) {
-      const runs: Ac3Rt[] = [];
+      const runs: Awaited<ReturnType<typeof ac3Rt>>[] = [];
       for (let i = 0; i < RUNS; i++) runs.push(await ac3Rt(ctx, n, i));
       const m = {
         convNs: median(runs.map((x) => x.convNs)),
@@ -152,14 +154,7 @@ const ac3RealTime: ReproCheck = {
         overrides: [...eightToOne(n), 'cc.mpcc.controller=off', 'sampleInterval=10us'],
       });
       const noCc = timeAverage(none.trace, 50 * none.dBaseNs, 200 * none.dBaseNs);
-      const pass =
-        m.convNs <= m.boundNs * WIDEN &&
-        m.avgQ <= (n === 4 ? 1 : 2) * S_WIRE * WIDEN &&
-        m.jain >= 1 - 0.01 * WIDEN &&
-        m.util >= 1 - 0.05 * WIDEN &&
-        m.worstShareErr <= 0.1 * WIDEN &&
-        m.avgQ <= 0.1 * WIDEN * noCc;
-      ok &&= pass;
+      ok &&= ac3Verdict({ ...m, n, noCcAvgQ: noCc }, false, WIDEN).ok;
       const warn = runs.reduce((a, x) => a + x.warnings, 0);
       parts.push(
         `N=${n}: T_conv ${us(m.convNs)} (bound ${us(m.boundNs)}), avg Q ${bytesText(m.avgQ)} (no-CC ${bytesText(noCc)}), util ${fix(m.util)}, Jain ${fix(m.jain, 4)}, worst share error ${(m.worstShareErr * 100).toFixed(1)} %` +
@@ -177,34 +172,26 @@ const ac3RealTime: ReproCheck = {
 
 const INCAST = [...eightToOne(8), 'workload[0].size=300KB', 'duration=60ms'];
 
-interface IncastRt {
-  peak: number;
-  convNs: number;
-  avgQ: number;
-  lastNs: number;
-  idealNs: number;
-  drops: number;
-  bdpBytes: number;
-  boundNs: number;
-  warnings: number;
+/** AC6's quantities of one run; T_conv infinite when the queue never came down (a median needs a number). */
+type IncastRt = IncastMeasure & { convNs: number; warnings: number };
+
+async function incastRt(ctx: ReproContext, alg: string, i: number): Promise<IncastRt> {
+  const r = await rtRun(ctx, `ac6-${alg}-${i}`, [...INCAST, `defaults.nic.cc=${alg}`], null);
+  const m = incastOf(r, r.peakBytes);
+  return { ...m, convNs: m.convNs ?? Number.POSITIVE_INFINITY, warnings: r.warnings.length };
 }
 
-export async function incastRt(ctx: ReproContext, alg: string, i: number): Promise<IncastRt> {
-  const r = await rtRun(ctx, `ac6-${alg}-${i}`, [...INCAST, `defaults.nic.cc=${alg}`], null);
-  const flows = r.out.results.flows;
-  const lastNs = Math.max(...flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY));
-  const end = Number.isFinite(lastNs) ? lastNs : r.out.results.durationNs;
-  const c = convergence(r.trace, 0, end, S_WIRE);
+/** The medians of the runs' quantities; drops 0 only when no run dropped. */
+function medians(xs: IncastRt[]): IncastMeasure & { convNs: number } {
+  const med = (k: 'peak' | 'convNs' | 'avgQ' | 'lastNs' | 'idealNs') => median(xs.map((x) => x[k]));
   return {
-    peak: r.peakBytes,
-    convNs: c.convNs ?? Number.POSITIVE_INFINITY,
-    avgQ: timeAverage(r.trace, 0, end),
-    lastNs,
-    idealNs: (flows.length * flows[0].sizeBytes * (S_WIRE / S_PAY) * 8e9) / r.rateBps + r.dBaseNs,
-    drops: r.out.results.summary.drops,
-    bdpBytes: r.bdpBytes,
-    boundNs: convBoundNs(r, r.peakBytes),
-    warnings: r.warnings.length,
+    r: xs[0].r,
+    peak: med('peak'),
+    convNs: med('convNs'),
+    avgQ: med('avgQ'),
+    lastNs: med('lastNs'),
+    idealNs: med('idealNs'),
+    drops: Math.max(...xs.map((x) => x.drops)),
   };
 }
 
@@ -216,39 +203,31 @@ const ac6RealTime: ReproCheck = {
     'medians of 5 runs each, AC6 tolerances widened 50 %: peak within ±7.5 % of HPCC and in the window bound; T_conv ≤ 1.95·(D_base + peak·8/R); avg Q ≤ 1.5 × HPCC; last flow ≤ 1.225 × ideal; 0 drops',
   tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
-    const m: IncastRt[] = [];
-    const h: IncastRt[] = [];
+    const ms: IncastRt[] = [];
+    const hs: IncastRt[] = [];
     for (let i = 0; i < RUNS; i++) {
-      m.push(await incastRt(ctx, 'mpcc', i));
-      h.push(await incastRt(ctx, 'hpcc', i));
+      ms.push(await incastRt(ctx, 'mpcc', i));
+      hs.push(await incastRt(ctx, 'hpcc', i));
     }
-    const med = (xs: IncastRt[], k: keyof IncastRt) => median(xs.map((x) => x[k] as number));
-    const peak = med(m, 'peak');
-    const hPeak = med(h, 'peak');
-    const b = windowBound(8, m[0].bdpBytes);
-    const ok = {
-      peak: Math.abs(peak / hPeak - 1) <= 0.05 * WIDEN && peak >= b.lower && peak <= b.upper,
-      conv: med(m, 'convNs') <= med(m, 'boundNs') * WIDEN,
-      avgQ: med(m, 'avgQ') <= med(h, 'avgQ') * WIDEN,
-      completion: med(m, 'lastNs') <= med(m, 'idealNs') * (1 + 0.15 * WIDEN),
-      drops: m.every((x) => x.drops === 0),
-    };
-    const warn = [...m, ...h].reduce((a, x) => a + x.warnings, 0);
+    const m = medians(ms);
+    const h = medians(hs);
+    const { ok, all } = ac6Verdict(m, h, WIDEN);
+    const warn = [...ms, ...hs].reduce((a, x) => a + x.warnings, 0);
     return {
       measured:
-        `peak ${bytesText(peak)} (HPCC ${bytesText(hPeak)}), T_conv ${us(med(m, 'convNs'))} (bound ${us(med(m, 'boundNs'))}), ` +
-        `avg Q ${bytesText(med(m, 'avgQ'))} = ${fix(med(m, 'avgQ') / med(h, 'avgQ'), 2)} × HPCC ${bytesText(med(h, 'avgQ'))}, ` +
-        `last flow ${fix(med(m, 'lastNs') / med(m, 'idealNs'), 4)} × ideal, drops ${m.map((x) => x.drops).join('/')} (medians of ${RUNS})` +
+        `peak ${bytesText(m.peak)} (HPCC ${bytesText(h.peak)}), T_conv ${us(m.convNs)} (bound ${us(convBoundNs(m.r, m.peak))}), ` +
+        `avg Q ${bytesText(m.avgQ)} = ${fix(m.avgQ / h.avgQ, 2)} × HPCC ${bytesText(h.avgQ)}, ` +
+        `last flow ${fix(m.lastNs / m.idealNs, 4)} × ideal, drops ${ms.map((x) => x.drops).join('/')} (medians of ${RUNS})` +
         (warn > 0 ? `, ${warn} event-loop lag warnings` : ''),
-      pass: Object.values(ok).every((x) => x),
+      pass: all,
       values: {
-        peakBytes: peak,
-        hpccPeakBytes: hPeak,
-        convNs: med(m, 'convNs'),
-        avgQ: med(m, 'avgQ'),
-        hpccAvgQ: med(h, 'avgQ'),
-        lastOverIdeal: med(m, 'lastNs') / med(m, 'idealNs'),
-        convRuns: m.map((x) => Math.round(x.convNs)).join(','),
+        peakBytes: m.peak,
+        hpccPeakBytes: h.peak,
+        convNs: m.convNs,
+        avgQ: m.avgQ,
+        hpccAvgQ: h.avgQ,
+        lastOverIdeal: m.lastNs / m.idealNs,
+        convRuns: ms.map((x) => Math.round(x.convNs)).join(','),
         warnings: warn,
         ...okValues(ok),
       },

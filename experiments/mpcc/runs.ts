@@ -7,15 +7,18 @@ import { join } from 'node:path';
 import type { MpccParams } from '../../src/cc/mpcc/params.js';
 import { mpccPacketWireBytes } from '../../src/cc/mpcc/rp.js';
 import { resolveParams } from '../../src/cc/registry.js';
+import type { RunOutput } from '../../src/runtime/run.js';
 import { jain, portToward } from '../ports.js';
 import {
   baseRttOf,
   bytesBySource,
+  convergence,
   mpccScenario,
   type Probe,
   type ProbeOptions,
   probedRun,
   type QueueTrace,
+  timeAverage,
 } from './probe.js';
 
 /** S_wire of our frames: 1000 B payload + 62 B RoCEv2 headers/ICRC/FCS + 32 B MPCC INT. */
@@ -26,6 +29,7 @@ const cache = new Map<string, Probe>();
 
 export interface DumbbellRun {
   probe: Probe;
+  out: RunOutput;
   /** Bottleneck trace (s1 → s2). */
   trace: QueueTrace;
   senders: string[];
@@ -77,6 +81,7 @@ export function dumbbell(
   const params = resolveParams('mpcc', sec?.params ?? {}, sec?.profile ?? undefined) as MpccParams;
   return {
     probe,
+    out: probe.out,
     trace,
     senders: Array.from({ length: left }, (_, i) => `h${i + 1}`),
     receiver,
@@ -135,6 +140,84 @@ export function windowRange(p: Probe): { min: number; max: number; changes: numb
 /** T_conv bound of AC3a/AC5c/AC6b: 1.3·(D_base + Q_peak·8/R) on a path of D_base and rate R. */
 export function convBoundNs(r: { dBaseNs: number; rateBps: number }, peakBytes: number): number {
   return 1.3 * (r.dBaseNs + (peakBytes * 8e9) / r.rateBps);
+}
+
+/** AC3's quantities of one Exp. 1 run, or their medians over real-time runs. */
+export interface Exp1Criteria {
+  n: number;
+  convNs: number | null;
+  boundNs: number;
+  avgQ: number;
+  util: number;
+  jain: number;
+  /** The largest |share·N − 1| over the senders. */
+  worstShareErr: number;
+  noCcAvgQ: number;
+}
+
+/**
+ * AC3's sub-criteria (util ≥ 0.88 on the thesis profile, else ≥ 0.95); `widen` scales every
+ * tolerance (real-time runs: 1.5, docs/algorithms/mpcc.md).
+ */
+export function ac3Verdict(m: Exp1Criteria, thesisProfile: boolean, widen = 1) {
+  const checks = {
+    conv: m.convNs !== null && m.convNs <= m.boundNs * widen,
+    avgQ: m.avgQ <= (m.n === 4 ? 1 : 2) * S_WIRE * widen,
+    jain: m.jain >= 1 - 0.01 * widen,
+    util: m.util >= 1 - (thesisProfile ? 0.12 : 0.05) * widen,
+    shares: m.worstShareErr <= 0.1 * widen,
+    vsNoCc: m.avgQ <= 0.1 * widen * m.noCcAvgQ,
+  };
+  return { ok: Object.values(checks).every((x) => x), checks };
+}
+
+/** What AC6 measures of one incast run (or the medians over real-time runs). */
+export interface IncastMeasure {
+  r: { senders: string[]; bdpBytes: number; dBaseNs: number; rateBps: number };
+  peak: number;
+  convNs: number | null;
+  avgQ: number;
+  lastNs: number;
+  idealNs: number;
+  drops: number;
+}
+
+/**
+ * AC6's quantities of an incast run, up to its last flow's end (the run's end when one never
+ * finished); `peakBytes` replaces the trace's peak when the trace is sampled (real time).
+ */
+export function incastOf(
+  r: IncastMeasure['r'] & { out: RunOutput; trace: QueueTrace },
+  peakBytes?: number,
+): IncastMeasure {
+  const flows = r.out.results.flows;
+  const lastNs = Math.max(...flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY));
+  const endNs = Number.isFinite(lastNs) ? lastNs : r.out.results.durationNs;
+  const c = convergence(r.trace, 0, endNs, S_WIRE);
+  return {
+    r,
+    peak: peakBytes ?? c.peakBytes,
+    convNs: c.convNs,
+    avgQ: timeAverage(r.trace, 0, endNs),
+    lastNs,
+    idealNs: (flows.length * flows[0].sizeBytes * (S_WIRE / S_PAY) * 8e9) / r.rateBps + r.dBaseNs,
+    drops: r.out.results.summary.drops,
+  };
+}
+
+/** AC6's sub-criteria of MPCC `m` against HPCC `h`; `widen` scales every tolerance (real time: 1.5). */
+export function ac6Verdict(m: IncastMeasure, h: IncastMeasure, widen = 1) {
+  const bound = windowBound(m.r.senders.length, m.r.bdpBytes);
+  const { lower, upper } = bound;
+  const literal = m.peak >= bound.literalLower && m.peak <= bound.literalUpper;
+  const ok = {
+    peak: Math.abs(m.peak / h.peak - 1) <= 0.05 * widen && m.peak >= lower && m.peak <= upper,
+    conv: m.convNs !== null && m.convNs <= convBoundNs(m.r, m.peak) * widen,
+    avgQ: m.avgQ <= h.avgQ * widen,
+    completion: m.lastNs <= m.idealNs * (1 + 0.15 * widen),
+    drops: m.drops === 0,
+  };
+  return { ok, lower, upper, literal, all: Object.values(ok).every((x) => x) };
 }
 
 /** Sub-criterion verdicts as result values (`peak` → `peakOk`). */

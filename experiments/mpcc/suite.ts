@@ -15,14 +15,18 @@ import {
 } from './probe.js';
 import { rtChecks } from './rt.js';
 import {
+  ac3Verdict,
+  ac6Verdict,
   bytesText,
   convBoundNs,
   type DumbbellRun,
   dumbbell,
+  type Exp1Criteria,
   fix,
+  type IncastMeasure,
+  incastOf,
   ms,
   okValues,
-  S_PAY,
   S_WIRE,
   sharesOf,
   us,
@@ -219,17 +223,10 @@ const ac2: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC3
 
-interface Exp1Measure {
+interface Exp1Measure extends Exp1Criteria {
   r: DumbbellRun;
-  n: number;
   peak: number;
-  convNs: number | null;
-  boundNs: number;
-  avgQ: number;
-  util: number;
-  jain: number;
   shares: number[];
-  noCcAvgQ: number;
 }
 
 function exp1Measure(
@@ -238,7 +235,7 @@ function exp1Measure(
   overrides: string[] = [],
 ): Exp1Measure {
   const r = dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n, overrides });
-  const c = convergence(r.trace, 0, r.probe.out.results.durationNs, S_WIRE);
+  const c = convergence(r.trace, 0, r.out.results.durationNs, S_WIRE);
   const from = 50 * r.dBaseNs;
   const to = 200 * r.dBaseNs;
   const sh = sharesOf(r, r.senders, from, to);
@@ -253,24 +250,9 @@ function exp1Measure(
     util: sh.utilisation,
     jain: sh.jain,
     shares: sh.perFlow,
+    worstShareErr: Math.max(...sh.perFlow.map((x) => Math.abs(x * n - 1))),
     noCcAvgQ: noCc.avg,
   };
-}
-
-function ac3Verdict(m: Exp1Measure, thesisProfile: boolean, widen = 1) {
-  const qLimit = (m.n === 4 ? 1 : 2) * S_WIRE * widen;
-  const utilMin = 1 - (1 - (thesisProfile ? 0.88 : 0.95)) * widen;
-  const shareTol = 0.1 * widen;
-  const conv = m.convNs !== null && m.convNs <= m.boundNs * widen;
-  const checks = {
-    conv,
-    avgQ: m.avgQ <= qLimit,
-    jain: m.jain >= 1 - (1 - 0.99) * widen,
-    util: m.util >= utilMin,
-    shares: m.shares.every((s) => Math.abs(s * m.n - 1) <= shareTol),
-    vsNoCc: m.avgQ <= 0.1 * widen * m.noCcAvgQ,
-  };
-  return { ok: Object.values(checks).every((x) => x), checks };
 }
 
 /** Names of the sub-criteria that failed, tagged. */
@@ -379,7 +361,7 @@ const ac4: ReproCheck = {
         overrides: ['duration=2ms', ...over],
         probe: ackInt ? { ackInt: true } : {},
       });
-      return { r, c: convergence(r.trace, 0, r.probe.out.results.durationNs, S_WIRE) };
+      return { r, c: convergence(r.trace, 0, r.out.results.durationNs, S_WIRE) };
     };
     const w1 = conv(['cc.mpcc.weightR=1']).c.convNs ?? Number.NaN;
     const w10 = conv(['cc.mpcc.weightR=10']).c.convNs ?? Number.NaN;
@@ -431,12 +413,12 @@ interface Exp2 {
 
 function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]): Exp2 {
   const r = dumbbell(EXP2, { outDir: ctx.outDir, seed: ctx.seed, overrides: over });
-  const flows = r.probe.out.results.flows;
+  const flows = r.out.results.flows;
   const joins = flows.map((f) => f.startNs).filter((t) => t > 0);
   const ends = flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY);
   const lastEndNs = Math.max(...ends.filter(Number.isFinite), 0);
   // A flow that never finished stretches the experiment to the run's end.
-  const endNs = Number.isFinite(Math.max(...ends)) ? lastEndNs : r.probe.out.results.durationNs;
+  const endNs = Number.isFinite(Math.max(...ends)) ? lastEndNs : r.out.results.durationNs;
   return {
     r,
     joins,
@@ -448,7 +430,7 @@ function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]): Exp2 {
 
 /** Senders active at t (started, not finished). */
 function activeAt(e: Exp2, t: number): string[] {
-  return e.r.probe.out.results.flows
+  return e.r.out.results.flows
     .filter((f) => f.startNs <= t && (f.endNs === null || f.endNs > t))
     .map((f) => f.src);
 }
@@ -550,11 +532,11 @@ const ac5Hold: ReproCheck = {
   run(ctx): ReproOutcome {
     const e = exp2Run(ctx, ['cc.mpcc.zeroQueuePolicy=hold']);
     const v = exp2Verdict(e);
-    const unfinished = e.r.probe.out.results.flows.filter((f) => f.endNs === null).map((f) => f.src);
+    const unfinished = e.r.out.results.flows.filter((f) => f.endNs === null).map((f) => f.src);
     return {
       measured:
         `after departures util ${v.departures.map((x) => fix(x.util, 2)).join(', ') || '—'}; AC5b ${v.ok.b ? 'passes' : 'fails'}; ` +
-        `unfinished: ${unfinished.length === 0 ? 'none' : unfinished.join(', ')} (run ${ms(e.r.probe.out.results.durationNs, 0)})`,
+        `unfinished: ${unfinished.length === 0 ? 'none' : unfinished.join(', ')} (run ${ms(e.r.out.results.durationNs, 0)})`,
       pass: 'finding',
       values: {
         ac5b: v.ok.b,
@@ -567,49 +549,8 @@ const ac5Hold: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC6
 
-interface IncastMeasure {
-  r: DumbbellRun;
-  peak: number;
-  convNs: number | null;
-  avgQ: number;
-  lastNs: number;
-  idealNs: number;
-  drops: number;
-}
-
-function incastMeasure(ctx: { outDir: string; seed?: number }, over: string[], probe = {}): IncastMeasure {
-  const r = dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed, overrides: over, probe });
-  const flows = r.probe.out.results.flows;
-  const lastNs = Math.max(...flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY));
-  const endNs = Number.isFinite(lastNs) ? lastNs : r.probe.out.results.durationNs;
-  const c = convergence(r.trace, 0, endNs, S_WIRE);
-  const n = flows.length;
-  const size = flows[0].sizeBytes;
-  return {
-    r,
-    peak: c.peakBytes,
-    convNs: c.convNs,
-    avgQ: timeAverage(r.trace, 0, endNs),
-    lastNs,
-    idealNs: (n * size * (S_WIRE / S_PAY) * 8e9) / r.rateBps + r.dBaseNs,
-    drops: r.probe.out.results.summary.drops,
-  };
-}
-
-export function ac6Verdict(m: IncastMeasure, h: IncastMeasure, widen = 1) {
-  const n = m.r.senders.length;
-  const bound = windowBound(n, m.r.bdpBytes);
-  const { lower, upper } = bound;
-  const literal = m.peak >= bound.literalLower && m.peak <= bound.literalUpper;
-  const ok = {
-    peak: Math.abs(m.peak / h.peak - 1) <= 0.05 * widen && m.peak >= lower && m.peak <= upper,
-    conv: m.convNs !== null && m.convNs <= convBoundNs(m.r, m.peak) * widen,
-    avgQ: m.avgQ <= h.avgQ * widen,
-    completion: m.lastNs <= m.idealNs * (1 + 0.15 * widen),
-    drops: m.drops === 0,
-  };
-  return { ok, lower, upper, literal, all: Object.values(ok).every((x) => x) };
-}
+const incastMeasure = (ctx: { outDir: string; seed?: number }, over: string[]): IncastMeasure =>
+  incastOf(dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed, overrides: over }));
 
 function ac6Text(m: IncastMeasure, h: IncastMeasure): string {
   const v = ac6Verdict(m, h);
