@@ -10,7 +10,7 @@ import type { Scenario } from '../../src/config/scenario.js';
 import { binRange } from '../../src/probe/bins.js';
 import { chainTracers, Probe, tracer } from '../../src/probe/probe.js';
 import { planFromSetup } from '../../src/runtime/app/plan.js';
-import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import { runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { quantileNearestRank } from '../../src/stats/aggregate.js';
 import { FrameKind } from '../../src/wire/packet.js';
@@ -36,12 +36,9 @@ export interface Window {
 }
 
 export interface WindowMeasure {
-  fromNs: number;
-  toNs: number;
   /** Time average of the bottleneck egress queue over the window (exact integral). */
   meanQueueBytes: number;
   p99QueueBytes: number;
-  maxSampledQueueBytes: number;
   /** XOFF transitions (not refreshes) the switch sent on any port in the window. */
   xoff: number;
   /** Wire bytes out of the bottleneck port ÷ (line rate × window). */
@@ -52,16 +49,11 @@ export interface WindowMeasure {
 
 export interface RunMeasure {
   windows: WindowMeasure[];
-  /** XOFF transitions of the whole run, and the time of the last one (null: none). */
-  xoffTotal: number;
+  /** The time of the run's last XOFF transition (null: none). */
   lastXoffNs: number | null;
   /** Number of XOFF transitions at or after `t`. */
   xoffSince(tNs: number): number;
-  lineRateBps: number;
   wallMs: number;
-  events: number;
-  drops: number;
-  warnings: string[];
 }
 
 /**
@@ -74,7 +66,7 @@ export function runMeasured(
   probe: ProbeSpec,
   windows: Window[],
   opts: { outDir: string; seed?: number },
-): { out: RunOutput; m: RunMeasure } {
+): RunMeasure {
   const setup = setupRun(scenario, { seed: opts.seed });
   const plan = planFromSetup(setup);
   const binNs = probe.sampleNs;
@@ -138,29 +130,18 @@ export function runMeasured(
       samples.push(q);
     }
     return {
-      fromNs: w.fromNs,
-      toNs: w.toNs,
       meanQueueBytes: port.queue.area.sum(a, b) / dt,
       p99QueueBytes: quantileNearestRank(samples, 0.99),
-      maxSampledQueueBytes: samples.reduce((x, y) => Math.max(x, y), 0),
       xoff: xoffTimes.filter((t) => t >= w.fromNs && t < w.toNs).length,
       utilisation: port.tx.sum(a, b) / capacityBytes,
       goodput: receiverFlows.reduce((s, f) => s + f.rx.sum(a, b), 0) / capacityBytes,
     };
   });
   return {
-    out,
-    m: {
-      windows: measures,
-      xoffTotal: xoffTimes.length,
-      lastXoffNs: xoffTimes.length > 0 ? xoffTimes[xoffTimes.length - 1] : null,
-      xoffSince: (t) => xoffTimes.filter((x) => x >= t).length,
-      lineRateBps,
-      wallMs: out.wallMs,
-      events: out.events,
-      drops: out.results.summary.drops,
-      warnings: out.results.warnings,
-    },
+    windows: measures,
+    lastXoffNs: xoffTimes.length > 0 ? xoffTimes[xoffTimes.length - 1] : null,
+    xoffSince: (t) => xoffTimes.filter((x) => x >= t).length,
+    wallMs: out.wallMs,
   };
 }
 

@@ -45,7 +45,7 @@ function vt10g(alg: Alg, n: number, ctx: ReproContext): RunMeasure {
     ? paperScenario('incast-10g-2000.yaml', [`defaults.nic.cc=${alg}`])
     : paperScenario('incast-10g.yaml', [`defaults.nic.cc=${alg}`, `workload[0].flowsPerSender=${n / 8}`]);
   const windows = long ? [W_CONVERGED, W_LATE] : [W_CONVERGED];
-  const { m } = runMeasured(scenario, PROBE_10G, windows, {
+  const m = runMeasured(scenario, PROBE_10G, windows, {
     outDir: join(ctx.outDir, `${alg}-n${n}`),
     seed: ctx.seed,
   });
@@ -197,7 +197,7 @@ function small(alg: Alg, ctx: ReproContext): WindowMeasure {
   const key = `small|${alg}|${ctx.seed ?? 'scenario'}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit.windows[0];
-  const { m } = runMeasured(
+  const m = runMeasured(
     paperScenario('small-incast-3to1.yaml', [`defaults.nic.cc=${alg}`]),
     PROBE_3TO1,
     [{ fromNs: 350 * MS, toNs: 500 * MS }],

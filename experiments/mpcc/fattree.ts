@@ -278,32 +278,12 @@ function unfinished(sets: Mixed[]): string[] {
   return out;
 }
 
-interface SeedVerdict {
-  seed: number;
-  a: number;
-  b: number;
-  c: number;
-  p50: number;
-  p50WithInt: number;
-}
-
-function seedVerdicts(sets: Mixed[]): SeedVerdict[] {
-  return sets.map((res) => {
-    const k = ac7Criteria(res);
-    return {
-      seed: res.mpcc.seed,
-      a: k.a.ratio,
-      b: k.b.ratio,
-      c: k.c.ratio,
-      p50: k.p50.ratio,
-      p50WithInt: k.p50WithInt.ratio,
-    };
-  });
-}
-
 /** AC7 on the seeds: per-seed numbers and ratios, the seed-median of each ratio, the verdict. */
-function ac7Outcome(sets: Mixed[], label = ''): ReproOutcome & { medians: Record<'a' | 'b' | 'c', number> } {
-  const v = seedVerdicts(sets);
+function ac7Outcome(sets: Mixed[]): ReproOutcome {
+  const v = sets.map((res) => {
+    const k = ac7Criteria(res);
+    return { seed: res.mpcc.seed, a: k.a.ratio, b: k.b.ratio, c: k.c.ratio };
+  });
   const med = { a: median(v.map((x) => x.a)), b: median(v.map((x) => x.b)), c: median(v.map((x) => x.c)) };
   const bad = unfinished(sets);
   const perSeed = sets
@@ -338,12 +318,11 @@ function ac7Outcome(sets: Mixed[], label = ''): ReproOutcome & { medians: Record
   }
   return {
     measured:
-      `${label}${perSeed} || seed-median ratio (a) ${verdictText(med.a)}, (b) ${verdictText(med.b)}, ` +
+      `${perSeed} || seed-median ratio (a) ${verdictText(med.a)}, (b) ${verdictText(med.b)}, ` +
       `(c) ${verdictText(med.c)}` +
       (bad.length > 0 ? `; unfinished flows or drops: ${bad.join(', ')}` : ''),
     pass: med.a <= 1 && med.b <= 1 && med.c <= 1 && bad.length === 0,
     values,
-    medians: med,
   };
 }
 
@@ -358,8 +337,7 @@ export const ac7Check: ReproCheck = {
   tier: 'paper',
   run(ctx): ReproOutcome {
     const sets = seedsOf(ctx).map((s) => mixedSet(ctx, s, 'websearch'));
-    const { medians: _m, ...out } = ac7Outcome(sets);
-    return out;
+    return ac7Outcome(sets);
   },
 };
 
@@ -412,8 +390,7 @@ function panelFinding(
     run(ctx): ReproOutcome {
       const seed = seedsOf(ctx)[0];
       const res = mixedSet(ctx, seed, mix, overrides);
-      const { medians: _m, ...out } = ac7Outcome([res]);
-      return { ...out, pass: 'finding' };
+      return { ...ac7Outcome([res]), pass: 'finding' };
     },
   };
 }
@@ -457,8 +434,7 @@ export const ac7HadoopFinding: ReproCheck = {
   tier: 'paper',
   run(ctx): ReproOutcome {
     const res = mixedSet(ctx, seedsOf(ctx)[0], 'hadoop', HADOOP);
-    const { medians: _m, ...out } = ac7Outcome([res]);
-    return { ...out, pass: 'finding' };
+    return { ...ac7Outcome([res]), pass: 'finding' };
   },
 };
 
@@ -490,9 +466,9 @@ export const ac7MiceCheck: ReproCheck = {
       hadoopC: h.c.ratio,
       hadoopQueueP99: m.queueP99Bytes,
       hadoopShortP95: m.shortP95,
-      webMedianA: web.medians.a,
-      webMedianB: web.medians.b,
-      webMedianC: web.medians.c,
+      webMedianA: web.values!.medianA,
+      webMedianB: web.values!.medianB,
+      webMedianC: web.values!.medianC,
     };
     return {
       measured:

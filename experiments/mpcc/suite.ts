@@ -45,8 +45,7 @@ const EXP1_D10 = [...D10, 'duration=17.5ms'];
 
 // ------------------------------------------------------------------------------------ AC1
 
-const squareRun = (outDir: string, seed?: number) =>
-  dumbbell('plant-square-wave.yaml', { outDir, seed, probe: { histogram: false } });
+const squareRun = (outDir: string, seed?: number) => dumbbell('plant-square-wave.yaml', { outDir, seed });
 
 /** Mean LS slope over the on (rising) and off (falling) halves of each period, bytes/ns. */
 function squareSlopes(tr: QueueTrace, periodNs: number, onNs: number, periods: number, marginNs: number) {

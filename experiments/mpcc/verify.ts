@@ -140,8 +140,6 @@ export interface KktReport {
   primal: number;
   dual: number;
   complementarity: number;
-  /** Scale the residuals are relative to. */
-  scale: number;
   ok: boolean;
 }
 
@@ -169,9 +167,6 @@ export function kktResiduals(
     scaleGrad = Math.max(scaleGrad, mag);
     stationarity = Math.max(stationarity, Math.abs(r));
   }
-  let scaleX = 1;
-  for (let j = 0; j < n; j++) scaleX = Math.max(scaleX, Math.abs(x[j]));
-  for (let k = 0; k < m; k++) scaleX = Math.max(scaleX, Math.abs(b[k]));
   let primal = 0;
   let dual = 0;
   let complementarity = 0;
@@ -189,7 +184,7 @@ export function kktResiduals(
   stationarity /= scaleGrad;
   dual /= scaleGrad;
   const ok = stationarity <= tol && primal <= tol && dual <= tol && complementarity <= tol;
-  return { stationarity, primal, dual, complementarity, scale: scaleX, ok };
+  return { stationarity, primal, dual, complementarity, ok };
 }
 
 /** Gaussian elimination with partial pivoting; null when singular. Row-major k×k. */
