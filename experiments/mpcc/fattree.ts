@@ -17,7 +17,7 @@ import type { Results } from '../../src/stats/results.js';
 import { hostPath } from '../../src/topology/path.js';
 import { HPCC_INT_BYTES, MPCC_INT_BYTES } from '../../src/wire/size.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
-import { HISTOGRAM_BIN_BYTES, mpccScenario, type Probe, probedRun } from './probe.js';
+import { HISTOGRAM_BIN_BYTES, HISTOGRAM_BINS, mpccScenario, type Probe, probedRun } from './probe.js';
 import { fix } from './runs.js';
 
 const FILE = 'fattree-websearch.yaml';
@@ -141,7 +141,7 @@ export function mixedRun(
   });
   const r = p.out.results;
   // Every switch egress port over the whole run; ports that never queued sat at 0.
-  const all = new Float64Array(p.histogram.values().next().value?.length ?? 1);
+  const all = new Float64Array(HISTOGRAM_BINS);
   for (const node of p.topo.nodes) {
     if (node.kind !== 'switch') continue;
     node.ports.forEach((_port, i) => {

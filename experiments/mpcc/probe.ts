@@ -82,7 +82,7 @@ export interface Probe {
 }
 
 export const HISTOGRAM_BIN_BYTES = 1000;
-const HISTOGRAM_BINS = 40_000;
+export const HISTOGRAM_BINS = 40_000;
 
 /** A scenario of scenarios/papers/mpcc with --set-style overrides. */
 export function mpccScenario(file: string, overrides: string[] = []): Scenario {

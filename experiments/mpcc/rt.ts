@@ -24,6 +24,7 @@ import {
   fix,
   type IncastMeasure,
   incastOf,
+  leftSide,
   okValues,
   S_WIRE,
   us,
@@ -44,12 +45,6 @@ interface RtOutcome {
   /** Sender → port bytes at the window edges (null when no window was asked for). */
   window: { fromNs: number; toNs: number; bytes: Map<string, number> } | null;
   warnings: string[];
-}
-
-function eightToOne(n: number): string[] {
-  return n === 4
-    ? []
-    : [`topology.left=${n}`, `workload[0].senders=h1..h${n}`, `workload[0].receiver=h${n + 1}`];
 }
 
 /** Probe bin of the real runs: per-sender bytes in a window are exact to a bin. */
@@ -109,7 +104,7 @@ async function rtRun(
 // ------------------------------------------------------------------------------------ AC3
 
 async function ac3Rt(ctx: ReproContext, n: number, i: number) {
-  const r = await rtRun(ctx, `ac3-n${n}-${i}`, eightToOne(n), (d) => [50 * d, 200 * d]);
+  const r = await rtRun(ctx, `ac3-n${n}-${i}`, leftSide(n), (d) => [50 * d, 200 * d]);
   const c = convergence(r.trace, 0, r.out.results.durationNs, S_WIRE);
   const w = r.window!;
   const cap = (r.rateBps * (w.toNs - w.fromNs)) / 8e9;
@@ -151,7 +146,7 @@ const ac3RealTime: ReproCheck = {
       // No-CC reference of the same profile from virtual time (AC1c is a virtual-time check).
       const none = dumbbell(FILE, {
         outDir: ctx.outDir,
-        overrides: [...eightToOne(n), 'cc.mpcc.controller=off', 'sampleInterval=10us'],
+        overrides: [...leftSide(n), 'cc.mpcc.controller=off', 'sampleInterval=10us'],
       });
       const noCc = timeAverage(none.trace, 50 * none.dBaseNs, 200 * none.dBaseNs);
       ok &&= ac3Verdict({ ...m, n, noCcAvgQ: noCc }, false, WIDEN).ok;
@@ -170,7 +165,7 @@ const ac3RealTime: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC6
 
-const INCAST = [...eightToOne(8), 'workload[0].size=300KB', 'duration=60ms'];
+const INCAST = [...leftSide(8), 'workload[0].size=300KB', 'duration=60ms'];
 
 /** AC6's quantities of one run; T_conv infinite when the queue never came down (a median needs a number). */
 type IncastRt = IncastMeasure & { convNs: number; warnings: number };

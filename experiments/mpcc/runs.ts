@@ -42,6 +42,11 @@ export interface DumbbellRun {
   params: MpccParams;
 }
 
+/** Overrides that give a dumbbell `n` senders, h1..hN, and make its first workload entry their incast into h(N+1). */
+export function leftSide(n: number): string[] {
+  return [`topology.left=${n}`, `workload[0].senders=h1..h${n}`, `workload[0].receiver=h${n + 1}`];
+}
+
 /**
  * A dumbbell scenario of scenarios/papers/mpcc (h1..hN → s1 → s2 → h(N+1)) with overrides,
  * the bottleneck watched. `n` re-sizes the left side and the first workload entry (an incast).
@@ -50,13 +55,7 @@ export function dumbbell(
   file: string,
   opts: { outDir: string; seed?: number; n?: number; overrides?: string[]; probe?: Partial<ProbeOptions> },
 ): DumbbellRun {
-  const over = [...(opts.overrides ?? [])];
-  if (opts.n !== undefined)
-    over.push(
-      `topology.left=${opts.n}`,
-      `workload[0].senders=h1..h${opts.n}`,
-      `workload[0].receiver=h${opts.n + 1}`,
-    );
+  const over = [...(opts.overrides ?? []), ...(opts.n === undefined ? [] : leftSide(opts.n))];
   const key = `${file}|${opts.seed ?? ''}|${over.join(';')}|${JSON.stringify(opts.probe ?? {})}`;
   let probe = cache.get(key);
   const scenario = mpccScenario(file, over);
