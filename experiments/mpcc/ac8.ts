@@ -2,7 +2,8 @@
  * AC8 (docs/algorithms/mpcc.md "Reproduction"; thesis App. A.1, §5.1.1): the switch's flow counter
  * and INT stamps. The stamps are read where the switch writes them, at dequeue, by a switch
  * plug-in (switch/cp.ts) that only looks: the hop it just wrote and the port's queue at that
- * instant. What the NICs receive comes through the probe's trace hooks.
+ * instant. What the NICs receive comes through the probe's trace hooks. With the plug-in the
+ * switch skips its cut-through shortcut, which makes the same state changes (switch/switch.ts).
  */
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { encodeMpccInt, MPCC_INT_BYTES } from '../../src/wire/int-mpcc.js';

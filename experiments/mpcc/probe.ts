@@ -4,7 +4,7 @@
  * switch egress ports (every change), a time-weighted queue histogram of every switch egress
  * port, the data arriving at receivers, the INT of every ACK reaching a sender (for AC2 and for
  * replaying the controller to time it) and every window/rate change. Nothing here changes what
- * the firmware does.
+ * the firmware does, so the run is the one `rocelab run` makes (unless a check adds a plug-in).
  */
 
 import { createNic, type Nic } from '../../nic/api.js';
