@@ -8,7 +8,7 @@ import type { MpccParams } from '../../src/cc/mpcc/params.js';
 import { mpccPacketWireBytes } from '../../src/cc/mpcc/rp.js';
 import { resolveParams } from '../../src/cc/registry.js';
 import type { RunOutput } from '../../src/runtime/run.js';
-import { jain, portToward } from '../ports.js';
+import { jain } from '../ports.js';
 import {
   baseRttOf,
   bytesBySource,
@@ -72,10 +72,9 @@ export function dumbbell(
     });
     cache.set(key, probe);
   }
-  const bottleneck = portToward(probe.topo, 's1', 's2');
-  const trace = probe.queues.get(`${bottleneck.sw}:${bottleneck.port}`)!;
+  const trace = probe.queues.get(`s1:${left}`)!;
   const dBaseNs = baseRttOf(probe, 'h1', receiver);
-  const rateBps = probe.topo.byName.get('s1')!.ports[bottleneck.port].rateBps;
+  const rateBps = probe.topo.byName.get('s1')!.ports[left].rateBps;
   const sec = scenario.cc.mpcc;
   const params = resolveParams('mpcc', sec?.params ?? {}, sec?.profile ?? undefined) as MpccParams;
   return {
