@@ -135,19 +135,27 @@ function counterRun(ctx: ReproContext) {
     if (x.n !== want) aBad++;
   }
   const firstTwo = stamps.find((x) => x.timeNs > tLast && x.n === 2)?.timeNs ?? Number.NaN;
+  const dBad = stamps.filter((x) => x.q !== x.queueBytes).length;
   return {
-    stamps: stamps.length,
-    tAll,
-    aBad,
-    tLast,
-    firstTwo,
-    drop,
-    bOk: firstTwo > drop - 1e-9 && firstTwo <= drop + pktNs,
-    dBad: stamps.filter((x) => x.q !== x.queueBytes).length,
-    T,
-    echoes,
-    echoMismatch,
-    badNhop,
+    ok: {
+      a: aBad === 0 && Number.isFinite(tAll),
+      b: firstTwo > drop - 1e-9 && firstTwo <= drop + pktNs,
+      d: dBad === 0 && stamps.length > 0,
+      e: badNhop === 0 && echoMismatch === 0 && echoes > 0,
+    },
+    measured:
+      `${stamps.length} stamps at s1→s2: n = 3 with ${aBad} exceptions; h3 last packet ${us(tLast)}, n = 2 from ${us(firstTwo)} ` +
+      `(t_last + T_flow = ${us(drop)}); q ≠ queue on ${dBad}; ${echoes} ACKs, ${echoMismatch} not byte-identical, ${badNhop} data with nhop ≠ switches on the path`,
+    values: {
+      stamps: stamps.length,
+      aBad,
+      tLastNs: tLast,
+      firstTwoNs: firstTwo,
+      flowWindowNs: T,
+      dBad,
+      echoes,
+      echoMismatch,
+    },
   };
 }
 
@@ -199,31 +207,11 @@ export const ac8: ReproCheck = {
   run(ctx): ReproOutcome {
     const c = counterRun(ctx);
     const six = sixHopRun(ctx);
-    const ok = {
-      a: c.aBad === 0 && Number.isFinite(c.tAll),
-      b: c.bOk,
-      d: c.dBad === 0 && c.stamps > 0,
-      e: c.badNhop === 0 && c.echoMismatch === 0 && c.echoes > 0,
-      f: six.bad === 0 && six.seen > 0,
-    };
+    const ok = { ...c.ok, f: six.bad === 0 && six.seen > 0 };
     return {
-      measured:
-        `${c.stamps} stamps at s1→s2: n = 3 with ${c.aBad} exceptions; h3 last packet ${us(c.tLast)}, n = 2 from ${us(c.firstTwo)} ` +
-        `(t_last + T_flow = ${us(c.drop)}); q ≠ queue on ${c.dBad}; ${c.echoes} ACKs, ${c.echoMismatch} not byte-identical, ${c.badNhop} data with nhop ≠ switches on the path; ` +
-        `6-switch path: ${six.seen} packets, ${six.bad} bad`,
+      measured: `${c.measured}; 6-switch path: ${six.seen} packets, ${six.bad} bad`,
       pass: Object.values(ok).every((x) => x),
-      values: {
-        stamps: c.stamps,
-        aBad: c.aBad,
-        tLastNs: c.tLast,
-        firstTwoNs: c.firstTwo,
-        flowWindowNs: c.T,
-        dBad: c.dBad,
-        echoes: c.echoes,
-        echoMismatch: c.echoMismatch,
-        sixSeen: six.seen,
-        sixBad: six.bad,
-      },
+      values: { ...c.values, sixSeen: six.seen, sixBad: six.bad },
     };
   },
 };
