@@ -8,6 +8,7 @@
  */
 
 import { createNic, type Nic } from '../../nic/api.js';
+import type { MpccHop } from '../../src/cc/mpcc/controller.js';
 import type { Scenario } from '../../src/config/scenario.js';
 import { observeNic, tracer } from '../../src/probe/probe.js';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
@@ -40,8 +41,7 @@ interface AckInt {
   qpn: number;
   timeNs: number;
   nhop: number;
-  q: number[];
-  n: number[];
+  hops: MpccHop[];
   /** Payload bytes in flight after this ACK, as the control step saw them. */
   inflightBytes: number;
 }
@@ -140,14 +140,12 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
       if (keepArrivals && pkt.kind === FrameKind.Data)
         arrivals.push({ node, srcIp: pkt.srcIp, timeNs: t, sizeBytes: pkt.sizeBytes });
       if (o.ackInt === true && pkt.kind === FrameKind.Ack && pkt.int !== null && pkt.int.layout === 'mpcc') {
-        const hops = pkt.int.hops;
         pendingAck = {
           node,
           qpn: pkt.destQp,
           timeNs: t,
           nhop: pkt.int.nhop,
-          q: hops.map((h) => h.qlenBytes),
-          n: hops.map((h) => h.activeFlows),
+          hops: pkt.int.hops.map((h) => ({ qlenBytes: h.qlenBytes, activeFlows: h.activeFlows })),
           inflightBytes: 0,
         };
         ackInts.push(pendingAck);

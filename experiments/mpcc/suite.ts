@@ -208,7 +208,7 @@ const ac2: ReproCheck = {
     const d = 1e6;
     const pktNs = (S_WIRE * 8e9) / r.rateBps;
     const tq = firstQueued(r.trace)!;
-    const firstAck = r.probe.ackInts.find((a) => a.q.some((q) => q > 0));
+    const firstAck = r.probe.ackInts.find((a) => a.hops.some((h) => h.qlenBytes > 0));
     const ta = firstAck?.timeNs ?? Number.NaN;
     const okQ = Math.abs(tq - d) <= 3 * pktNs;
     const okA = Math.abs(ta - 6 * d) <= 0.02 * 6 * d + 6 * pktNs;

@@ -63,11 +63,7 @@ export function replayFlows(p: Probe, params: MpccParams): ReplayFlow[] {
       };
       byQp.set(key, f);
     }
-    f.steps.push({
-      nhop: a.nhop,
-      hops: a.q.map((q, i) => ({ qlenBytes: q, activeFlows: a.n[i] })),
-      inflightBytes: a.inflightBytes,
-    });
+    f.steps.push({ nhop: a.nhop, hops: a.hops, inflightBytes: a.inflightBytes });
   }
   return [...byQp.values()];
 }
