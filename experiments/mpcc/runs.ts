@@ -124,17 +124,6 @@ export function sharesOf(r: DumbbellRun, senders: string[], fromNs: number, toNs
   return { perFlow, utilisation: total / cap, jain: jain(perFlow) };
 }
 
-/** Every window an MPCC QP applied in the run, min and max (AC9c). */
-export function windowRange(p: Probe): { min: number; max: number; changes: number } {
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const w of p.windows) {
-    min = Math.min(min, w);
-    max = Math.max(max, w);
-  }
-  return { min, max, changes: p.windows.length };
-}
-
 /** T_conv bound of AC3a/AC5c/AC6b: 1.3·(D_base + Q_peak·8/R) on a path of D_base and rate R. */
 export function convBoundNs(r: { dBaseNs: number; rateBps: number }, peakBytes: number): number {
   return 1.3 * (r.dBaseNs + (peakBytes * 8e9) / r.rateBps);

@@ -31,7 +31,6 @@ import {
   sharesOf,
   us,
   windowBound,
-  windowRange,
 } from './runs.js';
 import { compareMeanNs, replayFlows, timeReplay } from './timing.js';
 import { solverChecks } from './verify-checks.js';
@@ -634,12 +633,12 @@ const ac9c: ReproCheck = {
     let lo = Number.POSITIVE_INFINITY;
     let hi = 0;
     let within = true;
-    for (const r of runs) {
-      const w = windowRange(r.probe);
-      lo = Math.min(lo, w.min);
-      hi = Math.max(hi, w.max);
-      if (w.min < r.params.windowFloorBytes - 1e-9 || w.max > r.bdpBytes + 1e-6) within = false;
-    }
+    for (const r of runs)
+      for (const w of r.probe.windows) {
+        lo = Math.min(lo, w);
+        hi = Math.max(hi, w);
+        if (w < r.params.windowFloorBytes - 1e-9 || w > r.bdpBytes + 1e-6) within = false;
+      }
     let zeroAcks = 0;
     let changed = 0;
     const before = new Map<string, number | null>();
