@@ -8,9 +8,10 @@
  * since their messages belong to the same barrier group.
  */
 import { join } from 'node:path';
+import { runScenario } from '../../src/runtime/run.js';
 import type { Results } from '../../src/stats/results.js';
 import type { ReproCheck, ReproContext } from '../types.js';
-import { dolceScenario, runProbed } from './probe.js';
+import { dolceScenario } from './probe.js';
 
 const KIB = 1024;
 const RANKS_PER_HOST = 2;
@@ -53,15 +54,16 @@ export function alltoallRun(alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: Repr
   const key = `${alg}|${sizeKb}|${ctx.seed ?? ''}`;
   const hit = runs.get(key);
   if (hit !== undefined) return hit;
-  const { out } = runProbed(
-    dolceScenario('e1-alltoall.yaml', [
+  const out = runScenario({
+    scenario: dolceScenario('e1-alltoall.yaml', [
       `defaults.nic.cc=${alg}`,
       `workload[0].messageSize=${QPS_PER_PAIR * sizeKb * KIB}`,
       `workload[0].iterations=${ITERATIONS}`,
     ]),
-    {},
-    { outDir: join(ctx.outDir, `${alg}-${sizeKb}k`), seed: ctx.seed },
-  );
+    outDir: join(ctx.outDir, `${alg}-${sizeKb}k`),
+    seed: ctx.seed,
+    print: null,
+  });
   const r = out.results;
   const lat = alltoallLatencies(r, 8, QPS_PER_PAIR);
   const kept = lat.slice(Math.floor(lat.length * WARMUP_FRACTION)).flat();

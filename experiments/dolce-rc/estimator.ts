@@ -7,8 +7,9 @@
  */
 import { join } from 'node:path';
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
+import { observedRun } from '../observed-run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
-import { dolceScenario, runProbed } from './probe.js';
+import { dolceScenario } from './probe.js';
 
 interface EstimatorRun {
   ratio: number;
@@ -20,20 +21,23 @@ interface EstimatorRun {
 function estimatorRun(label: string, overrides: string[], ctx: ReproContext): EstimatorRun {
   let dataPackets = 0;
   let marked = 0;
-  const { nics } = runProbed(
-    dolceScenario('ac5-estimator.yaml', overrides),
-    {
-      onSwitchReceive: (_sw, _port, pkt) => {
-        if (pkt.kind !== FrameKind.Data) return;
-        dataPackets++;
-        if (dataPackets % 10 === 0) {
-          pkt.ecn = Ecn.Ce;
-          marked++;
-        }
-      },
-    },
-    { outDir: join(ctx.outDir, label), seed: ctx.seed },
-  );
+  const { nics } = observedRun(dolceScenario('ac5-estimator.yaml', overrides), {
+    outDir: join(ctx.outDir, label),
+    seed: ctx.seed,
+    // A test hook ahead of the switch's own plug-ins, on every data frame it admits.
+    cpBefore: [
+      () => ({
+        name: 'test-hook',
+        onIngress: (pkt) => {
+          if (pkt.kind === FrameKind.Data && ++dataPackets % 10 === 0) {
+            pkt.ecn = Ecn.Ce;
+            marked++;
+          }
+          return false;
+        },
+      }),
+    ],
+  });
   const c = nics.get('h1')?.ccCounters() ?? {};
   const windows = c.dolceRcUpdates ?? 0;
   const denom = c.dolceRcWindowDenom ?? 0;

@@ -6,8 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tracer } from '../../src/probe/probe.js';
+import { observedRun } from '../observed-run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
-import { dolceScenario, runProbed } from './probe.js';
+import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const MS = 1e6;
 type Alg = 'dcqcn' | 'dolce-rc';
@@ -61,25 +63,21 @@ export function incastRun(
   if (hit !== undefined) return hit;
   const senders = Array.from({ length: n }, (_, i) => `h${i + 1}`);
   let troughBps = Number.POSITIVE_INFINITY;
-  const { out, windows, nics } = runProbed(
-    dolceScenario('e2-incast.yaml', [
-      `defaults.nic.cc=${alg}`,
-      `workload[0].senders=h1..h${n}`,
-      ...regime.overrides,
-    ]),
-    {
-      bottleneck: { switchName: 's1', port: 8 },
-      senders,
-      windows: [{ fromNs: 10 * MS, toNs: 40 * MS }],
-      onRateChange: (_host, c) => {
+  const scenario = dolceScenario('e2-incast.yaml', [
+    `defaults.nic.cc=${alg}`,
+    `workload[0].senders=h1..h${n}`,
+    ...regime.overrides,
+  ]);
+  const { out, nics } = observedRun(withProbes(scenario, MS, { node: 's1', port: 8 }), {
+    outDir: join(ctx.outDir, regime === SPEC_PFC ? `${alg}-n${n}` : `${regime.label}-${alg}-n${n}`),
+    seed: ctx.seed,
+    nicObserver: () => ({
+      onRateChange: (c) => {
         if (c.timeNs < 10 * MS && c.rateBps < troughBps) troughBps = c.rateBps;
       },
-    },
-    {
-      outDir: join(ctx.outDir, regime === SPEC_PFC ? `${alg}-n${n}` : `${regime.label}-${alg}-n${n}`),
-      seed: ctx.seed,
-    },
-  );
+    }),
+  });
+  const w = windowOf(out.results, senders, 10 * MS, 40 * MS, scenario.defaults.link.rateBps);
   const armCounts = [0, 0, 0, 0];
   let updates = 0;
   for (const h of senders) {
@@ -91,8 +89,8 @@ export function incastRun(
   const m: IncastMeasure = {
     alg,
     n,
-    utilisation: windows[0].utilisation,
-    jain: windows[0].jain,
+    utilisation: w.utilisation,
+    jain: w.jain,
     drops: r.summary.drops,
     retransmits: r.hosts.reduce((s, h) => s + h.retransmits, 0),
     armCounts,
@@ -185,13 +183,16 @@ function fingerprint(label: string, seed: number, overrides: string[], ctx: Repr
   const arms = createHash('sha256');
   let armDecisions = 0;
   const outDir = join(ctx.outDir, label);
-  runProbed(
-    dolceScenario('e2-incast.yaml', ['workload[0].senders=h1..h4', 'duration=3ms', ...overrides]),
-    {
-      onNicReceive: (host, pkt, now) => {
+  observedRun(dolceScenario('e2-incast.yaml', ['workload[0].senders=h1..h4', 'duration=3ms', ...overrides]), {
+    outDir,
+    seed,
+    trace: tracer({
+      nicRx: (host, now, pkt) => {
         events.update(`${host} ${now} ${pkt.kind} ${pkt.destQp} ${pkt.psn} ${pkt.ecn} ${pkt.bthResv7}\n`);
       },
-      onRateChange: (host, c) => {
+    }),
+    nicObserver: (host) => ({
+      onRateChange: (c) => {
         events.update(`${host} ${c.qpn} ${c.timeNs} ${c.rateBps} ${c.why}\n`);
         const m = /arm(\d+)$/.exec(c.why);
         if (m !== null && c.why.startsWith('cnp')) {
@@ -199,9 +200,8 @@ function fingerprint(label: string, seed: number, overrides: string[], ctx: Repr
           armDecisions++;
         }
       },
-    },
-    { outDir, seed },
-  );
+    }),
+  });
   // The seed itself is printed in results.json; compare everything else.
   const results = JSON.parse(readFileSync(join(outDir, 'results.json'), 'utf8')) as Record<string, unknown>;
   delete results.seed;

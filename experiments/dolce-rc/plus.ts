@@ -7,12 +7,14 @@
 import { join } from 'node:path';
 import { armRatesBps, idealMctNs, messageReward } from '../../src/cc/dolce-rc-plus/reward.js';
 import { F_ARM, F_CE, F_FIRST_TX, F_MSG, F_MSG_BYTES, F_PKTS } from '../../src/cc/dolce-rc-plus/rp.js';
+import { tracer } from '../../src/probe/probe.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { hostPath } from '../../src/topology/path.js';
 import { isMessageStart } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
+import { observedRun } from '../observed-run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
-import { dolceScenario, runProbed } from './probe.js';
+import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const G = 1e9;
 const MS = 1e6;
@@ -58,27 +60,28 @@ export const AC6: ReproCheck = {
     const departures = new Map<number, number>();
     const completions: number[] = [];
     const lineRateBps = scenario.defaults.link.rateBps;
-    runProbed(
-      scenario,
-      {
-        onNicReceive: (host, pkt, now) => {
-          if (host !== 'h1') return;
-          const a = ackRecord(pkt, now);
+    observedRun(scenario, {
+      outDir: join(ctx.outDir, 'idle'),
+      seed: ctx.seed,
+      trace: tracer({
+        nicRx: (host, now, pkt) => {
+          const a = host === 'h1' ? ackRecord(pkt, now) : null;
           if (a !== null) acks.push(a);
         },
-        onNicSend: (host, pkt, now) => {
+        nicTx: (host, now, pkt) => {
           if (host !== 'h1' || pkt.kind !== FrameKind.Data || !isMessageStart(pkt.opcode)) return;
           const id = pkt.ext?.fields?.[F_MSG];
           // The NIC hands a frame over when its last bit is out: its first bit left size·8/C before.
           if (id !== undefined && !departures.has(id))
             departures.set(id, now - (pkt.sizeBytes * 8e9) / lineRateBps);
         },
-        onMessageComplete: (host, c) => {
+      }),
+      nicObserver: (host) => ({
+        onMessageComplete: (c) => {
           if (host === 'h1' && c.role === 'sender') completions.push(c.completeNs);
         },
-      },
-      { outDir: join(ctx.outDir, 'idle'), seed: ctx.seed },
-    );
+      }),
+    });
     const window = acks.filter((a) => a.msgId >= 500 && a.msgId < 1000);
     const share = (arms: number[]) => window.filter((a) => arms.includes(a.arm)).length / window.length;
     let worstErr = 0;
@@ -142,26 +145,24 @@ function dynamicRun(alg: 'dolce-rc-plus' | 'dcqcn', ctx: ReproContext): DynamicR
   const overrides = [`defaults.nic.cc=${alg}`];
   if (alg === 'dcqcn') for (let i = 1; i <= 5; i++) overrides.push(`workload[${i}].sharedQp=false`);
   const shortAcks = new Map<string, AckRecord[]>(SHORT_SENDERS.map((h) => [h, []]));
-  const { out, windows } = runProbed(
-    dolceScenario('e3-dynamic.yaml', overrides),
-    {
-      bottleneck: { switchName: 's1', port: 8 },
-      windows: [{ fromNs: 2 * MS, toNs: 15 * MS }],
-      onNicReceive: (host, pkt, now) => {
+  const scenario = dolceScenario('e3-dynamic.yaml', overrides);
+  const { out } = observedRun(withProbes(scenario, MS, { node: 's1', port: 8 }), {
+    outDir: join(ctx.outDir, alg),
+    seed: ctx.seed,
+    trace: tracer({
+      nicRx: (host, now, pkt) => {
         const list = shortAcks.get(host);
-        if (list === undefined) return;
         const a = ackRecord(pkt, now);
-        if (a !== null) list.push(a);
+        if (list !== undefined && a !== null) list.push(a);
       },
-    },
-    { outDir: join(ctx.outDir, alg), seed: ctx.seed },
-  );
+    }),
+  });
   const r = out.results;
   const run: DynamicRun = {
     alg,
     allDoneNs: r.flows.reduce((m, f) => Math.max(m, f.endNs ?? Number.POSITIVE_INFINITY), 0),
     durationNs: r.durationNs,
-    utilisation: windows[0].utilisation,
+    utilisation: windowOf(r, [], 2 * MS, 15 * MS, scenario.defaults.link.rateBps).utilisation,
     longActive: r.flows.slice(0, 3).map((f) => [f.startNs, f.endNs ?? r.durationNs] as [number, number]),
     shortAcks,
     wallMs: out.wallMs,

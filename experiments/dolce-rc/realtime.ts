@@ -19,18 +19,17 @@
 import { join } from 'node:path';
 import { runScenario } from '../../src/runtime/run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
-import { dolceScenario, jain } from './probe.js';
+import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const MS = 1e6;
 const FROM_NS = 0.5 * MS;
 const TO_NS = 2 * MS;
 const TIME_SCALE = 50_000;
 const N = 4;
-const SWITCH = 's1';
 /** s1 port 8 leads to h9 (the star has h1..h9 on ports 0..8). */
-const BOTTLENECK_PORT = 8;
+const BOTTLENECK = { node: 's1', port: 8 };
 
-export interface StartMeasure {
+interface StartMeasure {
   utilisation: number;
   jain: number;
   banditUpdates: number;
@@ -55,33 +54,19 @@ const BIN_NS = 50_000;
 async function measuredStart(ctx: ReproContext, runtime: 'virtual' | 'local'): Promise<StartMeasure> {
   const scenario = dolceScenario('e2-incast.yaml', SCENARIO_OVERRIDES);
   const out = await runScenario({
-    scenario: {
-      ...scenario,
-      probes: {
-        binNs: BIN_NS,
-        ports: [{ node: SWITCH, port: BOTTLENECK_PORT }],
-        flows: true,
-        qpState: ['mabIter'],
-      },
-    },
+    scenario: withProbes(scenario, BIN_NS, BOTTLENECK, ['mabIter']),
     runtime,
     outDir: join(ctx.outDir, runtime === 'virtual' ? 'vt' : 'rt'),
     seed: ctx.seed,
     print: null,
   });
   const r = out.results;
-  const p = r.probes;
-  if (p === undefined || p.bins * BIN_NS < TO_NS) throw new Error(`the run ended before ${TO_NS / MS} ms`);
-  const [a, b] = [FROM_NS / BIN_NS, TO_NS / BIN_NS];
-  const sum = (xs: number[]) => xs.slice(a, b).reduce((x, y) => x + y, 0);
-  const senderBytes = SENDERS.map((h) =>
-    p.flows.filter((f) => r.flows[f.id].src === h).reduce((x, f) => x + sum(f.txBytes), 0),
-  );
+  const w = windowOf(r, SENDERS, FROM_NS, TO_NS, scenario.defaults.link.rateBps);
   return {
-    utilisation: (sum(p.ports[0].txBytes) * 8e9) / (scenario.defaults.link.rateBps * (TO_NS - FROM_NS)),
-    jain: jain(senderBytes),
+    utilisation: w.utilisation,
+    jain: w.jain,
     // Bandit iterations of the senders' QPs by the window's end.
-    banditUpdates: p.flows.reduce((x, f) => x + (f.senderState?.mabIter?.[b - 1] ?? 0), 0),
+    banditUpdates: r.probes!.flows.reduce((x, f) => x + (f.senderState?.mabIter?.[w.endBin - 1] ?? 0), 0),
     cnps: r.hosts.reduce((x, h) => x + h.cnpRx, 0),
     drops: r.summary.drops,
     retransmits: r.hosts.reduce((x, h) => x + h.retransmits, 0),

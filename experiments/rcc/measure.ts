@@ -12,7 +12,7 @@ import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { hostPath } from '../../src/topology/path.js';
 import { computeRoutes } from '../../src/topology/routing.js';
 import { jain } from '../ports.js';
-import { type FlowProbe, goodputBps, type QueueTrace, queueStats, type RccProbe } from './probe.js';
+import { type FlowProbe, goodputBps, type RccProbe } from './probe.js';
 
 export interface PathScale {
   /** C, bit/s (the receiver's link). */
@@ -169,8 +169,4 @@ export function minJain(p: RccProbe, ph: Phase, skipNs: number, winNs: number): 
 /** Aggregate goodput of some flows over a window. */
 export function aggregateBps(p: RccProbe, flows: FlowProbe[], fromNs: number, toNs: number): number {
   return flows.reduce((a, f) => a + goodputBps(p, f, fromNs, toNs), 0);
-}
-
-export function queueMax(tr: QueueTrace, fromNs: number, toNs: number): number {
-  return queueStats(tr, fromNs, toNs).maxBytes;
 }

@@ -29,7 +29,6 @@ import {
   pathScale,
   phases,
   processorSharingEnds,
-  queueMax,
   settleNs,
 } from './measure.js';
 import {
@@ -38,6 +37,7 @@ import {
   goodputBps,
   peakTime,
   probedRun,
+  queueMax,
   queueStats,
   type RccProbe,
   rccScenario,
@@ -50,7 +50,7 @@ const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
 const lastHopToH1 = (s: Scenario): PortRef[] => [lastHopOf(scenarioTopology(s), 'h1')];
 
 /** Runs shared by several checks within one process (check 9 reuses check 6's). */
-const cache = new Map<string, { p: RccProbe; watch: PortRef[] }>();
+const cache = new Map<string, RccProbe>();
 
 function run(
   ctx: ReproContext,
@@ -59,19 +59,15 @@ function run(
   overrides: string[],
   watch: (s: Scenario) => PortRef[],
   opts: { acks?: boolean; binNs?: number; cached?: boolean } = {},
-): { p: RccProbe; watch: PortRef[] } {
+): RccProbe {
   const { cached, ...probe } = opts;
   const key = `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`;
   const hit = cached === true ? cache.get(key) : undefined;
   if (hit !== undefined) return hit;
   const s = rccScenario(file, overrides);
-  const w = watch(s);
-  const r = {
-    p: probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: w, ...probe }),
-    watch: w,
-  };
-  if (cached === true) cache.set(key, r);
-  return r;
+  const p = probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: watch(s), ...probe });
+  if (cached === true) cache.set(key, p);
+  return p;
 }
 
 // ------------------------------------------------------------------------------------ check 1
@@ -84,10 +80,10 @@ const check1: ReproCheck = {
   run(ctx): ReproOutcome {
     const file = 'c1-single-flow.yaml';
     const sc = pathScale(rccScenario(file), 'h65', 'h1');
-    const { p, watch } = run(ctx, 'c1', file, [], (s) => pathPorts(s, 'h65', 'h1'));
+    const p = run(ctx, 'c1', file, [], (s) => pathPorts(s, 'h65', 'h1'));
     const end = p.out.results.durationNs;
     const g = goodputBps(p, p.flows[0], 2 * sc.tNs, end);
-    const q = Math.max(...watch.map((w) => queueMax(p.queues.get(portKey(w))!, 2 * sc.tNs, end)));
+    const q = Math.max(...p.queues.map((tr) => queueMax(tr, 2 * sc.tNs, end)));
     const m = modeOf(p, 0);
     const need = 0.97 * sc.lineRateBps * sc.eff;
     return {
@@ -127,8 +123,8 @@ interface JoinLeave {
   predicted: number[];
 }
 
-function joinLeave(p: RccProbe, sc: PathScale, lh: PortRef, predictBps: number): JoinLeave {
-  const tr = p.queues.get(portKey(lh))!;
+function joinLeave(p: RccProbe, sc: PathScale, predictBps: number): JoinLeave {
+  const tr = p.queues[0];
   const T = sc.tNs;
   const share = sc.lineRateBps * sc.eff;
   const settleByEvent: string[] = [];
@@ -224,8 +220,8 @@ const check2: ReproCheck = {
     const file = 'c2-join-leave.yaml';
     const s = rccScenario(file);
     const sc = pathScale(s, 'h65', 'h1');
-    const { p, watch } = run(ctx, 'c2', file, [], lastHopToH1);
-    const j = joinLeave(p, sc, watch[0], sc.lineRateBps * sc.eff);
+    const p = run(ctx, 'c2', file, [], lastHopToH1);
+    const j = joinLeave(p, sc, sc.lineRateBps * sc.eff);
     return check2Outcome(j, sc, 'C·eff-derived', 1000, 'µs');
   },
 };
@@ -241,8 +237,8 @@ const check2Paper: ReproCheck = {
     const file = 'c2-join-leave-paper.yaml';
     const s = rccScenario(file);
     const sc = pathScale(s, 'h65', 'h1');
-    const { p, watch } = run(ctx, 'c2-paper', file, [], lastHopToH1, { binNs: 1000 });
-    const j = joinLeave(p, sc, watch[0], 95e9);
+    const p = run(ctx, 'c2-paper', file, [], lastHopToH1, { binNs: 1000 });
+    const j = joinLeave(p, sc, 95e9);
     const ours = processorSharingEnds(
       p.out.results.flows.map((f) => ({ startNs: f.startNs, bytes: f.sizeBytes })),
       (sc.lineRateBps * sc.eff) / 8e9,
@@ -281,9 +277,9 @@ function incast(
   const durationNs = Math.round((n - 1 + 45) * T);
   const overrides = [`workload[0].senders=h65..h${64 + n}`, `duration=${durationNs}ns`, ...extra];
   const t0 = performance.now();
-  const { p, watch } = run(ctx, `c3-n${n}${tag}`, file, overrides, lastHopToH1, { acks: true });
+  const p = run(ctx, `c3-n${n}${tag}`, file, overrides, lastHopToH1, { acks: true });
   const wallMs = performance.now() - t0;
-  const tr = p.queues.get(portKey(watch[0]))!;
+  const tr = p.queues[0];
   const peakBytes = queueMax(tr, 0, durationNs);
   const drainedAt = firstTimeAtOrBelow(tr, 2 * sc.frameBytes, peakTime(tr, 0, durationNs), durationNs);
   const from = (Number.isNaN(drainedAt) ? durationNs / 2 : drainedAt) + 5 * T;
@@ -482,13 +478,12 @@ function incastWithBackground(ctx: ReproContext, alg: string, overrides: string[
   const file = 'c5-incast-background.yaml';
   const over = [`defaults.nic.cc=${alg}`, ...overrides];
   const s = rccScenario(file, over);
-  const { p, watch } = run(ctx, `c5-${tag}-${alg}`, file, over, lastHopToH1, { binNs: 200 });
+  const p = run(ctx, `c5-${tag}-${alg}`, file, over, lastHopToH1, { binNs: 200 });
   const flows = p.out.results.flows;
   const inc = flows.filter((f) => f.id > 0);
   const start = Math.min(...inc.map((f) => f.startNs));
   const end = Math.max(...inc.map((f) => f.endNs ?? s.durationNs));
   const fcts = inc.map((f) => f.fctNs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
-  const tr = p.queues.get(portKey(watch[0]))!;
   return {
     p,
     start,
@@ -496,7 +491,7 @@ function incastWithBackground(ctx: ReproContext, alg: string, overrides: string[
     done: inc.every((f) => f.endNs !== null),
     aggregateBps: aggregateBps(p, p.flows, start, end),
     medianFctNs: fcts[Math.floor(fcts.length / 2)],
-    tr,
+    tr: p.queues[0],
     k: inc.length,
   };
 }
@@ -582,8 +577,8 @@ function inNetwork(ctx: ReproContext, overrides: string[], tag: string): InNetwo
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h3');
   const toS2 = (x: Scenario) => [portToward(scenarioTopology(x), 's1', 's2')];
-  const { p, watch } = run(ctx, `c6-${tag}`, file, overrides, toS2, { cached: true });
-  const tr = p.queues.get(portKey(watch[0]))!;
+  const p = run(ctx, `c6-${tag}`, file, overrides, toS2, { cached: true });
+  const tr = p.queues[0];
   const T = sc.tNs;
   const end = p.out.results.durationNs;
   const over = firstTimeAbove(tr, (0.2 * sc.baseOwdNs * sc.lineRateBps) / 8e9);
@@ -653,8 +648,6 @@ const check6: ReproCheck = {
 interface MultiBottleneck {
   p: RccProbe;
   sc: PathScale;
-  L: PortRef;
-  R: PortRef;
   T: number;
 }
 
@@ -662,11 +655,12 @@ function multiBottleneck(ctx: ReproContext, overrides: string[], tag: string): M
   const file = 'c7-multi-bottleneck.yaml';
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h4');
-  const { p, watch } = run(ctx, `c7-${tag}`, file, overrides, (x) => {
+  // The queues of L (s1 → s2) and of the last hop into h4.
+  const p = run(ctx, `c7-${tag}`, file, overrides, (x) => {
     const topo = scenarioTopology(x);
     return [portToward(topo, 's1', 's2'), lastHopOf(topo, 'h4')];
   });
-  return { p, sc, L: watch[0], R: watch[1], T: sc.tNs };
+  return { p, sc, T: sc.tNs };
 }
 
 /** Check 7's phases: flow 1 alone [20T, 100T), flows 1+2 [150T, 200T), all three from 400T. */
@@ -678,12 +672,11 @@ function multiVerdict(m: MultiBottleneck): { pass: boolean; text: string; values
   const f = p.flows;
   const modes = f.map((_, i) => modeOf(p, i));
   const alone = goodputBps(p, f[0], 20 * T, 100 * T);
-  const aOk =
-    alone >= 0.97 * full && (modes[0].pidEntryNs === null || modes[0].pidEntryNs >= f[1].spec.startNs);
+  const aOk = alone >= 0.97 * full && (modes[0].pidEntryNs === null || modes[0].pidEntryNs >= f[1].startNs);
   const two = [0, 1].map((i) => goodputBps(p, f[i], 150 * T, 200 * T));
   const bOk = modes[0].cls === 2 && modes[1].cls === 2 && jain(two) >= 0.99;
   const fin = [0, 1, 2].map((i) => goodputBps(p, f[i], 400 * T, end));
-  const qL = queueStats(p.queues.get(portKey(m.L))!, 400 * T, end);
+  const qL = queueStats(p.queues[0], 400 * T, end);
   const cOk =
     modes[2].cls !== 2 &&
     fin.every((x) => Math.abs(x - half) <= 0.1 * half) &&
@@ -750,11 +743,11 @@ const check7Ablation: ReproCheck = {
     const pidOnly = multiBottleneck(ctx, ['cc.rcc.control=pid', 'cc.rcc.uMode=pd'], 'pid');
     const full = multiBottleneck(ctx, ['cc.rcc.uMode=pd'], 'pd');
     const T = full.T;
-    const standing = queueStats(ewa.p.queues.get(portKey(ewa.L))!, 150 * T, 200 * T).meanBytes;
+    const standing = queueStats(ewa.p.queues[0], 150 * T, 200 * T).meanBytes;
     const settleAtR1 = (m: MultiBottleneck) => {
       const f3 = m.p.flows[2];
       const ph = {
-        fromNs: f3.spec.startNs,
+        fromNs: f3.startNs,
         toNs: m.p.out.results.durationNs,
         event: 'join' as const,
         flow: 2,
@@ -782,7 +775,7 @@ function staggered(ctx: ReproContext, overrides: string[], tag: string): { share
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h4');
   const toS2 = (x: Scenario) => [portToward(scenarioTopology(x), 's1', 's2')];
-  const { p } = run(ctx, `c8-${tag}`, file, overrides, toS2, { binNs: 1000 });
+  const p = run(ctx, `c8-${tag}`, file, overrides, toS2, { binNs: 1000 });
   const end = p.out.results.durationNs;
   const from = end - 200 * sc.tNs;
   const rates = p.flows.map((f) => goodputBps(p, f, from, end));
@@ -833,12 +826,10 @@ const check9: ReproCheck = {
   run(ctx): ReproOutcome {
     const g = (o: string[], tag: string) => {
       const r = inNetwork(ctx, ['cc.rcc.uMode=pd', ...o], tag);
-      const tr = r.p.queues;
-      const q = [...tr.values()][0];
       const T = r.sc.tNs;
       return {
         agg: r.aggregate,
-        qStd: queueStats(q, 100 * T, r.p.out.results.durationNs).maxBytes,
+        qStd: queueStats(r.p.queues[0], 100 * T, r.p.out.results.durationNs).maxBytes,
         sc: r.sc,
       };
     };

@@ -6,20 +6,17 @@
  */
 
 import type { Nic, RateChange } from '../../nic/api.js';
-import { createNic } from '../../nic/api.js';
 import { buildSrccCp } from '../../src/cc/srcc/config.js';
 import type { SrccCnmEvent, SrccCp, SrccDecision } from '../../src/cc/srcc/cp.js';
 import { nicFor, type Scenario } from '../../src/config/scenario.js';
-import { observeNic, tracer } from '../../src/probe/probe.js';
+import { tracer } from '../../src/probe/probe.js';
 import { planFromSetup } from '../../src/runtime/app/plan.js';
-import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import type { Topology } from '../../src/topology/model.js';
 import type { Routes } from '../../src/topology/routing.js';
 import { type CnmBody, FrameKind, type Packet } from '../../src/wire/packet.js';
-import type { Switch } from '../../switch/api.js';
-import { createSwitch } from '../../switch/api.js';
 import type { SwitchCp, SwitchCpFactory } from '../../switch/cp.js';
+import { type ObservedRun, observedRun } from '../observed-run.js';
 import { loadPaperScenario } from '../paper-scenario.js';
 
 export interface Departure {
@@ -66,8 +63,7 @@ export interface ProbeOptions {
   onNicRx?: (node: string, pkt: Packet, timeNs: number) => void;
 }
 
-export interface Probe {
-  out: RunOutput;
+export interface Probe extends ObservedRun {
   topo: Topology;
   routes: Routes;
   /** Largest data payload per packet of the run's hosts. */
@@ -78,8 +74,6 @@ export interface Probe {
   cnmRx: CnmArrival[];
   cnmEvents: SrccCnmEvent[];
   rateChanges: (RateChange & { node: string })[];
-  nics: Map<string, Nic>;
-  switches: Map<string, Switch>;
 }
 
 export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
@@ -92,7 +86,6 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   const cnmEvents: SrccCnmEvent[] = [];
   const rateChanges: (RateChange & { node: string })[] = [];
   const nics = new Map<string, Nic>();
-  const switches = new Map<string, Switch>();
   const hostIp = new Map(setup.topo.hosts.map((h) => [h.name, h.ip]));
   const mtuBytes = Math.max(...setup.topo.hosts.map((h) => nicFor(scenario, h.name).mtuBytes));
   const nsPerByte = new Map(setup.topo.hosts.map((h) => [h.name, 8e9 / h.ports[0].rateBps]));
@@ -147,33 +140,17 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     },
   });
 
-  const out = runScenario({
-    scenario,
+  const run = observedRun(scenario, {
     seed: o.seed,
     outDir: o.outDir,
-    print: null,
     cpFactories,
     trace,
-    createSwitch: (env, cfg) => {
-      const sw = createSwitch(
-        env,
-        o.extraCp === undefined ? cfg : { ...cfg, cp: [...(cfg.cp ?? []), ...o.extraCp] },
-      );
-      switches.set(cfg.name, sw);
-      return sw;
-    },
-    createNic: (env, cfg) => {
-      const node = cfg.name;
-      const nic = createNic(
-        env,
-        observeNic(cfg, { onRateChange: (c) => keepTrace && rateChanges.push({ ...c, node }) }),
-      );
-      nics.set(node, nic);
-      return nic;
-    },
+    cpAfter: o.extraCp,
+    nics,
+    nicObserver: (node) => ({ onRateChange: (c) => keepTrace && rateChanges.push({ ...c, node }) }),
   });
   return {
-    out,
+    ...run,
     topo: setup.topo,
     routes: setup.routes,
     mtuBytes,
@@ -183,8 +160,6 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     cnmRx,
     cnmEvents,
     rateChanges,
-    nics,
-    switches,
   };
 }
 

@@ -1,0 +1,61 @@
+/**
+ * A virtual-time run with the experiments' observers attached: trace hooks (src/probe) and NIC
+ * observers only read, so the run is the one `rocelab run` produces; the NICs and switches stay
+ * reachable for their counters and `qpInspect` afterwards. Extra switch plug-ins are measurement
+ * or fault-injection hooks of a check.
+ */
+import { createNic, type Nic, type NicObserver } from '../nic/api.js';
+import type { Scenario } from '../src/config/scenario.js';
+import { observeNic, type Tracer } from '../src/probe/probe.js';
+import { type RunOptions, type RunOutput, runScenario } from '../src/runtime/run.js';
+import { createSwitch, type Switch } from '../switch/api.js';
+import type { SwitchCpFactory } from '../switch/cp.js';
+
+export interface ObserveOptions {
+  outDir: string;
+  seed?: number;
+  trace?: Tracer | null;
+  /** Rate changes and message completions of each host's NIC. */
+  nicObserver?: (host: string) => Partial<NicObserver>;
+  /** Plug-ins on every switch ahead of its own (they see frames first, e.g. to mark them). */
+  cpBefore?: SwitchCpFactory[];
+  /** Plug-ins on every switch after its own. */
+  cpAfter?: SwitchCpFactory[];
+  cpFactories?: RunOptions['cpFactories'];
+  /** Filled with the NICs as the run creates them (for hooks that read QP state during the run). */
+  nics?: Map<string, Nic>;
+}
+
+export interface ObservedRun {
+  out: RunOutput;
+  nics: Map<string, Nic>;
+  switches: Map<string, Switch>;
+}
+
+export function observedRun(scenario: Scenario, o: ObserveOptions): ObservedRun {
+  const nics = o.nics ?? new Map<string, Nic>();
+  const switches = new Map<string, Switch>();
+  const out = runScenario({
+    scenario,
+    seed: o.seed,
+    outDir: o.outDir,
+    print: null,
+    cpFactories: o.cpFactories,
+    trace: o.trace ?? undefined,
+    createSwitch: (env, cfg) => {
+      const cp = [...(o.cpBefore ?? []), ...(cfg.cp ?? []), ...(o.cpAfter ?? [])];
+      const sw = createSwitch(env, cp.length === (cfg.cp ?? []).length ? cfg : { ...cfg, cp });
+      switches.set(cfg.name, sw);
+      return sw;
+    },
+    createNic: (env, cfg) => {
+      const nic = createNic(
+        env,
+        o.nicObserver === undefined ? cfg : observeNic(cfg, o.nicObserver(cfg.name)),
+      );
+      nics.set(cfg.name, nic);
+      return nic;
+    },
+  });
+  return { out, nics, switches };
+}
