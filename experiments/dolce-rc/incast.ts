@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tracer } from '../../src/probe/probe.js';
 import { observedRun } from '../observed-run.js';
+import { retransmits } from '../run-health.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { dolceScenario, windowOf, withProbes } from './probe.js';
 
@@ -92,7 +93,7 @@ export function incastRun(
     utilisation: w.utilisation,
     jain: w.jain,
     drops: r.summary.drops,
-    retransmits: r.hosts.reduce((s, h) => s + h.retransmits, 0),
+    retransmits: retransmits(r),
     armCounts,
     updates,
     maxQueueBytes: r.ports.find((p) => p.node === 's1' && p.port === 8)?.maxQueueBytes ?? 0,

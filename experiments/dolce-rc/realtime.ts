@@ -18,6 +18,7 @@
  */
 import { join } from 'node:path';
 import { runScenario } from '../../src/runtime/run.js';
+import { keepUpWarnings, retransmits } from '../run-health.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { dolceScenario, windowOf, withProbes } from './probe.js';
 
@@ -69,8 +70,8 @@ async function measuredStart(ctx: ReproContext, runtime: 'virtual' | 'local'): P
     banditUpdates: r.probes!.flows.reduce((x, f) => x + (f.senderState?.mabIter?.[w.endBin - 1] ?? 0), 0),
     cnps: r.hosts.reduce((x, h) => x + h.cnpRx, 0),
     drops: r.summary.drops,
-    retransmits: r.hosts.reduce((x, h) => x + h.retransmits, 0),
-    warnings: r.warnings.filter((w) => /keep up|no report|lag/.test(w)),
+    retransmits: retransmits(r),
+    warnings: keepUpWarnings(out),
     wallMs: out.wallMs,
   };
 }

@@ -115,23 +115,34 @@ export interface Phase {
   active: number[];
 }
 
+export interface PhaseEvent {
+  t: number;
+  event: 'join' | 'leave';
+  flow: number;
+}
+
 /**
  * Phases between joins and leaves as the receiver sees them: a flow joins with its first packet
  * and leaves with its last one at the receiver (RCC re-assigns windows from there).
  */
 export function phases(p: RccProbe): Phase[] {
-  const ev: { t: number; event: 'join' | 'leave'; flow: number }[] = [];
+  const ev: PhaseEvent[] = [];
   p.flows.forEach((f, i) => {
     if (!Number.isNaN(f.firstRxNs)) ev.push({ t: f.firstRxNs, event: 'join', flow: i });
     if (!Number.isNaN(f.lastRxNs)) ev.push({ t: f.lastRxNs, event: 'leave', flow: i });
   });
+  return phasesOf(ev, p.out.results.durationNs);
+}
+
+/** The phases from each join or leave to the next event (or `endNs`) while some flow is active. */
+export function phasesOf(ev: PhaseEvent[], endNs: number): Phase[] {
   ev.sort((a, b) => a.t - b.t);
   const active = new Set<number>();
   const out: Phase[] = [];
   ev.forEach((e, k) => {
     if (e.event === 'join') active.add(e.flow);
     else active.delete(e.flow);
-    const next = ev[k + 1]?.t ?? p.out.results.durationNs;
+    const next = ev[k + 1]?.t ?? endNs;
     if (active.size > 0)
       out.push({ fromNs: e.t, toNs: next, event: e.event, flow: e.flow, active: [...active] });
   });

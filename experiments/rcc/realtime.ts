@@ -12,8 +12,16 @@
 import { join } from 'node:path';
 import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
+import { keepUpNote } from '../run-health.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
-import { inT, type PathScale, pathScale, processorSharingEnds } from './measure.js';
+import {
+  inT,
+  type PathScale,
+  type PhaseEvent,
+  pathScale,
+  phasesOf,
+  processorSharingEnds,
+} from './measure.js';
 import { rccScenario } from './probe.js';
 
 /** Receiver QP variables that tell RCC's mode (the algorithm's qpInspect). */
@@ -100,11 +108,6 @@ function pidEntries(m: ModeSeen, tNs: number): string {
     .join(', ')})`;
 }
 
-function keepUp(out: RunOutput): string {
-  const w = out.results.warnings.filter((x) => /keep up|no report/.test(x));
-  return w.length > 0 ? ` [${w.length} keep-up warnings: ${w[0]}]` : '';
-}
-
 const rtCheck2: ReproCheck = {
   id: 'RT2',
   title: 'Real time: last-hop join/leave (local runtime, 100 Mbit/s, timeScale 50)',
@@ -117,29 +120,27 @@ const rtCheck2: ReproCheck = {
     const T = sc.tNs;
     const flows = out.results.flows;
     // Events as the receiver's window assignment sees them: starts and completions.
-    const ev = [
-      ...flows.map((f) => ({ t: f.startNs, join: true, id: f.id })),
-      ...flows.filter((f) => f.endNs !== null).map((f) => ({ t: f.endNs!, join: false, id: f.id })),
-    ].sort((a, b) => a.t - b.t);
-    const active = new Set<number>();
+    const ev: PhaseEvent[] = [
+      ...flows.map((f) => ({ t: f.startNs, event: 'join' as const, flow: f.id })),
+      ...flows
+        .filter((f) => f.endNs !== null)
+        .map((f) => ({ t: f.endNs!, event: 'leave' as const, flow: f.id })),
+    ];
     let worstNs = 0;
     const settled: string[] = [];
-    ev.forEach((e, k) => {
-      if (e.join) active.add(e.id);
-      else active.delete(e.id);
-      const next = ev[k + 1]?.t ?? out.results.durationNs;
-      if (active.size === 0 || next - e.t < 5 * T) return;
-      const target = sc.lineRateBps / active.size;
+    for (const ph of phasesOf(ev, out.results.durationNs)) {
+      if (ph.toNs - ph.fromNs < 5 * T) continue;
+      const target = sc.lineRateBps / ph.active.length;
       let at = Number.NaN;
-      for (let t = e.t; t < next - T; t += T / 4) {
-        const ok = [...active].every((i) => Math.abs(rateAt(out, i, t) - target) <= 0.1 * target);
+      for (let t = ph.fromNs; t < ph.toNs - T; t += T / 4) {
+        const ok = ph.active.every((i) => Math.abs(rateAt(out, i, t) - target) <= 0.1 * target);
         if (!ok) at = Number.NaN;
         else if (Number.isNaN(at)) at = t;
       }
-      const s = at - e.t;
-      settled.push(`${e.join ? 'j' : 'l'}${e.id + 1}:${Number.isNaN(s) ? '∞' : inT(s, T)}`);
+      const s = at - ph.fromNs;
+      settled.push(`${ph.event[0]}${ph.flow + 1}:${Number.isNaN(s) ? '∞' : inT(s, T)}`);
       worstNs = Math.max(worstNs, Number.isNaN(s) ? Number.POSITIVE_INFINITY : s);
-    });
+    }
     const predicted = processorSharingEnds(
       flows.map((f) => ({ startNs: f.startNs, bytes: f.sizeBytes })),
       (sc.lineRateBps * sc.eff) / 8e9,
@@ -157,7 +158,7 @@ const rtCheck2: ReproCheck = {
       measured:
         `(a) pacing at C/N ±10 %: ${settled.join(' ')} ${a ? '✓' : '✗'}; (c) ${modes.pidQps.size} QPs in PID${pidEntries(modes, T)} over ${modes.polls} bins ${c ? '✓' : '✗'}; ` +
         `(e) ends ${flows.map((f) => ((f.endNs ?? Number.NaN) / 1e6).toFixed(1)).join('/')} ms vs ${predicted.map((x) => (x / 1e6).toFixed(1)).join('/')} (worst ${(100 * worstErr).toFixed(1)} %) ${e ? '✓' : '✗'}; ` +
-        `wall ${(out.wallMs / 1000).toFixed(0)} s${keepUp(out)}`,
+        `wall ${(out.wallMs / 1000).toFixed(0)} s${keepUpNote(out)}`,
       pass: a && c && e,
       values: {
         settleWorstNs: worstNs,
@@ -227,7 +228,7 @@ const rtCheck3: ReproCheck = {
         `(a) ${modes.pidQps.size} QPs in PID${pidEntries(modes, T)}, ${modes.lastHopQps.size} seen as last-hop (${modes.polls} bins) ${a ? '✓' : '✗'}; ` +
         `(b) ${off}/${seen} rate samples off C/N ${b ? '✓' : '✗'}; (c) peak ${(peak / sc.bdpBytes).toFixed(2)} BDP, ≤ ${RT_QUEUE_MTU} MTU at ${inT(drained - start, T)} ${c ? '✓' : '✗'}; ` +
         `(d) ${(goodput / 1e6).toFixed(1)} Mb/s = ${((100 * goodput) / (sc.lineRateBps * sc.eff)).toFixed(1)} % C·eff, Jain ${jain.toFixed(4)} ${d ? '✓' : '✗'}; ` +
-        `wall ${(out.wallMs / 1000).toFixed(0)} s${keepUp(out)}`,
+        `wall ${(out.wallMs / 1000).toFixed(0)} s${keepUpNote(out)}`,
       pass: a && b && c && d,
       values: {
         pidQps: modes.pidQps.size,

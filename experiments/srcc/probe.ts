@@ -163,6 +163,22 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   };
 }
 
+/** Bytes of `frames` in `winNs` windows over [fromNs, toNs) (a partial last window left out), as a fraction of `rateBps`. */
+export function windowShares(
+  frames: { timeNs: number; sizeBytes: number }[],
+  fromNs: number,
+  toNs: number,
+  winNs: number,
+  rateBps: number,
+): number[] {
+  const bytes = new Array<number>(Math.floor((toNs - fromNs) / winNs)).fill(0);
+  for (const f of frames) {
+    const k = Math.floor((f.timeNs - fromNs) / winNs);
+    if (f.timeNs >= fromNs && k < bytes.length) bytes[k] += f.sizeBytes;
+  }
+  return bytes.map((b) => (b * 8e9) / winNs / rateBps);
+}
+
 /** A scenario of scenarios/papers/srcc with --set-style overrides. */
 export function srccScenario(file: string, overrides: string[] = []): Scenario {
   return loadPaperScenario('srcc', file, overrides);

@@ -15,15 +15,16 @@ import { isDecodeError } from '../../src/wire/errors.js';
 import { decodeFrame } from '../../src/wire/frame.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { parsePcap } from '../../src/wire/pcap.js';
+import { framesLost, keepUpNote } from '../run-health.js';
 import type { ReproCheck, ReproOutcome } from '../types.js';
-import { srccScenario } from './probe.js';
+import { srccScenario, windowShares } from './probe.js';
 
 const S1 = 's1-hol.yaml';
 /**
  * Real links at 0.5 Mbit/s: a 1062 B frame takes 17 ms and a baseRTT/4 window 0.8 s, so a node
  * descheduled for a few hundred ms on a busy machine does not empty a window (at 20 000 it did).
  */
-export const REALTIME_TIME_SCALE = 200_000;
+const REALTIME_TIME_SCALE = 200_000;
 
 interface Captured {
   timeNs: number;
@@ -58,19 +59,11 @@ function localRun(arm: 'srcc' | 'dcqcn', outDir: string, seed?: number): Promise
       seed,
       pcap: true,
       print: null,
-      ...({ metricsPort: null } as object),
     });
     runs.set(key, p);
   }
   return p;
 }
-
-const hostIp = (out: RunOutput, host: string): number => {
-  // h<i> of a star gets the i-th host address; read it back from the capture instead of assuming.
-  const f = readPcap(join(out.outDir, 'pcap', `${host}-p0.pcap`));
-  const tx = f.find((c) => c.pkt.kind === FrameKind.Data || c.pkt.kind === FrameKind.Ack);
-  return tx?.pkt.srcIp ?? -1;
-};
 
 /** Latencies (ns, H1's clock) of every CNM H1 received, from its pcap. */
 function cnmLatencies(out: RunOutput): { latencies: number[]; cnms: number } {
@@ -93,10 +86,14 @@ function cnmLatencies(out: RunOutput): { latencies: number[]; cnms: number } {
   return { latencies, cnms };
 }
 
-/** S-1's unloaded RTT between H1 and R1, ns. */
-function baseRttNs(): number {
+/** S-1's unloaded RTT between H1 and R1, ns, and H1's address. */
+function s1Net(): { baseRttNs: number; h1Ip: number } {
   const setup = setupRun(srccScenario(S1));
-  return hostPath(setup.topo, setup.routes, 'h1', 'h9', nicFor(setup.scenario, 'h1').mtuBytes).baseRttNs;
+  const mtu = nicFor(setup.scenario, 'h1').mtuBytes;
+  return {
+    baseRttNs: hostPath(setup.topo, setup.routes, 'h1', 'h9', mtu).baseRttNs,
+    h1Ip: setup.topo.byName.get('h1')!.ip,
+  };
 }
 
 const ac1rt: ReproCheck = {
@@ -109,10 +106,10 @@ const ac1rt: ReproCheck = {
   async run(ctx): Promise<ReproOutcome> {
     const out = await localRun('srcc', ctx.outDir, ctx.seed);
     const { latencies, cnms } = cnmLatencies(out);
-    const BASE_RTT_NS = baseRttNs();
+    const BASE_RTT_NS = s1Net().baseRttNs;
     const max = Math.max(...latencies);
     const min = Math.min(...latencies);
-    const drops = lost(out);
+    const drops = framesLost(out);
     const virtual = runScenario({
       scenario: srccScenario(S1, ['defaults.nic.cc=srcc', 'duration=300us']),
       outDir: join(ctx.outDir, 'virtual'),
@@ -123,7 +120,7 @@ const ac1rt: ReproCheck = {
     return {
       measured:
         `${cnms} CNMs at H1 (virtual time ${cnmsVirtual}), latency ${(min / 1000).toFixed(2)}…${(max / 1000).toFixed(2)} µs emulated = ≤ ${(max / BASE_RTT_NS).toFixed(3)} × baseRTT; ` +
-        `lost/resent ${drops}; wall ${(out.wallMs / 1000).toFixed(1)} s${lagNote(out)}`,
+        `lost/resent ${drops}; wall ${(out.wallMs / 1000).toFixed(1)} s${keepUpNote(out)}`,
       pass:
         cnms > 0 &&
         latencies.length === cnms &&
@@ -147,17 +144,12 @@ function xoffToH1(out: RunOutput): number {
   return out.results.ports.find((p) => p.node === 's1' && p.port === 0)?.pfcPauseTx ?? -1;
 }
 
-/** f_v (H1 → R2) throughput at R2 in windows over [from, to), as a fraction of C. */
+/** f_v (H1 → R2) throughput at R2 in windows over [from, to), as a fraction of C, from R2's capture. */
 function fvShares(out: RunOutput, h1Ip: number, fromNs: number, toNs: number, winNs: number): number[] {
-  const cap = readPcap(join(out.outDir, 'pcap', 'h10-p0.pcap'));
-  const n = Math.floor((toNs - fromNs) / winNs);
-  const bytes = new Array<number>(n).fill(0);
-  for (const c of cap) {
-    if (c.pkt.kind !== FrameKind.Data || c.pkt.srcIp >>> 0 !== h1Ip >>> 0 || c.timeNs < fromNs) continue;
-    const k = Math.floor((c.timeNs - fromNs) / winNs);
-    if (k < n) bytes[k] += c.pkt.sizeBytes;
-  }
-  return bytes.map((b) => (b * 8e9) / winNs / 100e9);
+  const fv = readPcap(join(out.outDir, 'pcap', 'h10-p0.pcap'))
+    .filter((c) => c.pkt.kind === FrameKind.Data && c.pkt.srcIp >>> 0 === h1Ip >>> 0)
+    .map((c) => ({ timeNs: c.timeNs, sizeBytes: c.pkt.sizeBytes }));
+  return windowShares(fv, fromNs, toNs, winNs, 100e9);
 }
 
 const ac2rt: ReproCheck = {
@@ -170,38 +162,22 @@ const ac2rt: ReproCheck = {
   async run(ctx): Promise<ReproOutcome> {
     const s = await localRun('srcc', ctx.outDir, ctx.seed);
     const b = await localRun('dcqcn', ctx.outDir, ctx.seed);
-    const h1 = hostIp(s, 'h1');
-    const win = baseRttNs() / 4;
+    const net = s1Net();
+    const win = net.baseRttNs / 4;
     const end = (o: RunOutput) => Math.min(300_000, o.results.durationNs);
-    const minS = Math.min(...fvShares(s, h1, 100_000, end(s), win));
-    const minB = Math.min(...fvShares(b, h1, 100_000, end(b), win));
+    const minS = Math.min(...fvShares(s, net.h1Ip, 100_000, end(s), win));
+    const minB = Math.min(...fvShares(b, net.h1Ip, 100_000, end(b), win));
     const xs = xoffToH1(s);
     const xb = xoffToH1(b);
-    const drops = lost(s) + lost(b);
+    const drops = framesLost(s) + framesLost(b);
     return {
       measured:
         `XOFF→H1 BASE ${xb}, SRCC ${xs}; f_v min BASE ${minB.toFixed(2)}·C, SRCC ${minS.toFixed(2)}·C; lost/resent ${drops}; ` +
-        `wall ${(s.wallMs / 1000).toFixed(1)} s + ${(b.wallMs / 1000).toFixed(1)} s${lagNote(s, b)}`,
+        `wall ${(s.wallMs / 1000).toFixed(1)} s + ${(b.wallMs / 1000).toFixed(1)} s${keepUpNote(s, b)}`,
       pass: xb >= 1 && xs === 0 && minB <= 0.15 && minS >= 0.35 && drops === 0,
       values: { xoffBase: xb, xoffSrcc: xs, fvMinBase: minB, fvMinSrcc: minS, drops },
     };
   },
 };
-
-/**
- * Frames lost anywhere: switch/link drops plus data the senders had to resend (a UDP socket drop
- * shows up as a go-back-N retransmission, P20).
- */
-function lost(out: RunOutput): number {
-  return out.results.summary.drops + out.results.hosts.reduce((a, h) => a + h.retransmits, 0);
-}
-
-/** The runtime's own warning when a node could not keep its link rates (CPU starvation). */
-function lagNote(...outs: RunOutput[]): string {
-  const lag = outs.flatMap((o) => o.results.warnings.filter((w) => w.includes('could not keep up')));
-  return lag.length === 0
-    ? ''
-    : `; runtime: ${lag.length} ports of nodes that could not keep up (machine load)`;
-}
 
 export const realtimeChecks: ReproCheck[] = [ac1rt, ac2rt];

@@ -20,7 +20,7 @@ import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { lastHopOf } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
-import { type Probe, probedRun, srccScenario } from './probe.js';
+import { type Probe, probedRun, srccScenario, windowShares } from './probe.js';
 import { BENCH_BASE_RTT_NS, BENCH_LINE_BPS, reactionBench } from './reaction-bench.js';
 import { realtimeChecks } from './realtime.js';
 import { ac10Check } from './workload.js';
@@ -78,27 +78,6 @@ function s1Run(arm: 'srcc' | 'dcqcn', outDir: string, seed?: number, extra: stri
 
 function pfcTx(p: Probe, sw: string, port: number): number {
   return p.out.results.ports.find((x) => x.node === sw && x.port === port)?.pfcPauseTx ?? 0;
-}
-
-/** Throughput of `src`→`dst` data at `dst`, in windows of `winNs` over [fromNs, toNs), fraction of `rateBps`. */
-function windowedShare(
-  p: Probe,
-  src: string,
-  dst: string,
-  fromNs: number,
-  toNs: number,
-  winNs: number,
-  rateBps: number,
-): number[] {
-  const srcIp = p.hostIp.get(src)!;
-  const n = Math.floor((toNs - fromNs) / winNs);
-  const bytes = new Array<number>(n).fill(0);
-  for (const d of p.deliveries) {
-    if (d.node !== dst || d.srcIp !== srcIp || d.timeNs < fromNs) continue;
-    const k = Math.floor((d.timeNs - fromNs) / winNs);
-    if (k < n) bytes[k] += d.sizeBytes;
-  }
-  return bytes.map((b) => (b * 8e9) / winNs / rateBps);
 }
 
 /** Start of serialisation of the data frame a CNM names (QP by destination IP + QPN, and PSN). */
@@ -170,7 +149,15 @@ const ac2: ReproCheck = {
     const { sw, port } = lastHopOf(srcc.topo, 'h1');
     const { rateBps } = linkOf(srcc.topo, 'h10');
     const win = baseRttNs(srcc) / 4;
-    const share = (p: Probe) => windowedShare(p, 'h1', 'h10', 100_000, 300_000, win, rateBps);
+    // f_v: H1's data arriving at R2 (h10).
+    const share = (p: Probe) =>
+      windowShares(
+        p.deliveries.filter((d) => d.node === 'h10' && d.srcIp === p.hostIp.get('h1')),
+        100_000,
+        300_000,
+        win,
+        rateBps,
+      );
     const sS = share(srcc);
     const sB = share(base);
     const xoffS = pfcTx(srcc, sw, port);
