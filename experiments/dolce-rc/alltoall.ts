@@ -9,6 +9,7 @@
  */
 import { join } from 'node:path';
 import { runScenario } from '../../src/runtime/run.js';
+import { mean } from '../../src/stats/aggregate.js';
 import type { Results } from '../../src/stats/results.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { dolceScenario } from './probe.js';
@@ -70,7 +71,7 @@ export function alltoallRun(alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: Repr
   const m: AlltoallMeasure = {
     alg,
     sizeKb,
-    meanLatencyNs: kept.reduce((s, x) => s + x, 0) / kept.length,
+    meanLatencyNs: mean(kept) ?? Number.NaN,
     iterations: lat.length,
     pfcPauseTx: r.summary.pfcPauseTx,
     wallMs: out.wallMs,

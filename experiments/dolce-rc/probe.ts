@@ -4,19 +4,14 @@
  * and a time window's utilisation and fairness are read from those bins, the same way in virtual
  * and in real time (each node bins on its own emulated clock, docs/results.md "probes").
  */
-import { loadScenario } from '../../src/config/load.js';
 import type { Scenario } from '../../src/config/scenario.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
 import type { Results } from '../../src/stats/results.js';
-import { paperScenarioPath } from '../paper-scenario.js';
-
-export function scenarioPath(file: string): string {
-  return paperScenarioPath('dolce-rc', file);
-}
+import { loadPaperScenario } from '../paper-scenario.js';
 
 /** A shipped scenario of the Dolce-RC checks, with `--set`-style overrides. */
 export function dolceScenario(file: string, overrides: string[] = []): Scenario {
-  return loadScenario(scenarioPath(file), overrides);
+  return loadPaperScenario('dolce-rc', file, overrides);
 }
 
 /** Jain's index of sender bytes (1 when all are zero). */

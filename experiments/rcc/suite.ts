@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { nicFor, type Scenario } from '../../src/config/scenario.js';
 import { runScenario } from '../../src/runtime/run.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
+import { percentile } from '../../src/stats/aggregate.js';
 import type { Topology } from '../../src/topology/model.js';
 import { hostPath } from '../../src/topology/path.js';
 import { computeRoutes, type Routes } from '../../src/topology/routing.js';
@@ -483,14 +484,15 @@ function incastWithBackground(ctx: ReproContext, alg: string, overrides: string[
   const inc = flows.filter((f) => f.id > 0);
   const start = Math.min(...inc.map((f) => f.startNs));
   const end = Math.max(...inc.map((f) => f.endNs ?? s.durationNs));
-  const fcts = inc.map((f) => f.fctNs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
+  const fcts = inc.map((f) => f.fctNs ?? Number.POSITIVE_INFINITY);
   return {
     p,
     start,
     end,
     done: inc.every((f) => f.endNs !== null),
     aggregateBps: aggregateBps(p, p.flows, start, end),
-    medianFctNs: fcts[Math.floor(fcts.length / 2)],
+    // The upper median: the FCT at index ⌊n/2⌋ of the sorted ones (unfinished flows count as ∞).
+    medianFctNs: percentile(fcts, 0.5)!,
     tr: p.queues[0],
     k: inc.length,
   };
