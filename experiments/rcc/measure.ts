@@ -9,9 +9,9 @@ import { configuredBaseOwdNs, dataFrameBytes, payloadEfficiency } from '../../sr
 import type { Scenario } from '../../src/config/scenario.js';
 import { nicFor } from '../../src/config/scenario.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
-import { hostPath } from '../../src/topology/path.js';
+import { type HostPath, hostPath } from '../../src/topology/path.js';
 import { computeRoutes } from '../../src/topology/routing.js';
-import { jain } from '../ports.js';
+import { jain, type PortRef } from '../ports.js';
 import { type FlowProbe, goodputBps, type RccProbe } from './probe.js';
 
 export interface PathScale {
@@ -26,6 +26,13 @@ export interface PathScale {
   frameBytes: number;
   /** Base one-way delay of a full data packet, ns. */
   baseOwdNs: number;
+  /** The switch egress ports on the path. */
+  ports: PortRef[];
+}
+
+/** Switch egress ports a flow crosses (the path hostPath and the NIC's path info describe). */
+export function egressPorts(path: HostPath): PortRef[] {
+  return path.links.slice(1).map((l, i) => ({ sw: path.links[i].peerNode, port: l.index }));
 }
 
 export function pathScale(s: Scenario, src: string, dst: string): PathScale {
@@ -52,6 +59,7 @@ export function pathScale(s: Scenario, src: string, dst: string): PathScale {
     eff: payloadEfficiency(mtu),
     frameBytes: dataFrameBytes(mtu),
     baseOwdNs,
+    ports: egressPorts(path),
   };
 }
 

@@ -11,9 +11,8 @@ import { nicFor, type Scenario } from '../../src/config/scenario.js';
 import { runScenario } from '../../src/runtime/run.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { percentile } from '../../src/stats/aggregate.js';
-import type { Topology } from '../../src/topology/model.js';
 import { hostPath } from '../../src/topology/path.js';
-import { computeRoutes, type Routes } from '../../src/topology/routing.js';
+import { computeRoutes } from '../../src/topology/routing.js';
 import { jain, lastHopOf, type PortRef, portKey, portToward } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
@@ -21,6 +20,7 @@ import { phaseMargin } from './loop.js';
 import {
   aggregateBps,
   className,
+  egressPorts,
   gbps,
   inT,
   kb,
@@ -81,7 +81,7 @@ const check1: ReproCheck = {
   run(ctx): ReproOutcome {
     const file = 'c1-single-flow.yaml';
     const sc = pathScale(rccScenario(file), 'h65', 'h1');
-    const p = run(ctx, 'c1', file, [], (s) => pathPorts(s, 'h65', 'h1'));
+    const p = run(ctx, 'c1', file, [], () => sc.ports);
     const end = p.out.results.durationNs;
     const g = goodputBps(p, p.flows[0], 2 * sc.tNs, end);
     const q = Math.max(...p.queues.map((tr) => queueMax(tr, 2 * sc.tNs, end)));
@@ -94,21 +94,6 @@ const check1: ReproCheck = {
     };
   },
 };
-
-/** Switch egress ports a flow crosses (the path hostPath and the NIC's path info describe). */
-function pathPorts(
-  s: Scenario,
-  src: string,
-  dst: string,
-  net?: { topo: Topology; routes: Routes },
-): PortRef[] {
-  const topo = net?.topo ?? scenarioTopology(s);
-  const path = hostPath(topo, net?.routes ?? computeRoutes(topo), src, dst, nicFor(s, src).mtuBytes);
-  const out: PortRef[] = [];
-  for (let i = 1; i < path.links.length; i++)
-    out.push({ sw: path.links[i - 1].peerNode, port: path.links[i].index });
-  return out;
-}
 
 // ------------------------------------------------------------------------------------ check 2
 
@@ -427,7 +412,8 @@ function pauseFraction(
   const routes = computeRoutes(topo);
   for (const f of r.flows) {
     used.add(`${f.src}:0`);
-    for (const w of pathPorts(s, f.src, f.dst, { topo, routes })) used.add(portKey(w));
+    const path = hostPath(topo, routes, f.src, f.dst, nicFor(s, f.src).mtuBytes);
+    for (const w of egressPorts(path)) used.add(portKey(w));
   }
   const ports = r.ports.filter((p) => used.has(`${p.node}:${p.port}`));
   const paused = ports.reduce((a, p) => a + p.pausedNs, 0);
