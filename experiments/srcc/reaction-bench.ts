@@ -1,9 +1,9 @@
 /**
  * AC5 (docs/algorithms/srcc.md "Reproduction"): the NIC's reaction to CNMs, exercised on one real NIC on the virtual
  * scheduler with hand-made CNM and CNP frames (no switch, no receiver: the QP sends paced at
- * its rate for as long as it has data). Shared by the reproduction check and the unit tests.
+ * its rate for as long as it has data).
  */
-import { createNic, type Nic, type RateChange } from '../../nic/api.js';
+import { createNic, type RateChange } from '../../nic/api.js';
 import { resolveCc } from '../../src/cc/registry.js';
 import { flowId16, ROCE_UDP_PORT } from '../../src/cc/srcc/flow-id.js';
 import { nullLogger } from '../../src/env/env.js';
@@ -23,29 +23,11 @@ const QPN = 0x100;
 const REMOTE_QPN = 0x200;
 const SRC_PORT = 0xc123;
 
-export interface BenchDeparture {
-  startNs: number;
-  sizeBytes: number;
-  psn: number;
-}
-
-export interface ReactionBench {
-  sched: EngineScheduler;
-  nic: Nic;
-  departures: BenchDeparture[];
-  rates: RateChange[];
-  /** A CNM for the bench QP at `atNs` (flowIdDelta ≠ 0 makes the flow id wrong). */
-  cnm(atNs: number, targetBps: number, flowIdDelta?: number): void;
-  /** A CNM for a QP the NIC does not have. */
-  strayCnm(atNs: number): void;
-  cnp(atNs: number): void;
-  inspect(): Record<string, number>;
-}
-
 /** One NIC with one srcc QP (params under the `paper` profile plus `overrides`) sending 100 MB. */
-export function reactionBench(overrides: Record<string, unknown> = {}): ReactionBench {
+export function reactionBench(overrides: Record<string, unknown> = {}) {
   const sched = new EngineScheduler();
-  const departures: BenchDeparture[] = [];
+  /** Data frames the NIC sent: start of serialisation, size, PSN. */
+  const departures: { startNs: number; sizeBytes: number; psn: number }[] = [];
   const rates: RateChange[] = [];
   const nsPerByte = 8e9 / BENCH_LINE_BPS;
   let nextId = 1;
@@ -120,9 +102,12 @@ export function reactionBench(overrides: Record<string, unknown> = {}): Reaction
     nic,
     departures,
     rates,
-    cnm: (atNs, targetBps, flowIdDelta = 0) => deliver(atNs, cnmFrame(targetBps, flowIdDelta, REMOTE_QPN)),
-    strayCnm: (atNs) => deliver(atNs, cnmFrame(10e9, 0, REMOTE_QPN + 1)),
-    cnp: (atNs) => {
+    /** A CNM for the bench QP at `atNs` (flowIdDelta ≠ 0 makes the flow id wrong). */
+    cnm: (atNs: number, targetBps: number, flowIdDelta = 0) =>
+      deliver(atNs, cnmFrame(targetBps, flowIdDelta, REMOTE_QPN)),
+    /** A CNM for a QP the NIC does not have. */
+    strayCnm: (atNs: number) => deliver(atNs, cnmFrame(10e9, 0, REMOTE_QPN + 1)),
+    cnp: (atNs: number) => {
       const p = createPacket();
       p.kind = FrameKind.Cnp;
       p.opcode = Opcode.Cnp;
