@@ -14,7 +14,7 @@ import { planFromSetup } from '../../src/runtime/app/plan.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import type { Topology } from '../../src/topology/model.js';
 import type { Routes } from '../../src/topology/routing.js';
-import { type CnmBody, FrameKind, type Packet } from '../../src/wire/packet.js';
+import { type CnmBody, FrameKind } from '../../src/wire/packet.js';
 import type { SwitchCp, SwitchCpFactory } from '../../switch/cp.js';
 import { type ObservedRun, observedRun } from '../observed-run.js';
 import { loadPaperScenario } from '../paper-scenario.js';
@@ -53,14 +53,6 @@ export interface ProbeOptions {
   onDecision?: (d: SrccDecision) => void;
   /** Wrap a switch's SRCC plug-in (fault injection). */
   wrapCp?: (switchName: string, cp: SrccCp) => SwitchCp;
-  /** Keep departures and deliveries (default true). */
-  frames?: boolean;
-  /** Keep rate changes and CNM arrivals (default true; off for big workloads). */
-  trace?: boolean;
-  /** Extra plug-ins on every switch, whatever the hosts run (measurement only). */
-  extraCp?: SwitchCpFactory[];
-  /** Every frame a NIC receives, before the NIC sees it. */
-  onNicRx?: (node: string, pkt: Packet, timeNs: number) => void;
 }
 
 export interface Probe extends ObservedRun {
@@ -78,8 +70,6 @@ export interface Probe extends ObservedRun {
 
 export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
   const setup = setupRun(scenario, { seed: o.seed });
-  const keepFrames = o.frames !== false;
-  const keepTrace = o.trace !== false;
   const departures: Departure[] = [];
   const deliveries: Delivery[] = [];
   const cnmRx: CnmArrival[] = [];
@@ -106,7 +96,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
         routes: setup.routes,
         mtuBytes,
       },
-      { onDecision: o.onDecision, onCnm: keepTrace ? (e) => cnmEvents.push(e) : undefined },
+      { onDecision: o.onDecision, onCnm: (e) => cnmEvents.push(e) },
     );
     cpFactories.srcc = (io) => {
       const cp = inner(io) as SrccCp;
@@ -116,7 +106,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
 
   const trace = tracer({
     nicTx: (node, t, pkt) => {
-      if (!keepFrames || pkt.kind !== FrameKind.Data) return;
+      if (pkt.kind !== FrameKind.Data) return;
       departures.push({
         node,
         dstIp: pkt.dstIp,
@@ -127,12 +117,11 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
       });
     },
     nicRx: (node, t, pkt) => {
-      o.onNicRx?.(node, pkt, t);
-      if (keepFrames && pkt.kind === FrameKind.Data)
+      if (pkt.kind === FrameKind.Data)
         deliveries.push({ node, srcIp: pkt.srcIp, destQp: pkt.destQp, timeNs: t, sizeBytes: pkt.sizeBytes });
     },
     nicRxDone: (node, t, pkt) => {
-      if (!keepTrace || pkt.kind !== FrameKind.Cnm || pkt.cnm === null) return;
+      if (pkt.kind !== FrameKind.Cnm || pkt.cnm === null) return;
       const body = { ...pkt.cnm };
       const qpn = localQp.get(`${node}:${body.flowDstIp >>> 0}:${body.destQpn}`);
       const s = qpn === undefined ? {} : nics.get(node)!.qpInspect(qpn);
@@ -145,9 +134,8 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     outDir: o.outDir,
     cpFactories,
     trace,
-    cpAfter: o.extraCp,
     nics,
-    nicObserver: (node) => ({ onRateChange: (c) => keepTrace && rateChanges.push({ ...c, node }) }),
+    nicObserver: (node) => ({ onRateChange: (c) => rateChanges.push({ ...c, node }) }),
   });
   return {
     ...run,

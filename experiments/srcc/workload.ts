@@ -9,17 +9,21 @@
  * the flow itself was congested, so this is an upper bound of the victims.
  */
 import { join } from 'node:path';
+import { tracer } from '../../src/probe/probe.js';
 import { planQpns } from '../../src/runtime/app/plan.js';
+import type { RunOutput } from '../../src/runtime/run.js';
+import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import type { FlowResult } from '../../src/stats/results.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
+import { observedRun } from '../observed-run.js';
 import type { ReproCheck, ReproOutcome } from '../types.js';
-import { type Probe, probedRun, srccScenario } from './probe.js';
+import { srccScenario } from './probe.js';
 
 const FILE = 'ac10-websearch-burst.yaml';
 
 interface ArmResult {
-  probe: Probe;
+  out: RunOutput;
   xoff: number;
   holRatio: number;
   afctNs: number;
@@ -46,38 +50,36 @@ function runArm(
   // PFC pauses seen by each host NIC: [from, to) intervals of its data priority.
   const pauses = new Map<string, [number, number][]>();
   const open = new Map<string, number>();
-  const probe = probedRun(srccScenario(FILE, [`defaults.nic.cc=${cc}`, ...overrides]), {
+  const close = (node: string, endNs: number) => {
+    const l = pauses.get(node) ?? [];
+    l.push([open.get(node)!, endNs]);
+    pauses.set(node, l);
+    open.delete(node);
+  };
+  const scenario = srccScenario(FILE, [`defaults.nic.cc=${cc}`, ...overrides]);
+  const { out } = observedRun(scenario, {
     outDir: join(outDir, cc),
     seed,
-    frames: false,
-    trace: false,
-    extraCp: [probeCp],
-    onNicRx: (node, pkt, t) => {
-      if (pkt.kind !== FrameKind.Pfc || pkt.pfc === null) return;
-      const q = pkt.pfc.quanta[3] ?? 0;
-      if (((pkt.pfc.classEnable >>> 3) & 1) === 0) return;
-      const start = open.get(node);
-      if (q > 0 && start === undefined) open.set(node, t);
-      else if (q === 0 && start !== undefined) {
-        open.delete(node);
-        const l = pauses.get(node) ?? [];
-        l.push([start, t]);
-        pauses.set(node, l);
-      }
-    },
+    cpAfter: [probeCp],
+    trace: tracer({
+      nicRx: (node, t, pkt) => {
+        if (pkt.kind !== FrameKind.Pfc || pkt.pfc === null) return;
+        const q = pkt.pfc.quanta[3] ?? 0;
+        if (((pkt.pfc.classEnable >>> 3) & 1) === 0) return;
+        if (q > 0 && !open.has(node)) open.set(node, t);
+        else if (q === 0 && open.has(node)) close(node, t);
+      },
+    }),
   });
-  const r = probe.out.results;
-  for (const [node, start] of open) {
-    const l = pauses.get(node) ?? [];
-    l.push([start, r.durationNs]);
-    pauses.set(node, l);
-  }
+  const r = out.results;
+  for (const node of [...open.keys()]) close(node, r.durationNs);
+  const topo = scenarioTopology(scenario);
   // Flow ↔ (receiver IP, receiver QPN), numbered by the runtime's planner; every flow here has
   // its own QP.
   const qpns = planQpns(r.flows.map((f) => ({ src: f.src, dst: f.dst, qpKey: `f${f.id}` })));
   const keyOf = new Map<number, string>();
   r.flows.forEach((f, i) => {
-    keyOf.set(f.id, `${probe.hostIp.get(f.dst)! >>> 0}:${qpns[i].dst}`);
+    keyOf.set(f.id, `${topo.byName.get(f.dst)!.ip >>> 0}:${qpns[i].dst}`);
   });
   const done = r.flows.filter((f): f is FlowResult & { endNs: number; fctNs: number } => f.endNs !== null);
   const blocked = done.filter((f) => {
@@ -85,7 +87,7 @@ function runArm(
     return (pauses.get(f.src) ?? []).some(([a, b]) => a < f.endNs && b > f.startNs);
   });
   return {
-    probe,
+    out,
     xoff: r.summary.pfcPauseTx,
     holRatio: done.length > 0 ? blocked.length / done.length : Number.NaN,
     afctNs: done.reduce((a, f) => a + f.fctNs, 0) / Math.max(1, done.length),
@@ -96,11 +98,11 @@ function runArm(
 
 /** Mean FCT over the flows both arms completed (the fair AFCT comparison). */
 function commonAfct(a: ArmResult, b: ArmResult): [number, number, number] {
-  const fa = new Map(a.probe.out.results.flows.filter((f) => f.fctNs !== null).map((f) => [f.id, f.fctNs!]));
+  const fa = new Map(a.out.results.flows.filter((f) => f.fctNs !== null).map((f) => [f.id, f.fctNs!]));
   let sa = 0;
   let sb = 0;
   let n = 0;
-  for (const f of b.probe.out.results.flows) {
+  for (const f of b.out.results.flows) {
     const x = fa.get(f.id);
     if (x === undefined || f.fctNs === null) continue;
     sa += x;
@@ -117,13 +119,13 @@ export function ac10(outDir: string, seed: number | undefined, overrides: string
   const fewerXoff = b.xoff > 0 ? 1 - s.xoff / b.xoff : 0;
   const afctCut = 1 - afctS / afctB;
   const pass = s.xoff < b.xoff && s.holRatio < b.holRatio && afctS < afctB;
-  const cnms = s.probe.out.results.ports.reduce((a, p) => a + p.cnmTx, 0);
+  const cnms = s.out.results.ports.reduce((a, p) => a + p.cnmTx, 0);
   const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs`;
   return {
     measured:
       `XOFF ${s.xoff} vs ${b.xoff} (${(fewerXoff * 100).toFixed(0)}% fewer); HoL-blocked ${(s.holRatio * 100).toFixed(1)}% vs ${(b.holRatio * 100).toFixed(1)}%; ` +
       `AFCT over ${common} flows done in both ${us(afctS)} vs ${us(afctB)} (${(afctCut * 100).toFixed(0)}% lower); ` +
-      `completed ${s.completed}/${s.total} vs ${b.completed}/${b.total}; ${cnms} CNMs; wall ${(s.probe.out.wallMs / 1000).toFixed(0)} s + ${(b.probe.out.wallMs / 1000).toFixed(0)} s`,
+      `completed ${s.completed}/${s.total} vs ${b.completed}/${b.total}; ${cnms} CNMs; wall ${(s.out.wallMs / 1000).toFixed(0)} s + ${(b.out.wallMs / 1000).toFixed(0)} s`,
     pass,
     values: {
       xoffSrcc: s.xoff,
@@ -136,8 +138,8 @@ export function ac10(outDir: string, seed: number | undefined, overrides: string
       afctReduction: afctCut,
       commonFlows: common,
       cnms,
-      wallMsSrcc: s.probe.out.wallMs,
-      wallMsDcqcn: b.probe.out.wallMs,
+      wallMsSrcc: s.out.wallMs,
+      wallMsDcqcn: b.out.wallMs,
     },
   };
 }
