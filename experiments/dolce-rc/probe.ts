@@ -5,17 +5,14 @@
  * and in real time (each node bins on its own emulated clock, docs/results.md "probes").
  */
 import type { Scenario } from '../../src/config/scenario.js';
-import { jainIndex } from '../../src/stats/aggregate.js';
 import type { Results } from '../../src/stats/results.js';
 import { loadPaperScenario } from '../paper-scenario.js';
+import { jain } from '../ports.js';
 
 /** A shipped scenario of the Dolce-RC checks, with `--set`-style overrides. */
 export function dolceScenario(file: string, overrides: string[] = []): Scenario {
   return loadPaperScenario('dolce-rc', file, overrides);
 }
-
-/** Jain's index of sender bytes (1 when all are zero). */
-export const jain = (xs: number[]): number => (xs.length === 0 ? Number.NaN : (jainIndex(xs) ?? 1));
 
 export interface PortOf {
   node: string;
