@@ -21,6 +21,7 @@ export interface ObserveOptions {
   cpBefore?: SwitchCpFactory[];
   /** Plug-ins on every switch after its own. */
   cpAfter?: SwitchCpFactory[];
+  /** The algorithms' switch plug-ins by name, built by the check instead of the setup (e.g. observed). */
   cpFactories?: RunOptions['cpFactories'];
   /** Filled with the NICs as the run creates them (for hooks that read QP state during the run). */
   nics?: Map<string, Nic>;
