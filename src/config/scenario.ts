@@ -273,9 +273,8 @@ export interface Scenario {
   train: 'auto' | 'off';
   /**
    * How many OS processes the local runtime runs the nodes in (docs/realtime.md "Processes"):
-   * `per-node` (one each), a number, or `auto`: under lockstep as many as the machine has cores
-   * (nodes share them), under wallclock one per node. Other launchers give every node its own
-   * process, namespace or container.
+   * `per-node` (one each), a number, or `auto`: as many as the machine has cores (nodes share
+   * them). Other launchers give every node its own process, namespace or container.
    */
   processes: 'per-node' | 'auto' | number;
   sampleIntervalNs: number;

@@ -142,11 +142,7 @@ export class LocalRun {
   static async create(opts: LocalOptions): Promise<LocalRun> {
     const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed });
     const names = setup.topo.nodes.map((n) => n.name);
-    const sync =
-      opts.env?.SYNC === 'wallclock' || opts.env?.SYNC === 'lockstep' ? opts.env.SYNC : setup.scenario.sync;
-    let want = opts.processes ?? setup.scenario.processes;
-    // A wallclock node's timing is the object: a process shared with other nodes would delay it by their turns.
-    if (want === 'auto' && sync === 'wallclock') want = 'per-node';
+    const want = opts.processes ?? setup.scenario.processes;
     const processes = processGroups(setup.topo, want, Object.keys(opts.nodeEnv ?? {}));
     checkMachineFits(opts.scenario.name, names.length, 'local', undefined, processes.length);
     const port = opts.overlay === 'vxlan' ? VXLAN_UDP_PORT : GENEVE_UDP_PORT;
@@ -189,8 +185,7 @@ export async function runLocal(opts: LocalOptions): Promise<RunOutput> {
 
 /**
  * Which nodes share a process: `per-node` one each; `auto` one each while they fit the cores,
- * else as many processes as cores; a number that many (the launcher turns `auto` into
- * `per-node` under wallclock). Nodes are grouped with their neighbours
+ * else as many processes as cores; a number that many. Nodes are grouped with their neighbours
  * (a switch, then the hosts on it), so most lockstep promises and frames stay inside a process's
  * own event loop: a datagram between two sockets of one process costs no wake-up of another.
  * `alone` nodes (their own environment) get a process each.
