@@ -5,8 +5,9 @@
  * tolerances: goodput within 5 %, max queue within 10 %, median per-flow |ΔFCT| ≤ 2 %). That
  * includes the 24-node leaf-spines (WebSearch, ~600 flows, ~7 M frames; a minute or two each here).
  * The 320-host fat tree (376 nodes in as many processes as cores) runs its first
- * LARGE_PREFIX of emulated time, against virtual time cut at the same instant: its whole 10 ms
- * would take over an hour on this 2-core machine (docs/realtime.md "Known limits").
+ * LARGE_PREFIX of emulated time, against virtual time cut at the same instant: its whole run
+ * takes half an hour on this 2-core machine, and drifts from virtual time after 3 ms emulated
+ * (docs/realtime.md "Known limits", an open bug).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
