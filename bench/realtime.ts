@@ -108,16 +108,9 @@ async function measure(
     received = Math.max(received, sent - WINDOW / 2);
     pump();
   }, 20);
-  // Without acks the node keeps every datagram it sent (up to 8192 per link) for resending: old
-  // garbage no real run makes, and major collections the bench would blame on the fast path.
-  const acker = setInterval(() => {
-    if (lastSeq !== null)
-      sink.send(
-        encodeControl({ vni: 0, promiseNs: Number.NEGATIVE_INFINITY, ackSeq: (lastSeq + 1) >>> 0 }),
-        to.port,
-        to.host,
-      );
-  }, 20);
+  const acker = ackEvery20Ms(sink, () =>
+    lastSeq === null ? null : { seq: lastSeq, port: to.port, host: to.host },
+  );
   pump();
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   counting = true;
@@ -373,6 +366,28 @@ async function finishBenchNode(child: ChildProcess, what: string): Promise<NodeR
   return report;
 }
 
+/**
+ * Acknowledges a node's sequenced datagrams every 20 ms from `sink`, as a wallclock receiver does
+ * (the sink's VNI is 0: port 0 of the receiver faces the node), up to the last sequence `last`
+ * says was received. Without acks the node keeps every datagram it sent (up to 8192 per link) for
+ * resending: old garbage no real run makes, and major collections the bench would blame on the
+ * node's fast path.
+ */
+function ackEvery20Ms(
+  sink: Socket,
+  last: () => { seq: number; port: number; host: string } | null,
+): NodeJS.Timeout {
+  return setInterval(() => {
+    const l = last();
+    if (l !== null)
+      sink.send(
+        encodeControl({ vni: 0, promiseNs: Number.NEGATIVE_INFINITY, ackSeq: (l.seq + 1) >>> 0 }),
+        l.port,
+        l.host,
+      );
+  }, 20);
+}
+
 /** GC and event-loop pauses a node measured while the benchmark drove it (perf_hooks), real ms. */
 function describePauses(r: NodeReportOf): string {
   const ms = (ns: number) => (ns / 1e6).toFixed(2);
@@ -400,21 +415,16 @@ async function benchHostLineRate(
   sockets.push(sink);
   let frames = 0;
   let lastSeq: number | null = null;
-  let from: { address: string; port: number } | null = null;
+  let sender: { address: string; port: number } | null = null;
   sink.on('message', (msg: Buffer, rinfo) => {
     frames += framesIn(msg);
     lastSeq = readLinkSeq(msg) ?? lastSeq;
-    from = rinfo;
+    sender = rinfo;
   });
-  // Acknowledged as s1 would (port 0 faces h1), so h1 keeps only what is in flight.
-  const acker = setInterval(() => {
-    if (lastSeq !== null && from !== null)
-      sink.send(
-        encodeControl({ vni: 0, promiseNs: Number.NEGATIVE_INFINITY, ackSeq: (lastSeq + 1) >>> 0 }),
-        from.port,
-        from.address,
-      );
-  }, 20);
+  // Acknowledged as s1 would (its port 0 faces h1).
+  const acker = ackEvery20Ms(sink, () =>
+    lastSeq === null || sender === null ? null : { seq: lastSeq, port: sender.port, host: sender.address },
+  );
   const h1 = await startBenchNode('h1', path, map, {
     SYNC: 'wallclock',
     // Its own clock reference: the sink answers no clock-sync request.

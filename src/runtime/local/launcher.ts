@@ -202,9 +202,7 @@ export function processGroups(
     processes === 'per-node'
       ? names.length
       : processes === 'auto'
-        ? names.length <= cores
-          ? names.length
-          : cores
+        ? Math.min(names.length, cores)
         : processes;
   if (want >= names.length) return names.map((n) => [n]);
   // Switches in topology order, each followed by the hosts attached to it not placed yet.

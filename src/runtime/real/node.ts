@@ -152,15 +152,13 @@ function applyCcEnv(s: Scenario, env: Env, cc: string | undefined): void {
  * REPORT_FILE, which name one node's, need a single NODE.
  */
 export function nodeConfigsFromEnv(env: Env): NodeConfig[] {
-  const names = (env.NODE ?? env.ROCELAB_NODE ?? '').split(',').map((n) => n.trim());
+  const list = env.NODE ?? env.ROCELAB_NODE ?? '';
+  const names = list.split(',').map((n) => n.trim());
   if (names.length <= 1) return [nodeConfigFromEnv(env)];
   if (names.some((n) => n === ''))
-    throw new ConfigError(
-      'NODE',
-      `an empty name in the list ${JSON.stringify(env.NODE ?? env.ROCELAB_NODE)}`,
-    );
+    throw new ConfigError('NODE', `an empty name in the list ${JSON.stringify(list)}`);
   if (new Set(names).size !== names.length)
-    throw new ConfigError('NODE', `a name twice in the list ${JSON.stringify(env.NODE ?? env.ROCELAB_NODE)}`);
+    throw new ConfigError('NODE', `a name twice in the list ${JSON.stringify(list)}`);
   for (const key of ['BIND', 'REPORT_FILE'] as const)
     if (env[key] !== undefined && env[key] !== '')
       throw new ConfigError(key, 'names one node: set it only when NODE names a single node');
