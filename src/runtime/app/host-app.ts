@@ -241,7 +241,10 @@ export class HostApp {
     this.nic.expect({ qpn: qp.dstQpn, id, bytes, verb: flow.verb });
   }
 
-  /** The static starts of this host's flows, on its own timers (real nodes). */
+  /**
+   * The static starts of this host's flows, on its own timer chain (both runtimes): where a start
+   * falls among this host's other timers of its instant must not depend on other hosts' starts.
+   */
   armStarts(): void {
     if (this.starts.length > 0) this.env.setTimer(this.starts[0].spec.startNs, this.startDue);
   }

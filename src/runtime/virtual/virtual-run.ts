@@ -139,7 +139,6 @@ export class VirtualRun {
   readonly sampleIntervalNs: number;
   readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
-  private nextStatic = 0;
   private readonly barriers: BarrierGroups;
   private completed = 0;
   private started = false;
@@ -242,20 +241,6 @@ export class VirtualRun {
 
   // --- flow lifecycle -------------------------------------------------------------------------
 
-  /**
-   * Static starts run from one timer chain in (startNs, id) order, so flows starting at the
-   * same instant on different hosts start in a fixed order (real nodes each arm their own).
-   */
-  private readonly startDue = (): void => {
-    const now = this.sched.now();
-    const list = this.plan.staticStarts;
-    while (this.nextStatic < list.length && list[this.nextStatic].spec.startNs <= now) {
-      const f = list[this.nextStatic++];
-      this.apps[f.qp.src.index].startFlow(f.spec.id);
-    }
-    if (this.nextStatic < list.length) this.sched.setTimer(list[this.nextStatic].spec.startNs, this.startDue);
-  };
-
   /** A flow completed: release the barrier groups it closes; stop once every flow completed. */
   private onFlowDone(flowId: number): void {
     this.completed++;
@@ -302,8 +287,10 @@ export class VirtualRun {
     if (this.started) return;
     this.started = true;
     if (this.plan.flows.length === 0) return;
-    const list = this.plan.staticStarts;
-    if (list.length > 0) this.sched.setTimer(list[0].spec.startNs, this.startDue);
+    // Each host arms its own static starts, as a real node does: a start's place among the
+    // host's other timers of its instant then follows from when that host set it, not from
+    // the other hosts' starts (docs/realtime.md "Equal-time order").
+    for (const app of this.apps) app.armStarts();
     this.sched.setTimer(0, this.sample);
   }
 
