@@ -56,7 +56,8 @@ export class EventTimers implements TimerService {
     this.spinMs = opts.spinMs ?? 0;
     this.batchLimit = opts.batchLimit ?? 20_000;
     this.onError = opts.onError;
-    this.unsubscribe = clock.onChange(() => this.rearm());
+    // A clock-sync correction moves every deadline in real time: the armed wake is wrong now.
+    this.unsubscribe = clock.onChange(() => this.rearm(true));
   }
 
   /**
@@ -149,10 +150,18 @@ export class EventTimers implements TimerService {
     this.armedForNs = Number.POSITIVE_INFINITY;
   }
 
-  private rearm(): void {
+  /**
+   * Arms the host wake for the earliest timer. A wake already armed for it, or for an earlier
+   * instant (it finds nothing due and arms again), is kept unless `force`: runAt and every batch
+   * end here, and a fresh Timeout or Immediate per received frame was a third of a switch node's
+   * garbage (the young collections that pause it).
+   */
+  private rearm(force = false): void {
     if (this.closed) return;
-    this.disarm();
     const next = this.queue.peekTime();
+    if (!force && this.handle !== null && this.armedForNs <= next && next !== Number.POSITIVE_INFINITY)
+      return;
+    this.disarm();
     if (next === Number.POSITIVE_INFINITY) return;
     this.armedForNs = next;
     const delayMs = next <= this.clock.now() ? 0 : (this.clock.toRealNs(next) - this.clock.realNowNs()) / 1e6;
