@@ -300,6 +300,18 @@ export class TrainWriter {
    * options are already full (more than 240 bytes of telemetry: send the promise alone then).
    */
   finish(promiseNs?: number, trailer: PromiseTrailer = NO_TRAILER): Buffer {
+    const n = this.finishInPlace(promiseNs, trailer);
+    const out = Buffer.allocUnsafe(n);
+    this.scratch.copy(out, 0, 0, n);
+    return out;
+  }
+
+  /**
+   * finish() without the copy: the datagram is the first (returned) bytes of `datagram`, valid
+   * until the next begin(). For a caller that copies it anyway (the real runtime's resend ring):
+   * a fresh Buffer per datagram is young external memory V8 collects for.
+   */
+  finishInPlace(promiseNs?: number, trailer: PromiseTrailer = NO_TRAILER): number {
     if (!this.open) throw new WireEncodeError('TrainWriter.finish before begin()');
     if (promiseNs !== undefined && Number.isNaN(promiseNs)) throw new WireEncodeError('promiseNs is NaN');
     // The trailer (end bound, ack) rides with the promise: without one it would be lost unsaid.
@@ -311,7 +323,12 @@ export class TrainWriter {
       if (promiseNs === undefined)
         throw new WireEncodeError('TrainWriter.finish with no frame and no promise');
       this.open = false;
-      return encodeControl({ vni: this.opts.vni, promiseNs, linkSeq: this.linkSeq, ...trailer });
+      return encodeControlInto(this.scratch, 0, {
+        vni: this.opts.vni,
+        promiseNs,
+        linkSeq: this.linkSeq,
+        ...trailer,
+      });
     }
     if (promiseNs !== undefined) {
       const tBytes = trailerBytes(trailer);
@@ -340,10 +357,13 @@ export class TrainWriter {
         writeTrailer(this.scratch, p + 8, trailer);
       }
     }
-    const out = Buffer.allocUnsafe(this.used);
-    this.scratch.copy(out, 0, 0, this.used);
     this.open = false;
-    return out;
+    return this.used;
+  }
+
+  /** The buffer finishInPlace() leaves the datagram in (the writer's own: read it before begin()). */
+  get datagram(): Buffer {
+    return this.scratch;
   }
 
   /** Whether the last packet's Geneve options have room for `optionBytes` more. */

@@ -44,6 +44,7 @@ import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addres
 import type { EventTimers } from './event-timers.js';
 import type { LockstepScheduler } from './lockstep.js';
 import { PortRing } from './port-ring.js';
+import { ResendRing } from './resend-ring.js';
 
 export type Overlay = 'geneve' | 'vxlan';
 
@@ -212,9 +213,14 @@ export class RealNodeEnv implements FirmwareEnv {
   /** Per input link: the last ack sent back to the peer (-1: none yet). */
   private readonly ackSent: Float64Array;
   private readonly reader = new TrainReader();
-  /** Per output link: the last RESEND_RING sequenced datagrams and their sequences. */
-  private readonly sent: (Buffer | null)[][];
-  private readonly sentSeq: Float64Array[];
+  /** Per output link: the bytes of its last RESEND_RING sequenced datagrams (resend-ring.ts). */
+  private readonly sent: ResendRing[];
+  /**
+   * Sends handed to the socket, and completed: the ticket of a send is the count issued before
+   * it, and it is done once more than that many completed (resend-ring.ts).
+   */
+  private sendsIssued = 0;
+  private sendsDone = 0;
   /** Per input link: datagrams that came after a gap, by sequence, and when we last NACKed. */
   private readonly stash: Map<number, Buffer>[];
   /** The lowest sequence each input link holds (the end of its gap); meaningless when none is held. */
@@ -317,8 +323,7 @@ export class RealNodeEnv implements FirmwareEnv {
     );
     this.seqOut = new Uint32Array(this.links.length);
     this.seqIn = new Float64Array(this.links.length).fill(-1);
-    this.sent = this.links.map(() => new Array<Buffer | null>(RESEND_RING).fill(null));
-    this.sentSeq = this.links.map(() => new Float64Array(RESEND_RING).fill(-1));
+    this.sent = this.links.map(() => new ResendRing(RESEND_RING));
     this.releasedTo = new Uint32Array(this.links.length);
     this.ackSent = new Float64Array(this.links.length).fill(-1);
     this.stash = this.links.map(() => new Map<number, Buffer>());
@@ -480,13 +485,13 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     if (this.lockstep !== null) {
-      this.recordAndTransmit(link, buf);
+      this.recordAndTransmit(link, buf, buf.length);
       return;
     }
     // With arrival stamps the receiver holds the frame until its stamp (its delay line), so the
     // datagram leaves now and the whole link delay is slack for host scheduling and loopback.
     if (link.delayNs <= 0 || this.stampsOut) {
-      this.recordAndTransmit(link, buf);
+      this.recordAndTransmit(link, buf, buf.length);
       return;
     }
     const ring = this.rings[port];
@@ -540,7 +545,7 @@ export class RealNodeEnv implements FirmwareEnv {
       }
       if (!w.append(pkt, stampNs)) {
         // Full: this train leaves now (as a train of its own), the frame starts the next one.
-        this.transmitTrain(port, w.finish());
+        this.transmitTrain(port, w.finishInPlace());
         w.begin(port, this.nextSeq(port));
         this.open[port] = true;
         w.append(pkt, stampNs);
@@ -558,10 +563,12 @@ export class RealNodeEnv implements FirmwareEnv {
     }
   }
 
-  private transmitTrain(port: number, buf: Buffer): void {
+  /** The datagram the port's writer just finished in place (its first `bytes` bytes) leaves. */
+  private transmitTrain(port: number, bytes: number): void {
     this.open[port] = false;
-    if (this.writers[port].frames > 1) this.counters.trainDatagrams++;
-    this.recordAndTransmit(this.links[port], buf);
+    const w = this.writers[port];
+    if (w.frames > 1) this.counters.trainDatagrams++;
+    this.recordAndTransmit(this.links[port], w.datagram, bytes);
   }
 
   /** Wallclock: at the end of the event-loop turn, every train with frames leaves. */
@@ -570,7 +577,7 @@ export class RealNodeEnv implements FirmwareEnv {
     if (this.closed) return;
     for (const port of this.dirty) {
       const w = this.writers[port];
-      if (this.open[port] && w.frames > 0) this.transmitTrain(port, w.finish());
+      if (this.open[port] && w.frames > 0) this.transmitTrain(port, w.finishInPlace());
     }
     this.dirty.length = 0;
   };
@@ -590,15 +597,15 @@ export class RealNodeEnv implements FirmwareEnv {
     try {
       if (this.open[port] && w.frames > 0) {
         if (w.canCarry(PROMISE_OPTION_BYTES + trailerBytes(trailer))) {
-          this.transmitTrain(port, w.finish(promiseNs, trailer));
+          this.transmitTrain(port, w.finishInPlace(promiseNs, trailer));
           return;
         }
-        this.transmitTrain(port, w.finish());
+        this.transmitTrain(port, w.finishInPlace());
       }
       if (!this.open[port]) w.begin(port, this.nextSeq(port));
       this.open[port] = false;
       this.counters.promisesTx++;
-      this.recordAndTransmit(this.links[port], w.finish(promiseNs, trailer));
+      this.recordAndTransmit(this.links[port], w.datagram, w.finishInPlace(promiseNs, trailer));
     } catch (err) {
       this.open[port] = false;
       this.counters.encodeErrors++;
@@ -701,26 +708,34 @@ export class RealNodeEnv implements FirmwareEnv {
     if (ring.length > 0) ring.timer = this.timers.setTimer(ring.peekKey(), this.ringFires[port]);
   }
 
-  /** Send a sequenced datagram, kept for a resend the peer may ask for (resendFrom). */
-  private recordAndTransmit(link: PortLink, buf: Buffer): void {
-    const seq = readLinkSeq(buf);
-    if (seq !== null) {
-      const slot = seq & (RESEND_RING - 1);
-      this.sent[link.port][slot] = buf;
-      this.sentSeq[link.port][slot] = seq;
-      // Fault injection (tests): lose every n-th first transmission; resends always go out.
-      if (this.dropEvery > 0 && ++this.dropCount % this.dropEvery === 0) {
-        this.counters.txDatagrams++;
-        return;
-      }
+  /**
+   * Send the datagram in the first `bytes` bytes of `src` (a writer's, reused at once): a
+   * sequenced one is copied into the link's resend ring, kept for a resend the peer may ask for
+   * (resendFrom), and sent from there.
+   */
+  private recordAndTransmit(link: PortLink, src: Buffer, bytes: number): void {
+    const seq = readLinkSeq(src);
+    if (seq === null) {
+      // Unsequenced (VXLAN, or no stamps): a fresh encoding, never a writer's (trains are sequenced).
+      this.transmit(link, bytes === src.length ? src : Buffer.from(src.subarray(0, bytes)));
+      return;
     }
-    this.transmit(link, buf);
+    const ring = this.sent[link.port];
+    ring.record(seq, src, bytes, this.sendsDone);
+    // Fault injection (tests): lose every n-th first transmission; resends always go out.
+    if (this.dropEvery > 0 && ++this.dropCount % this.dropEvery === 0) {
+      this.counters.txDatagrams++;
+      return;
+    }
+    ring.sent(seq, this.sendsIssued);
+    this.transmit(link, ring.view(seq)!);
   }
 
   private transmit(link: PortLink, buf: Buffer): void {
     this.counters.txDatagrams++;
     this.counters.txBytes += buf.length;
     this.sending++;
+    this.sendsIssued++;
     this.socket.send(buf, link.peer.port, link.peer.host, this.onSent);
   }
 
@@ -744,6 +759,7 @@ export class RealNodeEnv implements FirmwareEnv {
   }
 
   private readonly onSent = (err: Error | null): void => {
+    this.sendsDone++;
     if (--this.sending === 0 && this.drained !== null) {
       const d = this.drained;
       this.drained = null;
@@ -928,21 +944,10 @@ export class RealNodeEnv implements FirmwareEnv {
    * switch over a long run.
    */
   private release(port: number, ackSeq: number): void {
-    const ring = this.sent[port];
-    const seqs = this.sentSeq[port];
     // Only forward, and never past what was sent (a stale ack, or one for an earlier incarnation).
     if (linkSeqDiff(ackSeq, this.seqOut[port]) > 0) return;
-    let s = this.releasedTo[port];
-    const ahead = linkSeqDiff(ackSeq, s);
-    if (ahead <= 0) return;
-    if (ahead > RESEND_RING) s = (ackSeq - RESEND_RING) >>> 0;
-    for (; s !== ackSeq; s = (s + 1) >>> 0) {
-      const slot = s & (RESEND_RING - 1);
-      if (seqs[slot] === s) {
-        ring[slot] = null;
-        seqs[slot] = -1;
-      }
-    }
+    if (linkSeqDiff(ackSeq, this.releasedTo[port]) <= 0) return;
+    this.sent[port].releaseBefore(ackSeq, this.sendsDone);
     this.releasedTo[port] = ackSeq;
   }
 
@@ -964,20 +969,19 @@ export class RealNodeEnv implements FirmwareEnv {
       'overlay: resend',
     );
     const ring = this.sent[port];
-    const seqs = this.sentSeq[port];
     // A train still being built holds the newest sequence number: it leaves at the turn's end.
     let end = this.open[port] ? (this.seqOut[port] - 1) >>> 0 : this.seqOut[port];
     if (count < linkSeqDiff(end, seq)) end = (seq + count) >>> 0;
     for (let s = seq; s !== end; s = (s + 1) >>> 0) {
-      const slot = s & (RESEND_RING - 1);
-      const buf = ring[slot];
-      if (buf === null || seqs[slot] !== s) {
+      const buf = ring.view(s);
+      if (buf === null) {
         this.onLinkError(
           `${link.peerNode} misses datagram ${s} of the link from ${this.node.name} port ${port}, which is no longer kept (the last ${RESEND_RING} are)`,
         );
         return;
       }
       this.counters.resentDatagrams++;
+      ring.sent(s, this.sendsIssued);
       this.transmit(link, buf);
     }
   }
