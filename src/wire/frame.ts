@@ -23,7 +23,7 @@ import { IP_PROTO_UDP, IPV4_FLAGS_DF, ipv4ChecksumOk, writeIpv4, writeIpv4Checks
 import { opcodeHasImmDt, opcodeHasReth } from './kind.js';
 import { isDataOpcode, Opcode } from './opcodes.js';
 import { type Ecn, FrameKind, type Packet } from './packet.js';
-import { createExt, createPacket } from './packet-factory.js';
+import { createExt, createPacket, resetPacket } from './packet-factory.js';
 import { decodePfcBody, encodePfcBody, PFC_BODY_BYTES } from './pfc.js';
 import {
   AETH_BYTES,
@@ -85,6 +85,12 @@ export interface DecodeOptions {
    * the packet lives), so encoding it again copies and patches instead (a forwarding switch).
    */
   keepWire?: boolean;
+  /**
+   * A Packet nobody uses any more, overwritten (every field, resetPacket) instead of allocating a
+   * fresh one: a real-runtime switch decodes into the Packets it has sent on. On a DecodeError it
+   * is left half written; the caller still owns it.
+   */
+  reuse?: Packet;
 }
 
 const NO_OPTIONS: EncodeOptions & DecodeOptions = {};
@@ -227,8 +233,10 @@ function forwardInPlace(
   off: number,
   opts: EncodeOptions,
 ): number {
+  // The whole frame, then this hop's Ethernet header over the received one (the caller checked
+  // they are the same length): copying from the IP header on needs a view of `wire` per frame.
+  buf.set(wire, off);
   const ipOff = off + writeEth(buf, off, pkt, EtherType.Ipv4, opts);
-  buf.set(wire.subarray(ipOff - off), ipOff);
   buf[ipOff + 1] = ((pkt.dscp & 0x3f) << 2) | (pkt.ecn & 3);
   buf[ipOff + 8] = pkt.ttl;
   writeIpv4Checksum(buf, ipOff);
@@ -562,7 +570,7 @@ export function decodeFrame(
     type = readU16(buf, 16);
     off += VLAN_TAG_BYTES;
   }
-  const pkt = createPacket();
+  const pkt = opts.reuse !== undefined ? resetPacket(opts.reuse) : createPacket();
   pkt.dstMac = (buf[0] * 0x100 + buf[1]) * 0x1_0000_0000 + readU32(buf, 2);
   pkt.srcMac = (buf[6] * 0x100 + buf[7]) * 0x1_0000_0000 + readU32(buf, 8);
   switch (type) {
@@ -570,7 +578,8 @@ export function decodeFrame(
       const r = decodeRoce(buf, off, len, ETH_MIN_FRAME_BYTES, pkt, opts);
       if (r !== pkt) return r;
       pkt.prio = pcp >= 0 ? pcp : (opts.prioOfDscp ?? defaultPrioOfDscp)(pkt.dscp);
-      if (opts.keepWire === true) pkt.wire = buf.subarray(0, len);
+      // `buf` is the frame (len is its length): no second view of it.
+      if (opts.keepWire === true) pkt.wire = buf;
       return finish(pkt);
     }
     case EtherType.MacControl: {

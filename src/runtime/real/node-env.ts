@@ -107,7 +107,17 @@ export interface NodeEnvOptions {
   onLinkError?(message: string): void;
   /** Tests: lose every n-th first transmission of a sequenced datagram (0: never). */
   dropEvery?: number;
+  /**
+   * Decode received frames into Packets firmware has sent (default false): for a switch, whose
+   * firmware lets go of a frame once it is sent (switch/switch.ts txDone), so a forwarded frame
+   * costs no new Packet, the largest part of a switch node's young garbage. Not for a NIC, which
+   * may keep what it sent.
+   */
+  recyclePackets?: boolean;
 }
+
+/** Sent Packets a node keeps for decoding into (recyclePackets). */
+const PACKET_POOL = 4096;
 
 /** Sequenced datagrams each output link keeps for a resend (a power of two). */
 const RESEND_RING = 8192;
@@ -267,6 +277,8 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly stampsOut: boolean;
   /** Per output port: a train is open (begun, maybe empty). */
   private readonly open: boolean[];
+  /** Sent Packets received frames are decoded into (recyclePackets; null: off). */
+  private readonly packetPool: Packet[] | null;
   /** The late frame `deliver` hands to firmware (set just before runAt; no closure per frame). */
   private rxPort = 0;
   private rxPkt: Packet | null = null;
@@ -332,6 +344,7 @@ export class RealNodeEnv implements FirmwareEnv {
     this.lastResendSeq = new Float64Array(this.links.length).fill(-1);
     this.lastResendMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
     this.dropEvery = opts.dropEvery ?? 0;
+    this.packetPool = opts.recyclePackets === true ? [] : null;
     this.open = this.links.map(() => false);
     this.promisedNs = new Float64Array(this.links.length);
     this.boundSentNs = new Float64Array(this.links.length);
@@ -451,6 +464,17 @@ export class RealNodeEnv implements FirmwareEnv {
   }
 
   send(port: number, pkt: Packet): void {
+    this.sendFrame(port, pkt);
+    // Encoded (or dropped): nothing here holds the Packet any more, and the firmware lets go of it.
+    const pool = this.packetPool;
+    if (pool !== null && pool.length < PACKET_POOL) {
+      // Not the received datagram it was decoded from: that may go now.
+      pkt.wire = null;
+      pool.push(pkt);
+    }
+  }
+
+  private sendFrame(port: number, pkt: Packet): void {
     if (this.closed) return;
     const link = this.links[port];
     if (link === undefined) {
@@ -869,12 +893,18 @@ export class RealNodeEnv implements FirmwareEnv {
     const r = this.reader;
     const ls = this.lockstep;
     if (r.count > 1) this.counters.trainsRx++;
+    const pool = this.packetPool;
+    const opts = this.decodeOpts;
     for (let i = 0; !r.control && i < r.count; i++) {
-      const pkt = decapsulate(r.packet(i), this.decodeOpts, this.rxMeta);
+      if (pool !== null) opts.reuse = pool.pop();
+      const pkt = decapsulate(r.packet(i), opts, this.rxMeta);
       if ('code' in pkt) {
+        if (opts.reuse !== undefined) pool!.push(opts.reuse);
+        opts.reuse = undefined;
         this.garbage(pkt.code);
         continue;
       }
+      opts.reuse = undefined;
       this.receiveFrame(link, pkt, rxPreciseNs, this.rxMeta.arrivalNs);
     }
     if (ls !== null && r.promiseNs !== null) {

@@ -487,6 +487,7 @@ export class RealNode {
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
       intMulti: this.setup.intMulti,
       forwardInPlace: cfg.forwardInPlace && this.me.kind === 'switch',
+      recyclePackets: this.me.kind === 'switch',
       arrivalStamps: cfg.arrivalStamps,
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
       trains: cfg.train !== 'off',
