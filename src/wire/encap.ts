@@ -286,6 +286,21 @@ export function decapsulate(
   opts: DecapsulateOptions = NO_DECAP,
   meta?: DecapsulatedMeta,
 ): Packet | DecodeError {
+  return decapsulateAt(buf, 0, buf.length, opts, meta);
+}
+
+/**
+ * decapsulate() of the Geneve packet in bytes [start, end) of `buf` (a packet of a train,
+ * TrainReader), without a view of it: a receiving node decodes every frame of every train, and
+ * each view is young garbage. Error offsets count from `start`.
+ */
+export function decapsulateAt(
+  buf: Buffer | Uint8Array,
+  start: number,
+  end: number,
+  opts: DecapsulateOptions = NO_DECAP,
+  meta?: DecapsulatedMeta,
+): Packet | DecodeError {
   if (meta !== undefined) {
     meta.arrivalNs = null;
     meta.promiseNs = null;
@@ -293,15 +308,15 @@ export function decapsulate(
     if (meta.endBoundNs !== undefined) meta.endBoundNs = null;
     if (meta.heardNs !== undefined) meta.heardNs = null;
   }
-  const len = buf.length;
+  const len = end - start;
   const max = opts.maxDatagramBytes ?? MAX_DATAGRAM_BYTES;
   if (len > max) return decodeError('oversized', `datagram of ${len} bytes exceeds ${max}`, 0);
   if (len < GENEVE_HEADER_BYTES) return decodeError('truncated', 'Geneve header needs 8 bytes', 0);
-  const b0 = buf[0];
+  const b0 = buf[start];
   if (b0 >>> 6 !== 0) return decodeError('bad-version', `Geneve version ${b0 >>> 6}, expected 0`, 0);
-  if ((buf[1] & 0x80) !== 0)
+  if ((buf[start + 1] & 0x80) !== 0)
     return decodeError('unsupported', 'Geneve OAM (control) packets are not carried', 1);
-  const protocol = (buf[2] << 8) | buf[3];
+  const protocol = (buf[start + 2] << 8) | buf[start + 3];
   if (protocol !== EtherType.TransparentEthernet) {
     return decodeError(
       'unsupported',
@@ -309,16 +324,16 @@ export function decapsulate(
       2,
     );
   }
-  const optEnd = GENEVE_HEADER_BYTES + (b0 & 0x3f) * 4;
-  if (optEnd > len) return decodeError('truncated', 'Geneve options run past the datagram', 0);
+  const optEnd = start + GENEVE_HEADER_BYTES + (b0 & 0x3f) * 4;
+  if (optEnd > end) return decodeError('truncated', 'Geneve options run past the datagram', 0);
 
   // validate every option before decoding the frame: a malformed option is a malformed datagram
-  for (let p = GENEVE_HEADER_BYTES; p < optEnd; ) {
+  for (let p = start + GENEVE_HEADER_BYTES; p < optEnd; ) {
     if (optEnd - p < GENEVE_OPTION_HEADER_BYTES)
-      return decodeError('bad-option', 'option header runs past OptLen', p);
+      return decodeError('bad-option', 'option header runs past OptLen', p - start);
     const dataBytes = (buf[p + 3] & 0x1f) * 4;
     if (p + GENEVE_OPTION_HEADER_BYTES + dataBytes > optEnd) {
-      return decodeError('bad-option', `option of ${dataBytes} data bytes runs past OptLen`, p + 3);
+      return decodeError('bad-option', `option of ${dataBytes} data bytes runs past OptLen`, p + 3 - start);
     }
     const cls = (buf[p] << 8) | buf[p + 1];
     if (cls !== ROCELAB_OPTION_CLASS) {
@@ -326,26 +341,26 @@ export function decapsulate(
         return decodeError(
           'unsupported',
           `critical option class 0x${cls.toString(16)} type 0x${buf[p + 2].toString(16)}`,
-          p,
+          p - start,
         );
       }
     } else if (buf[p + 2] >= OptionType.TrainLen && buf[p + 2] <= OptionType.Nack) {
-      const err = checkLinkOption(buf, p, dataBytes, len - optEnd, meta);
-      if (err !== null) return err;
+      const err = checkLinkOption(buf, p, dataBytes, end - optEnd, meta);
+      if (err !== null) return start === 0 ? err : shifted(err, -start);
     }
     p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
   }
 
-  const inner = decodeFrame(buf.subarray(optEnd), opts);
-  if ('code' in inner) return shifted(inner, optEnd);
+  const inner = decodeFrame(buf.subarray(optEnd, end), opts);
+  if ('code' in inner) return shifted(inner, optEnd - start);
   const multi = opts.intMulti ?? 1;
   let activeFlowsOff = -1;
-  for (let p = GENEVE_HEADER_BYTES; p < optEnd; ) {
+  for (let p = start + GENEVE_HEADER_BYTES; p < optEnd; ) {
     const dataBytes = (buf[p + 3] & 0x1f) * 4;
     if (((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS) {
       const type = buf[p + 2];
       const err = applyTelemetryOption(inner, type, buf, p + GENEVE_OPTION_HEADER_BYTES, dataBytes, multi);
-      if (err !== null) return err;
+      if (err !== null) return start === 0 ? err : shifted(err, -start);
       if (type === OptionType.HpccActiveFlows) activeFlowsOff = p + GENEVE_OPTION_HEADER_BYTES;
       else if (type === OptionType.ArrivalTs && dataBytes === 8 && meta !== undefined) {
         const v = readF64(buf, p + GENEVE_OPTION_HEADER_BYTES);

@@ -546,6 +546,11 @@ export class TrainReader {
     return this.lens[i];
   }
 
+  /** The datagram reset() was given (packet `i` is bytes offset(i) to offset(i) + length(i)). */
+  get datagram(): Uint8Array {
+    return this.buf;
+  }
+
   /** Packet `i` as a view, ready for decapsulate. */
   packet(i: number): Uint8Array {
     const o = this.offs[i];

@@ -7,6 +7,7 @@ import { fromHex, toHex } from '../../src/wire/bytes.js';
 import {
   createDecapsulatedMeta,
   decapsulate,
+  decapsulateAt,
   encapsulate,
   encapsulatedBytes,
   packetOptionsBytes,
@@ -103,6 +104,7 @@ describe('TrainWriter / TrainReader', () => {
   it('carries any sequence of frames losslessly, in order, in datagrams no larger than asked (fast-check)', () => {
     const reader = new TrainReader();
     const meta = createDecapsulatedMeta();
+    const meta2 = createDecapsulatedMeta();
     fc.assert(
       fc.property(
         fc.array(arbTrainFrame(), { minLength: 1, maxLength: 24 }),
@@ -129,7 +131,12 @@ describe('TrainWriter / TrainReader', () => {
               end += reader.length(i);
               const f = s.frames[i];
               const last = i === reader.count - 1;
-              received.push(must(decapsulate(reader.packet(i), {}, meta)));
+              const got = must(decapsulate(reader.packet(i), {}, meta));
+              received.push(got);
+              // In place (a receiving node's way) it decodes the same.
+              const at = reader.offset(i);
+              expect(decapsulateAt(reader.datagram, at, at + reader.length(i), {}, meta2)).toEqual(got);
+              expect(meta2).toEqual(meta);
               expect(meta.arrivalNs).toBe(f.arrivalNs ?? null);
               expect(meta.linkSeq).toBe(i === 0 ? s.linkSeq : null);
               const promise = last && s.finalPromise !== undefined ? s.finalPromise : f.promiseNs;
@@ -144,6 +151,33 @@ describe('TrainWriter / TrainReader', () => {
             expect(reader.promiseNs).toBe(promises.length === 0 ? null : Math.max(...promises));
           }
           expect(received).toEqual(frames.map((f) => f.pkt));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('decapsulateAt of a damaged packet in a train fails exactly as decapsulate of its view', () => {
+    const reader = new TrainReader();
+    fc.assert(
+      fc.property(
+        fc.array(arbTrainFrame(), { minLength: 2, maxLength: 6 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (all, where, flip) => {
+          const frames = all.filter(fitsRuntimeOptions);
+          if (frames.length < 2) return;
+          const sent = pack(frames, new TrainWriter({ maxDatagramBytes: 65507 }), 3, 0, undefined);
+          const buf = Buffer.from(sent[0].buf);
+          expect(reader.reset(buf)).toBeNull();
+          const k = where % reader.count;
+          const at = reader.offset(k);
+          const len = reader.length(k);
+          // Damage one byte of packet k after the train was validated (its own checks follow).
+          buf[at + ((where >>> 3) % len)] ^= flip;
+          const view = decapsulate(buf.subarray(at, at + len), { verifyIcrc: true });
+          const inPlace = decapsulateAt(buf, at, at + len, { verifyIcrc: true });
+          expect(inPlace).toEqual(view);
         },
       ),
       { numRuns: 400 },

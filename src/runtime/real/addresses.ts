@@ -62,10 +62,6 @@ export function isAllowedAddress(ip: string): boolean {
   return a === 127 || (a === 198 && (b === 18 || b === 19)) || ip === '0.0.0.0';
 }
 
-export function endpointKey(host: string, port: number): string {
-  return `${host}:${port}`;
-}
-
 /**
  * Address of (node, port): the per-port entry if the map has one, else the node's. Only
  * addresses: an unresolved DNS name is an error here (resolveAddressMap first).

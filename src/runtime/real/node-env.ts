@@ -23,7 +23,7 @@ import {
   createDecapsulatedMeta,
   type DecapsulatedMeta,
   type DecapsulateOptions,
-  decapsulate,
+  decapsulateAt,
   decapsulateVxlan,
   encapsulate,
   encapsulateVxlan,
@@ -40,7 +40,7 @@ import {
   TrainWriter,
   trailerBytes,
 } from '../../wire/train.js';
-import { type AddressMap, addressOf, type Endpoint, endpointKey } from './addresses.js';
+import { type AddressMap, addressOf, type Endpoint } from './addresses.js';
 import type { EventTimers } from './event-timers.js';
 import type { LockstepScheduler } from './lockstep.js';
 import { PortRing } from './port-ring.js';
@@ -261,8 +261,8 @@ export class RealNodeEnv implements FirmwareEnv {
   /** Receive delay lines: stamped frames per ingress port, each delivered at its stamp. */
   private readonly rxRings: PortRing<Packet>[];
   private readonly rxFires: (() => void)[];
-  /** "ip:port" of a neighbour → its candidate links (several when parallel links join two nodes). */
-  private readonly ingress = new Map<string, PortLink[]>();
+  /** IP, then UDP port, of a neighbour → its candidate links (several when parallel links join two nodes). */
+  private readonly ingress = new Map<string, Map<number, PortLink[]>>();
   /** Fallback by IP alone (a peer that sends from another UDP port than it listens on). */
   private readonly ingressByIp = new Map<string, PortLink[]>();
   private readonly decodeOpts: DecapsulateOptions;
@@ -310,9 +310,10 @@ export class RealNodeEnv implements FirmwareEnv {
       rateBps: p.rateBps,
     }));
     for (const l of this.links) {
-      const k = endpointKey(l.peer.host, l.peer.port);
-      const list = this.ingress.get(k);
-      if (list === undefined) this.ingress.set(k, [l]);
+      let byPort = this.ingress.get(l.peer.host);
+      if (byPort === undefined) this.ingress.set(l.peer.host, (byPort = new Map()));
+      const list = byPort.get(l.peer.port);
+      if (list === undefined) byPort.set(l.peer.port, [l]);
       else list.push(l);
       const byIp = this.ingressByIp.get(l.peer.host);
       if (byIp === undefined) this.ingressByIp.set(l.peer.host, [l]);
@@ -803,7 +804,8 @@ export class RealNodeEnv implements FirmwareEnv {
     const rxPreciseNs = this.preciseNow();
     this.counters.rxDatagrams++;
     this.counters.rxBytes += msg.length;
-    let cands = this.ingress.get(endpointKey(rinfo.address, rinfo.port));
+    // By IP, then port: an "ip:port" key would be a string built per datagram.
+    let cands = this.ingress.get(rinfo.address)?.get(rinfo.port);
     if (cands === undefined) cands = this.ingressByIp.get(rinfo.address);
     if (cands === undefined) {
       this.garbage('unknown-peer');
@@ -897,7 +899,8 @@ export class RealNodeEnv implements FirmwareEnv {
     const opts = this.decodeOpts;
     for (let i = 0; !r.control && i < r.count; i++) {
       if (pool !== null) opts.reuse = pool.pop();
-      const pkt = decapsulate(r.packet(i), opts, this.rxMeta);
+      const at = r.offset(i);
+      const pkt = decapsulateAt(r.datagram, at, at + r.length(i), opts, this.rxMeta);
       if ('code' in pkt) {
         if (opts.reuse !== undefined) pool!.push(opts.reuse);
         opts.reuse = undefined;
