@@ -329,7 +329,7 @@ async function startBenchNode(
   map: Record<string, string>,
   env: Record<string, string>,
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeProcessFlags(1), nodeEntry()], {
+  const child = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE: name,
