@@ -370,8 +370,7 @@ async function finishBenchNode(child: ChildProcess, what: string): Promise<NodeR
  * Acknowledges a node's sequenced datagrams every 20 ms from `sink`, as a wallclock receiver does
  * (the sink's VNI is 0: port 0 of the receiver faces the node), up to the last sequence `last`
  * says was received. Without acks the node keeps every datagram it sent (up to 8192 per link) for
- * resending: old garbage no real run makes, and major collections the bench would blame on the
- * node's fast path.
+ * resending: a resend ring of hundreds of MB that no real run grows.
  */
 function ackEvery20Ms(
   sink: Socket,
