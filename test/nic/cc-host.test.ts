@@ -8,9 +8,9 @@ import type { CcAlgorithm, NpAlgorithm, RpEvent } from '../../src/cc/types.js';
 import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
 import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
+import { bench, IP_B, serNs } from '../../src/runtime/virtual/nic-bench.js';
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
-import { bench, IP_B, serNs } from './harness.js';
 
 type Seen = { type: RpEvent['type']; t: number; detail: Record<string, unknown> };
 const seen = new Map<number, Seen[]>();

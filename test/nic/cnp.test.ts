@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { resolveCc } from '../../src/cc/registry.js';
+import {
+  bench,
+  CONTROL_PRIO,
+  IP_A,
+  IP_B,
+  MAC_A,
+  MAC_B,
+  type Side,
+  serNs,
+} from '../../src/runtime/virtual/nic-bench.js';
 import { Opcode } from '../../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../../src/wire/packet.js';
-import { bench, CONTROL_PRIO, IP_A, IP_B, MAC_A, MAC_B, type Side, serNs } from './harness.js';
 
 const markAll = (pkt: Packet, from: Side) => {
   if (from === 'a' && pkt.kind === FrameKind.Data) pkt.ecn = Ecn.Ce;

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import {
+  bench,
+  CONTROL_PRIO,
+  DATA_PRIO,
+  serNs,
+  type WireRecord,
+} from '../../src/runtime/virtual/nic-bench.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { ROCE_FIXED_BYTES } from '../../src/wire/size.js';
-import { bench, CONTROL_PRIO, DATA_PRIO, serNs, type WireRecord } from './harness.js';
 
 const RATE_BPS = 100e9;
 /** One pause quantum = 512 bit times: 5.12 ns at 100 Gbit/s (docs/wire.md §1.8 PFC). */

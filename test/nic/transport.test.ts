@@ -3,11 +3,20 @@ import { z } from 'zod';
 import { resolveAlgorithm } from '../../src/cc/resolve.js';
 import type { CcAlgorithm } from '../../src/cc/types.js';
 import { createRng } from '../../src/env/rng.js';
+import {
+  bench,
+  CONTROL_PRIO,
+  DATA_PRIO,
+  IP_A,
+  IP_B,
+  MAC_A,
+  MAC_B,
+  serNs,
+} from '../../src/runtime/virtual/nic-bench.js';
 import { Opcode, Syndrome } from '../../src/wire/opcodes.js';
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes, ROCE_FIXED_BYTES } from '../../src/wire/size.js';
-import { bench, CONTROL_PRIO, DATA_PRIO, IP_A, IP_B, MAC_A, MAC_B, serNs } from './harness.js';
 
 // A test-only algorithm (not registered: the NIC is handed the object): fixed rate and window.
 const fixedAlg: CcAlgorithm<{ rateBps: number; windowBytes: number }> = {

@@ -7,6 +7,7 @@ export { driveNp, type NpDriveOptions, type SentCnp } from './np.js';
 export {
   type AckOptions,
   ackEvent,
+  cnmBody,
   cnmEvent,
   cnpEvent,
   driveRp,

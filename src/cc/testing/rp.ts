@@ -9,8 +9,10 @@
 
 import type { Rng } from '../../env/rng.js';
 import { PSN_MASK } from '../../wire/bth.js';
-import { FrameKind, type IntHop, type Packet } from '../../wire/packet.js';
+import { CnmFlag } from '../../wire/cnm.js';
+import { type CnmBody, FrameKind, type IntHop, type Packet } from '../../wire/packet.js';
 import { createExt, createPacket } from '../../wire/packet-factory.js';
+import { ROCE_UDP_PORT } from '../srcc/flow-id.js';
 import type { FlowInfo, RpAlgorithm, RpEvent, RpIo } from '../types.js';
 import { HandTimers } from './timers.js';
 
@@ -223,6 +225,31 @@ export function cnmEvent(fill?: (pkt: Packet) => void): RpEvent {
   pkt.kind = FrameKind.Cnm;
   fill?.(pkt);
   return { type: 'cnm', pkt };
+}
+
+/** A CNM body keyed by the full flow key from a one-hop CP; every field not given is 0. */
+export function cnmBody(o: Partial<CnmBody> = {}): CnmBody {
+  return {
+    flags: CnmFlag.FullFlowKey,
+    flowId: 0,
+    targetRateKbps: 0,
+    cpId: 1,
+    nHops: 1,
+    hopsTraversed: 0,
+    mActive: 1,
+    MActive: 1,
+    cpEgressPort: 0,
+    qLenBytes: 0,
+    qCthRaw: 0,
+    flowSrcIp: 0,
+    flowDstIp: 0,
+    flowSrcPort: 0,
+    flowDstPort: ROCE_UDP_PORT,
+    destQpn: 0,
+    triggerPsn: 0,
+    cpTimestampNs: 0,
+    ...o,
+  };
 }
 
 export function timeoutEvent(): RpEvent {

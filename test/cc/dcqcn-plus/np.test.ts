@@ -10,8 +10,8 @@ import { dcqcnPlusNp, type NpNicState } from '../../../src/cc/dcqcn-plus/np.js';
 import { resolveCc } from '../../../src/cc/registry.js';
 import { driveNp } from '../../../src/cc/testing/index.js';
 import { createRng } from '../../../src/env/rng.js';
+import { bench } from '../../../src/runtime/virtual/nic-bench.js';
 import { Ecn, FrameKind } from '../../../src/wire/packet.js';
-import { bench } from '../../nic/harness.js';
 import { flowInfo, params } from './rig.js';
 
 const US = 1000;

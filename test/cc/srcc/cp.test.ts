@@ -12,6 +12,7 @@ import {
   type SrccDecision,
 } from '../../../src/cc/srcc/cp.js';
 import { flowId16 } from '../../../src/cc/srcc/flow-id.js';
+import { cnmBody } from '../../../src/cc/testing/index.js';
 import { CnmFlag } from '../../../src/wire/cnm.js';
 import { FrameKind, type Packet } from '../../../src/wire/packet.js';
 import { createPacket } from '../../../src/wire/packet-factory.js';
@@ -269,26 +270,18 @@ function cnmFrame(dstMac: number, flowSrc: number, flowDst: number, hopsTraverse
   p.prio = 7;
   p.dstMac = dstMac;
   p.srcMac = PEER_MAC(R1);
-  p.cnm = {
-    flags: CnmFlag.FullFlowKey,
+  p.cnm = cnmBody({
     flowId: flowId16(hostIp(flowSrc), hostIp(flowDst), 0xc000 + flowDst),
     targetRateKbps: 1000,
     cpId: 9,
     nHops: 2,
     hopsTraversed,
     mActive: 3,
-    MActive: 1,
-    cpEgressPort: 0,
-    qLenBytes: 0,
-    qCthRaw: 0,
     flowSrcIp: hostIp(flowSrc),
     flowDstIp: hostIp(flowDst),
     flowSrcPort: 0xc000 + flowDst,
-    flowDstPort: 4791,
     destQpn: 0x100 + flowDst,
-    triggerPsn: 0,
-    cpTimestampNs: 0,
-  };
+  });
   p.sizeBytes = emulatedSizeBytes(p);
   return p;
 }

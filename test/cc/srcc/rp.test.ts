@@ -10,9 +10,8 @@ import { flowId16 } from '../../../src/cc/srcc/flow-id.js';
 import type { SrccParams } from '../../../src/cc/srcc/params.js';
 import { alphaOnlyCnp, cnmStep } from '../../../src/cc/srcc/reaction.js';
 import { type SrccState, srccRp } from '../../../src/cc/srcc/rp.js';
-import { driveRp, flowInfo } from '../../../src/cc/testing/index.js';
+import { cnmBody, driveRp, flowInfo } from '../../../src/cc/testing/index.js';
 import { createRng } from '../../../src/env/rng.js';
-import { CnmFlag } from '../../../src/wire/cnm.js';
 import { FrameKind } from '../../../src/wire/packet.js';
 import { createPacket } from '../../../src/wire/packet-factory.js';
 
@@ -37,26 +36,18 @@ function rig(over: Record<string, unknown> = {}, baseRttNs = 16_000) {
   const cnm = (targetBps: number, o: { psn?: number; flowId?: number; srcPort?: number } = {}) => {
     const pkt = createPacket();
     pkt.kind = FrameKind.Cnm;
-    pkt.cnm = {
-      flags: CnmFlag.FullFlowKey,
+    pkt.cnm = cnmBody({
       flowId: o.flowId ?? flowId16(SRC, DST, SPORT),
       targetRateKbps: targetBps / 1000,
-      cpId: 1,
-      nHops: 1,
-      hopsTraversed: 0,
       mActive: 2,
       MActive: 2,
       cpEgressPort: 1,
-      qLenBytes: 0,
-      qCthRaw: 0,
       flowSrcIp: SRC,
       flowDstIp: DST,
       flowSrcPort: o.srcPort ?? SPORT,
-      flowDstPort: 4791,
       destQpn: 2,
       triggerPsn: o.psn ?? 0,
-      cpTimestampNs: 0,
-    };
+    });
     ev({ type: 'cnm', pkt });
   };
   return {

@@ -7,13 +7,13 @@
  * the time its last bit left the sender.
  */
 
-import type { CcSpec, MessageCompletion, Nic, NicConfig, QpSetup, RateChange } from '../../nic/api.js';
-import { createNic } from '../../nic/api.js';
-import { resolveCc } from '../../src/cc/registry.js';
-import { type FirmwareEnv, nullLogger } from '../../src/env/env.js';
-import { createRng, type Rng } from '../../src/env/rng.js';
-import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
-import type { Packet } from '../../src/wire/packet.js';
+import type { CcSpec, MessageCompletion, Nic, NicConfig, QpSetup, RateChange } from '../../../nic/api.js';
+import { createNic } from '../../../nic/api.js';
+import { resolveCc } from '../../cc/registry.js';
+import { type FirmwareEnv, nullLogger } from '../../env/env.js';
+import { createRng, type Rng } from '../../env/rng.js';
+import type { Packet } from '../../wire/packet.js';
+import { EngineScheduler } from './engine-scheduler.js';
 
 export type Side = 'a' | 'b';
 
