@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runScenario } from '../../src/runtime/run.js';
 import { mean } from '../../src/stats/aggregate.js';
 import type { Results } from '../../src/stats/results.js';
+import { memo } from '../memo.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { dolceScenario } from './probe.js';
 
@@ -40,21 +41,12 @@ export function alltoallLatencies(r: Results, hosts: number, qpsPerPair: number)
   return out;
 }
 
-export interface AlltoallMeasure {
-  alg: string;
-  sizeKb: number;
-  meanLatencyNs: number;
-  iterations: number;
-  pfcPauseTx: number;
-  wallMs: number;
-}
+const runs = new Map<string, ReturnType<typeof measureAlltoall>>();
 
-const runs = new Map<string, AlltoallMeasure>();
+export const alltoallRun = (alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: ReproContext) =>
+  memo(runs, `${alg}|${sizeKb}|${ctx.seed ?? ''}`, () => measureAlltoall(alg, sizeKb, ctx));
 
-export function alltoallRun(alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: ReproContext): AlltoallMeasure {
-  const key = `${alg}|${sizeKb}|${ctx.seed ?? ''}`;
-  const hit = runs.get(key);
-  if (hit !== undefined) return hit;
+function measureAlltoall(alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: ReproContext) {
   const out = runScenario({
     scenario: dolceScenario('e1-alltoall.yaml', [
       `defaults.nic.cc=${alg}`,
@@ -68,7 +60,7 @@ export function alltoallRun(alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: Repr
   const r = out.results;
   const lat = alltoallLatencies(r, 8, QPS_PER_PAIR);
   const kept = lat.slice(Math.floor(lat.length * WARMUP_FRACTION)).flat();
-  const m: AlltoallMeasure = {
+  return {
     alg,
     sizeKb,
     meanLatencyNs: mean(kept) ?? Number.NaN,
@@ -76,8 +68,6 @@ export function alltoallRun(alg: 'dcqcn' | 'dolce-rc', sizeKb: number, ctx: Repr
     pfcPauseTx: r.summary.pfcPauseTx,
     wallMs: out.wallMs,
   };
-  runs.set(key, m);
-  return m;
 }
 
 export const AC8: ReproCheck = {

@@ -11,14 +11,7 @@ import { observedRun } from '../observed-run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { dolceScenario } from './probe.js';
 
-interface EstimatorRun {
-  ratio: number;
-  windows: number;
-  meanWindowDenom: number;
-  marked: number;
-}
-
-function estimatorRun(label: string, overrides: string[], ctx: ReproContext): EstimatorRun {
+function estimatorRun(label: string, overrides: string[], ctx: ReproContext) {
   let dataPackets = 0;
   let marked = 0;
   const { nics } = observedRun(dolceScenario('ac5-estimator.yaml', overrides), {
@@ -64,7 +57,7 @@ export const AC5: ReproCheck = {
       ['cc.dolce-rc.profile=hardware', 'defaults.link.rate=106.2Gbps', 'duration=3ms'],
       ctx,
     );
-    const f = (r: EstimatorRun) =>
+    const f = (r: typeof ideal) =>
       `${r.ratio.toFixed(4)} (${r.windows} windows of ${r.meanWindowDenom.toFixed(0)})`;
     return {
       measured: `ideal ${f(ideal)} packets; actual 1 pkt/µs ${f(slow)} slots; actual 80 ns/pkt ${f(fast)} slots`,

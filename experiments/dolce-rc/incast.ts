@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tracer } from '../../src/probe/probe.js';
+import { memo } from '../memo.js';
 import { observedRun } from '../observed-run.js';
 import { retransmits } from '../run-health.js';
 import type { ReproCheck, ReproContext } from '../types.js';
@@ -14,26 +15,6 @@ import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const MS = 1e6;
 type Alg = 'dcqcn' | 'dolce-rc';
-
-export interface IncastMeasure {
-  alg: Alg;
-  n: number;
-  utilisation: number;
-  jain: number;
-  drops: number;
-  retransmits: number;
-  /** Arm selections over all senders (Dolce-RC), arm index → count. */
-  armCounts: number[];
-  /** Bandit updates over all senders (Dolce-RC). */
-  updates: number;
-  /** Largest queue of the bottleneck port (s1 → h9) over the run, bytes. */
-  maxQueueBytes: number;
-  /** Lowest sending rate any sender's QP was set to in the first 10 ms (the start-up trough). */
-  troughBps: number;
-  /** CNPs the senders received over the whole run. */
-  cnps: number;
-  wallMs: number;
-}
 
 /**
  * The switch set-up an E2 run uses: the shipped scenario (the paper's §V-A dynamic PFC) or the spec
@@ -50,19 +31,10 @@ export const TOY_PFC: IncastRegime = {
   overrides: ['defaults.switch.pfc.dynamic=false', 'defaults.switch.pfc.threshold=200KB'],
 };
 
-const incastRuns = new Map<string, IncastMeasure>();
-
 /** E2 with `n` senders (h1..hn → h9), measured over [10, 40] ms at the receiver's switch port. */
-export function incastRun(
-  alg: Alg,
-  n: number,
-  ctx: ReproContext,
-  regime: IncastRegime = SPEC_PFC,
-): IncastMeasure {
-  const key = `${alg}|${n}|${ctx.seed ?? ''}|${regime.label}`;
-  const hit = incastRuns.get(key);
-  if (hit !== undefined) return hit;
+function measureIncast(alg: Alg, n: number, ctx: ReproContext, regime: IncastRegime) {
   const senders = Array.from({ length: n }, (_, i) => `h${i + 1}`);
+  // The lowest rate any sender's QP was set to in the first 10 ms (the start-up trough).
   let troughBps = Number.POSITIVE_INFINITY;
   const scenario = dolceScenario('e2-incast.yaml', [
     `defaults.nic.cc=${alg}`,
@@ -79,6 +51,7 @@ export function incastRun(
     }),
   });
   const w = windowOf(out.results, senders, 10 * MS, 40 * MS, scenario.defaults.link.rateBps);
+  // Arm selections (arm index → count) and bandit updates over all senders (Dolce-RC).
   const armCounts = [0, 0, 0, 0];
   let updates = 0;
   for (const h of senders) {
@@ -87,7 +60,7 @@ export function incastRun(
     updates += c.dolceRcUpdates ?? 0;
   }
   const r = out.results;
-  const m: IncastMeasure = {
+  return {
     alg,
     n,
     utilisation: w.utilisation,
@@ -96,14 +69,20 @@ export function incastRun(
     retransmits: retransmits(r),
     armCounts,
     updates,
+    /** Largest queue of the bottleneck port (s1 → h9) over the run, bytes. */
     maxQueueBytes: r.ports.find((p) => p.node === 's1' && p.port === 8)?.maxQueueBytes ?? 0,
     troughBps,
+    /** CNPs the senders received over the whole run. */
     cnps: r.hosts.filter((h) => senders.includes(h.node)).reduce((s, h) => s + h.cnpRx, 0),
     wallMs: out.wallMs,
   };
-  incastRuns.set(key, m);
-  return m;
 }
+
+type IncastMeasure = ReturnType<typeof measureIncast>;
+const incastRuns = new Map<string, IncastMeasure>();
+
+export const incastRun = (alg: Alg, n: number, ctx: ReproContext, regime = SPEC_PFC) =>
+  memo(incastRuns, `${alg}|${n}|${ctx.seed ?? ''}|${regime.label}`, () => measureIncast(alg, n, ctx, regime));
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
 const gbps = (bps: number) => (bps / 1e9).toFixed(1);
@@ -168,18 +147,11 @@ export const AC7: ReproCheck = {
   },
 };
 
-interface Fingerprint {
-  results: string;
-  events: string;
-  arms: string;
-  armDecisions: number;
-}
-
 function sha(h: ReturnType<typeof createHash>): string {
   return h.digest('hex').slice(0, 16);
 }
 
-function fingerprint(label: string, seed: number, overrides: string[], ctx: ReproContext): Fingerprint {
+function fingerprint(label: string, seed: number, overrides: string[], ctx: ReproContext) {
   const events = createHash('sha256');
   const arms = createHash('sha256');
   let armDecisions = 0;
@@ -229,7 +201,7 @@ export const AC10: ReproCheck = {
     const c = fingerprint('seed2', 2, [], ctx);
     const d = fingerprint('nocoins-seed1', 1, NO_COINS, ctx);
     const e = fingerprint('nocoins-seed2', 2, NO_COINS, ctx);
-    const same = (x: Fingerprint, y: Fingerprint) =>
+    const same = (x: typeof a, y: typeof a) =>
       x.results === y.results && x.events === y.events && x.arms === y.arms;
     const seedMatters = !same(a, c);
     return {

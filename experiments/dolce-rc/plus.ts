@@ -12,6 +12,7 @@ import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { hostPath } from '../../src/topology/path.js';
 import { isMessageStart } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
+import { memo } from '../memo.js';
 import { observedRun } from '../observed-run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { dolceScenario, windowOf, withProbes } from './probe.js';
@@ -19,17 +20,8 @@ import { dolceScenario, windowOf, withProbes } from './probe.js';
 const G = 1e9;
 const MS = 1e6;
 
-interface AckRecord {
-  tNs: number;
-  msgId: number;
-  arm: number;
-  firstTxNs: number;
-  msgBytes: number;
-  ce: number;
-  pkts: number;
-}
-
-function ackRecord(pkt: Packet, nowNs: number): AckRecord | null {
+/** The message fields a Dolce-RC+ ACK echoes (Fig. 7b); null for any other frame. */
+function ackRecord(pkt: Packet, nowNs: number) {
   if (pkt.kind !== FrameKind.Ack) return null;
   const f = pkt.ext?.fields;
   if (f === undefined || f === null || f[F_MSG] === undefined) return null;
@@ -43,6 +35,8 @@ function ackRecord(pkt: Packet, nowNs: number): AckRecord | null {
     pkts: f[F_PKTS] ?? 0,
   };
 }
+
+type AckRecord = NonNullable<ReturnType<typeof ackRecord>>;
 
 export const AC6: ReproCheck = {
   id: 'AC6',
@@ -121,29 +115,13 @@ export const AC6: ReproCheck = {
   },
 };
 
-/** E3 dynamic scenario, one algorithm; DCQCN gives every short flow its own QP (line-rate start). */
-interface DynamicRun {
-  alg: string;
-  /** Completion of the last flow, ns (Infinity when some flow did not finish). */
-  allDoneNs: number;
-  durationNs: number;
-  utilisation: number;
-  /** [start, end] of the three long flows (end = run end when unfinished). */
-  longActive: [number, number][];
-  /** Message ACKs per short-flow sender (Dolce-RC+ only). */
-  shortAcks: Map<string, AckRecord[]>;
-  wallMs: number;
-}
-
 const SHORT_SENDERS = ['h4', 'h5', 'h6', 'h7', 'h8'];
-const dynamicRuns = new Map<string, DynamicRun>();
 
-function dynamicRun(alg: 'dolce-rc-plus' | 'dcqcn', ctx: ReproContext): DynamicRun {
-  const key = `${alg}|${ctx.seed ?? ''}`;
-  const hit = dynamicRuns.get(key);
-  if (hit !== undefined) return hit;
+/** E3 dynamic scenario, one algorithm; DCQCN gives every short flow its own QP (line-rate start). */
+function measureDynamic(alg: 'dolce-rc-plus' | 'dcqcn', ctx: ReproContext) {
   const overrides = [`defaults.nic.cc=${alg}`];
   if (alg === 'dcqcn') for (let i = 1; i <= 5; i++) overrides.push(`workload[${i}].sharedQp=false`);
+  // Message ACKs per short-flow sender (Dolce-RC+ only).
   const shortAcks = new Map<string, AckRecord[]>(SHORT_SENDERS.map((h) => [h, []]));
   const scenario = dolceScenario('e3-dynamic.yaml', overrides);
   const { out } = observedRun(withProbes(scenario, MS, { node: 's1', port: 8 }), {
@@ -158,18 +136,23 @@ function dynamicRun(alg: 'dolce-rc-plus' | 'dcqcn', ctx: ReproContext): DynamicR
     }),
   });
   const r = out.results;
-  const run: DynamicRun = {
+  return {
     alg,
+    /** Completion of the last flow, ns (Infinity when some flow did not finish). */
     allDoneNs: r.flows.reduce((m, f) => Math.max(m, f.endNs ?? Number.POSITIVE_INFINITY), 0),
     durationNs: r.durationNs,
     utilisation: windowOf(r, [], 2 * MS, 15 * MS, scenario.defaults.link.rateBps).utilisation,
+    /** [start, end] of the three long flows (end = run end when unfinished). */
     longActive: r.flows.slice(0, 3).map((f) => [f.startNs, f.endNs ?? r.durationNs] as [number, number]),
     shortAcks,
     wallMs: out.wallMs,
   };
-  dynamicRuns.set(key, run);
-  return run;
 }
+
+type DynamicRun = ReturnType<typeof measureDynamic>;
+const dynamicRuns = new Map<string, DynamicRun>();
+const dynamicRun = (alg: 'dolce-rc-plus' | 'dcqcn', ctx: ReproContext) =>
+  memo(dynamicRuns, `${alg}|${ctx.seed ?? ''}`, () => measureDynamic(alg, ctx));
 
 export const AC9: ReproCheck = {
   id: 'AC9',

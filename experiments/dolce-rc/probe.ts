@@ -5,6 +5,7 @@
  * and in real time (each node bins on its own emulated clock, docs/results.md "probes").
  */
 import type { Scenario } from '../../src/config/scenario.js';
+import type { ProbePortRef } from '../../src/probe/probe.js';
 import type { Results } from '../../src/stats/results.js';
 import { loadPaperScenario } from '../paper-scenario.js';
 import { jain } from '../ports.js';
@@ -14,25 +15,14 @@ export function dolceScenario(file: string, overrides: string[] = []): Scenario 
   return loadPaperScenario('dolce-rc', file, overrides);
 }
 
-export interface PortOf {
-  node: string;
-  port: number;
-}
-
 /** `s` with probe bins of `binNs` for the bottleneck egress port and every flow (and QP state). */
-export function withProbes(s: Scenario, binNs: number, bottleneck: PortOf, qpState?: string[]): Scenario {
+export function withProbes(
+  s: Scenario,
+  binNs: number,
+  bottleneck: ProbePortRef,
+  qpState?: string[],
+): Scenario {
   return { ...s, probes: { binNs, ports: [bottleneck], flows: true, ...(qpState ? { qpState } : {}) } };
-}
-
-export interface WindowMeasure {
-  /** Bytes out of the bottleneck port ÷ (its line rate × window). */
-  utilisation: number;
-  /** Data bytes each sender's NIC put on the wire in the window, in `senders` order. */
-  senderBytes: number[];
-  /** Jain's index of `senderBytes`. */
-  jain: number;
-  /** Bin index of the window's end (exclusive). */
-  endBin: number;
 }
 
 /** The window [fromNs, toNs) of a run's probe bins (edges on bin edges). */
@@ -42,7 +32,7 @@ export function windowOf(
   fromNs: number,
   toNs: number,
   rateBps: number,
-): WindowMeasure {
+) {
   const p = r.probes;
   if (p === undefined || p.bins * p.binNs < toNs)
     throw new Error(`window [${fromNs}, ${toNs}) ns lies beyond the run`);
@@ -52,9 +42,12 @@ export function windowOf(
     p.flows.filter((f) => r.flows[f.id].src === h).reduce((x, f) => x + sum(f.txBytes), 0),
   );
   return {
+    /** Bytes out of the bottleneck port ÷ (its line rate × window). */
     utilisation: (sum(p.ports[0].txBytes) * 8e9) / (rateBps * (toNs - fromNs)),
+    /** Data bytes each sender's NIC put on the wire in the window, in `senders` order. */
     senderBytes,
     jain: jain(senderBytes),
+    /** Bin index of the window's end (exclusive). */
     endBin: b,
   };
 }
