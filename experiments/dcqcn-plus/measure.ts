@@ -30,32 +30,6 @@ export interface ProbeSpec {
   sampleNs: number;
 }
 
-export interface Window {
-  fromNs: number;
-  toNs: number;
-}
-
-export interface WindowMeasure {
-  /** Time average of the bottleneck egress queue over the window (exact integral). */
-  meanQueueBytes: number;
-  p99QueueBytes: number;
-  /** XOFF transitions (not refreshes) the switch sent on any port in the window. */
-  xoff: number;
-  /** Wire bytes out of the bottleneck port ÷ (line rate × window). */
-  utilisation: number;
-  /** Payload delivered to the receiver ÷ (line rate × window). */
-  goodput: number;
-}
-
-export interface RunMeasure {
-  windows: WindowMeasure[];
-  /** The time of the run's last XOFF transition (null: none). */
-  lastXoffNs: number | null;
-  /** Number of XOFF transitions at or after `t`. */
-  xoffSince(tNs: number): number;
-  wallMs: number;
-}
-
 /**
  * Run `scenario` in virtual time with the probe attached and measure every window (window edges
  * on multiples of `probe.sampleNs`). Queue samples are the queue just before each sampling
@@ -64,9 +38,9 @@ export interface RunMeasure {
 export function runMeasured(
   scenario: Scenario,
   probe: ProbeSpec,
-  windows: Window[],
+  windows: { fromNs: number; toNs: number }[],
   opts: { outDir: string; seed?: number },
-): RunMeasure {
+) {
   const setup = setupRun(scenario, { seed: opts.seed });
   const plan = planFromSetup(setup);
   const binNs = probe.sampleNs;
@@ -112,7 +86,7 @@ export function runMeasured(
   const port = bins.port(probe.switchName, probe.port)!;
   bins.finish(out.results.durationNs);
   const receiverFlows = bins.flows.filter((f) => f.dst === probe.receiver);
-  const measures = windows.map((w, k): WindowMeasure => {
+  const measures = windows.map((w, k) => {
     if (w.toNs > out.results.durationNs)
       throw new Error(`window [${w.fromNs}, ${w.toNs}) ns lies beyond the run`);
     const [a, b] = binRange(binNs, w.fromNs, w.toNs);
@@ -130,20 +104,29 @@ export function runMeasured(
       samples.push(q);
     }
     return {
+      /** Time average of the bottleneck egress queue over the window (exact integral). */
       meanQueueBytes: port.queue.area.sum(a, b) / dt,
       p99QueueBytes: quantileNearestRank(samples, 0.99),
+      /** XOFF transitions (not refreshes) the switch sent on any port in the window. */
       xoff: xoffTimes.filter((t) => t >= w.fromNs && t < w.toNs).length,
+      /** Wire bytes out of the bottleneck port ÷ (line rate × window). */
       utilisation: port.tx.sum(a, b) / capacityBytes,
+      /** Payload delivered to the receiver ÷ (line rate × window). */
       goodput: receiverFlows.reduce((s, f) => s + f.rx.sum(a, b), 0) / capacityBytes,
     };
   });
   return {
     windows: measures,
+    /** The time of the run's last XOFF transition (null: none). */
     lastXoffNs: xoffTimes.length > 0 ? xoffTimes[xoffTimes.length - 1] : null,
-    xoffSince: (t) => xoffTimes.filter((x) => x >= t).length,
+    /** Number of XOFF transitions at or after `t`. */
+    xoffSince: (t: number) => xoffTimes.filter((x) => x >= t).length,
     wallMs: out.wallMs,
   };
 }
+
+export type RunMeasure = ReturnType<typeof runMeasured>;
+export type WindowMeasure = RunMeasure['windows'][number];
 
 export function fmtKB(bytes: number): string {
   return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1e3).toFixed(0)} KB`;

@@ -8,16 +8,10 @@
  * with each other and with A1/A2 when a suite runs as a whole.
  */
 import { join } from 'node:path';
+import { memo } from '../memo.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
-import {
-  fmtKB,
-  paperScenario,
-  type RunMeasure,
-  runMeasured,
-  type Window,
-  type WindowMeasure,
-} from './measure.js';
+import { fmtKB, paperScenario, type RunMeasure, runMeasured, type WindowMeasure } from './measure.js';
 import { realTimeCheck } from './realtime.js';
 
 const MS = 1e6;
@@ -26,8 +20,8 @@ const NAME: Record<Alg, string> = { dcqcn: 'DCQCN', 'dcqcn-plus': 'DCQCN+' };
 
 /** VT-10G bottleneck: s1's port to h9 (star port order h1..h9). */
 const PROBE_10G = { switchName: 's1', port: 8, receiver: 'h9', sampleNs: 10_000 };
-const W_CONVERGED: Window = { fromNs: 200 * MS, toNs: 300 * MS };
-const W_LATE: Window = { fromNs: 250 * MS, toNs: 400 * MS };
+const W_CONVERGED = { fromNs: 200 * MS, toNs: 300 * MS };
+const W_LATE = { fromNs: 250 * MS, toNs: 400 * MS };
 
 const cache = new Map<string, RunMeasure>();
 
@@ -38,19 +32,16 @@ const cache = new Map<string, RunMeasure>();
  */
 function vt10g(alg: Alg, n: number, ctx: ReproContext): RunMeasure {
   const long = n === 2000;
-  const key = `${alg}|${n}|${ctx.seed ?? 'scenario'}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const scenario = long
-    ? paperScenario('incast-10g-2000.yaml', [`defaults.nic.cc=${alg}`])
-    : paperScenario('incast-10g.yaml', [`defaults.nic.cc=${alg}`, `workload[0].flowsPerSender=${n / 8}`]);
-  const windows = long ? [W_CONVERGED, W_LATE] : [W_CONVERGED];
-  const m = runMeasured(scenario, PROBE_10G, windows, {
-    outDir: join(ctx.outDir, `${alg}-n${n}`),
-    seed: ctx.seed,
-  });
-  cache.set(key, m);
-  return m;
+  return memo(cache, `${alg}|${n}|${ctx.seed ?? 'scenario'}`, () =>
+    runMeasured(
+      long
+        ? paperScenario('incast-10g-2000.yaml', [`defaults.nic.cc=${alg}`])
+        : paperScenario('incast-10g.yaml', [`defaults.nic.cc=${alg}`, `workload[0].flowsPerSender=${n / 8}`]),
+      PROBE_10G,
+      long ? [W_CONVERGED, W_LATE] : [W_CONVERGED],
+      { outDir: join(ctx.outDir, `${alg}-n${n}`), seed: ctx.seed },
+    ),
+  );
 }
 
 const kb = (x: number) => Math.round(x / 1e3);
@@ -194,17 +185,14 @@ const A5: ReproCheck = {
 const PROBE_3TO1 = { switchName: 's1', port: 3, receiver: 'h4', sampleNs: 10_000 };
 
 function small(alg: Alg, ctx: ReproContext): WindowMeasure {
-  const key = `small|${alg}|${ctx.seed ?? 'scenario'}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit.windows[0];
-  const m = runMeasured(
-    paperScenario('small-incast-3to1.yaml', [`defaults.nic.cc=${alg}`]),
-    PROBE_3TO1,
-    [{ fromNs: 350 * MS, toNs: 500 * MS }],
-    { outDir: join(ctx.outDir, `${alg}-3to1`), seed: ctx.seed },
-  );
-  cache.set(key, m);
-  return m.windows[0];
+  return memo(cache, `small|${alg}|${ctx.seed ?? 'scenario'}`, () =>
+    runMeasured(
+      paperScenario('small-incast-3to1.yaml', [`defaults.nic.cc=${alg}`]),
+      PROBE_3TO1,
+      [{ fromNs: 350 * MS, toNs: 500 * MS }],
+      { outDir: join(ctx.outDir, `${alg}-3to1`), seed: ctx.seed },
+    ),
+  ).windows[0];
 }
 
 const A6: ReproCheck = {

@@ -14,28 +14,14 @@ import { computeRoutes } from '../../src/topology/routing.js';
 import { jain, type PortRef } from '../ports.js';
 import { type FlowProbe, goodputBps, type RccProbe } from './probe.js';
 
-export interface PathScale {
-  /** C, bit/s (the receiver's link). */
-  lineRateBps: number;
-  /** T: the unloaded RTT as the NIC gets it, ns. */
-  tNs: number;
-  /** BDP = C·T in bytes on the wire. */
-  bdpBytes: number;
-  eff: number;
-  /** One full data frame on the wire (the spec's MTU in queue terms). */
-  frameBytes: number;
-  /** Base one-way delay of a full data packet, ns. */
-  baseOwdNs: number;
-  /** The switch egress ports on the path. */
-  ports: PortRef[];
-}
-
 /** Switch egress ports a flow crosses (the path hostPath and the NIC's path info describe). */
 export function egressPorts(path: HostPath): PortRef[] {
   return path.links.slice(1).map((l, i) => ({ sw: path.links[i].peerNode, port: l.index }));
 }
 
-export function pathScale(s: Scenario, src: string, dst: string): PathScale {
+export type PathScale = ReturnType<typeof pathScale>;
+
+export function pathScale(s: Scenario, src: string, dst: string) {
   const topo = scenarioTopology(s);
   const mtu = nicFor(s, src).mtuBytes;
   const path = hostPath(topo, computeRoutes(topo), src, dst, mtu);
@@ -53,12 +39,18 @@ export function pathScale(s: Scenario, src: string, dst: string): PathScale {
     propDelayNs: path.propDelayNs,
   });
   return {
+    /** C, bit/s (the receiver's link). */
     lineRateBps,
+    /** T: the unloaded RTT as the NIC gets it, ns. */
     tNs,
+    /** BDP = C·T in bytes on the wire. */
     bdpBytes: (lineRateBps * tNs) / 8e9,
     eff: payloadEfficiency(mtu),
+    /** One full data frame on the wire (the spec's MTU in queue terms). */
     frameBytes: dataFrameBytes(mtu),
+    /** Base one-way delay of a full data packet, ns. */
     baseOwdNs,
+    /** The switch egress ports on the path. */
     ports: egressPorts(path),
   };
 }
@@ -67,15 +59,8 @@ export const gbps = (bps: number, digits = 1) => `${(bps / 1e9).toFixed(digits)}
 export const kb = (bytes: number, digits = 1) => `${(bytes / 1000).toFixed(digits)} KB`;
 export const inT = (ns: number, t: number, digits = 1) => `${(ns / t).toFixed(digits)}T`;
 
-/** A flow's RCC log at the receiver: did its (last) message enter PID, when, and its class. */
-export interface ModeLog {
-  pid: boolean;
-  pidEntryNs: number | null;
-  /** 0 none, 1 last-hop (C1), 2 in-network (C2). */
-  cls: number;
-}
-
-export function modeOf(p: RccProbe, flow: number): ModeLog {
+/** A flow's RCC log at the receiver: did its (last) message enter PID, when, and its class (0 none, 1 last-hop C1, 2 in-network C2). */
+export function modeOf(p: RccProbe, flow: number) {
   const s = p.receiverState(flow);
   const active = s.rccActive === 1;
   const cls = active ? s.rccClass : s.rccLastMsgClass;

@@ -9,7 +9,6 @@ import type { Scenario } from '../../src/config/scenario.js';
 import { binRange, type QueueBins } from '../../src/probe/bins.js';
 import { chainTracers, type FlowBins, Probe, tracer } from '../../src/probe/probe.js';
 import { planFromSetup } from '../../src/runtime/app/plan.js';
-import type { RunOutput } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { observedRun } from '../observed-run.js';
@@ -22,17 +21,6 @@ export interface FlowProbe extends FlowBins {
   ackWindow: number[];
 }
 
-export interface RccProbe {
-  out: RunOutput;
-  binNs: number;
-  flows: FlowProbe[];
-  /** The queues of the watched ports, in `watch` order. */
-  queues: QueueBins[];
-  /** The qpInspect of each flow's receiver and sender QP at the end of the run. */
-  receiverState(flowId: number): Record<string, number>;
-  senderState(flowId: number): Record<string, number>;
-}
-
 export interface ProbeOptions {
   outDir: string;
   seed?: number;
@@ -43,7 +31,9 @@ export interface ProbeOptions {
   acks?: boolean;
 }
 
-export function probedRun(scenario: Scenario, o: ProbeOptions): RccProbe {
+export type RccProbe = ReturnType<typeof probedRun>;
+
+export function probedRun(scenario: Scenario, o: ProbeOptions) {
   // The runtime's own plan: the QPNs and paths the virtual run will use.
   const plan = planFromSetup(setupRun(scenario, { seed: o.seed }));
   const watch = o.watch ?? [];
@@ -76,9 +66,11 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): RccProbe {
     out,
     binNs: probe.binNs,
     flows,
+    /** The queues of the watched ports, in `watch` order. */
     queues: watch.map((w) => probe.port(w.sw, w.port)!.queue),
-    receiverState: (id) => nics.get(flows[id].dst)!.qpInspect(flows[id].dstQpn),
-    senderState: (id) => nics.get(flows[id].src)!.qpInspect(flows[id].srcQpn),
+    /** The qpInspect of a flow's receiver and sender QP at the end of the run. */
+    receiverState: (id: number) => nics.get(flows[id].dst)!.qpInspect(flows[id].dstQpn),
+    senderState: (id: number) => nics.get(flows[id].src)!.qpInspect(flows[id].srcQpn),
   };
 }
 

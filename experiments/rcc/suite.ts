@@ -13,6 +13,7 @@ import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { percentile } from '../../src/stats/aggregate.js';
 import { hostPath } from '../../src/topology/path.js';
 import { computeRoutes } from '../../src/topology/routing.js';
+import { memo } from '../memo.js';
 import { jain, lastHopOf, type PortRef, portKey, portToward } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
@@ -46,6 +47,7 @@ import {
 import { realtimeChecks } from './realtime.js';
 
 const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
+const ok = (x: boolean) => (x ? '✓' : '✗');
 
 /** The last hop into h1, where every incast and join/leave scenario of the suite converges. */
 const lastHopToH1 = (s: Scenario): PortRef[] => [lastHopOf(scenarioTopology(s), 'h1')];
@@ -62,13 +64,11 @@ function run(
   opts: { acks?: boolean; binNs?: number; cached?: boolean } = {},
 ): RccProbe {
   const { cached, ...probe } = opts;
-  const key = `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`;
-  const hit = cached === true ? cache.get(key) : undefined;
-  if (hit !== undefined) return hit;
-  const s = rccScenario(file, overrides);
-  const p = probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: watch(s), ...probe });
-  if (cached === true) cache.set(key, p);
-  return p;
+  const make = () => {
+    const s = rccScenario(file, overrides);
+    return probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: watch(s), ...probe });
+  };
+  return cached === true ? memo(cache, `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`, make) : make();
 }
 
 // ------------------------------------------------------------------------------------ check 1
@@ -97,19 +97,15 @@ const check1: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ check 2
 
-interface JoinLeave {
-  settleWorstNs: number;
-  settleByEvent: string[];
-  jainMin: number;
-  pidFlows: number;
-  joinPeakWorst: number;
-  joinDrainWorstNs: number;
-  fctErrWorst: number;
-  ends: number[];
-  predicted: number[];
-}
-
-function joinLeave(p: RccProbe, sc: PathScale, predictBps: number): JoinLeave {
+/** Check 2's criteria on a join/leave run, completion times predicted at `predictBps` (shown in `unit` of `unitNs`). */
+function joinLeave(
+  p: RccProbe,
+  sc: PathScale,
+  predictBps: number,
+  predictLabel: string,
+  unitNs: number,
+  unit: string,
+): ReproOutcome {
   const tr = p.queues[0];
   const T = sc.tNs;
   const share = sc.lineRateBps * sc.eff;
@@ -149,47 +145,25 @@ function joinLeave(p: RccProbe, sc: PathScale, predictBps: number): JoinLeave {
     ),
   );
   const pidFlows = p.flows.filter((_, i) => modeOf(p, i).pid).length;
-  return {
-    settleWorstNs,
-    settleByEvent,
-    jainMin,
-    pidFlows,
-    joinPeakWorst,
-    joinDrainWorstNs,
-    fctErrWorst,
-    ends,
-    predicted,
-  };
-}
-
-function check2Outcome(
-  j: JoinLeave,
-  sc: PathScale,
-  predictLabel: string,
-  endsUnitNs: number,
-  unit: string,
-): ReproOutcome {
-  const T = sc.tNs;
-  const peakBound = sc.bdpBytes + 2 * sc.frameBytes;
-  const a = j.settleWorstNs <= 3 * T;
-  const b = j.jainMin >= 0.99;
-  const c = j.pidFlows === 0;
-  const d = j.joinPeakWorst <= peakBound && j.joinDrainWorstNs <= 5 * T;
-  const e = j.fctErrWorst <= 0.02;
-  const fmt = (ns: number) => (ns / endsUnitNs).toFixed(1);
+  const a = settleWorstNs <= 3 * T;
+  const b = jainMin >= 0.99;
+  const c = pidFlows === 0;
+  const d = joinPeakWorst <= sc.bdpBytes + 2 * sc.frameBytes && joinDrainWorstNs <= 5 * T;
+  const e = fctErrWorst <= 0.02;
+  const fmt = (ns: number) => (ns / unitNs).toFixed(1);
   return {
     measured:
-      `(a) settle to C·eff/N ±5 %: ${j.settleByEvent.join(' ')} ${a ? '✓' : '✗'}; (b) Jain min ${j.jainMin.toFixed(4)} ${b ? '✓' : '✗'}; ` +
-      `(c) ${j.pidFlows} flows in PID ${c ? '✓' : '✗'}; (d) join peak ≤ ${(j.joinPeakWorst / sc.bdpBytes).toFixed(3)} BDP, ≤ 2 MTU after ${inT(j.joinDrainWorstNs, T)} ${d ? '✓' : '✗'}; ` +
-      `(e) ends ${j.ends.map(fmt).join('/')} ${unit} vs ${predictLabel} ${j.predicted.map(fmt).join('/')} (worst ${pct(j.fctErrWorst, 2)}) ${e ? '✓' : '✗'}`,
+      `(a) settle to C·eff/N ±5 %: ${settleByEvent.join(' ')} ${ok(a)}; (b) Jain min ${jainMin.toFixed(4)} ${ok(b)}; ` +
+      `(c) ${pidFlows} flows in PID ${ok(c)}; (d) join peak ≤ ${(joinPeakWorst / sc.bdpBytes).toFixed(3)} BDP, ≤ 2 MTU after ${inT(joinDrainWorstNs, T)} ${ok(d)}; ` +
+      `(e) ends ${ends.map(fmt).join('/')} ${unit} vs ${predictLabel} ${predicted.map(fmt).join('/')} (worst ${pct(fctErrWorst, 2)}) ${ok(e)}`,
     pass: a && b && c && d && e,
     values: {
-      settleWorstNs: j.settleWorstNs,
-      jainMin: j.jainMin,
-      pidFlows: j.pidFlows,
-      joinPeakBytes: j.joinPeakWorst,
-      joinDrainNs: j.joinDrainWorstNs,
-      fctErrWorst: j.fctErrWorst,
+      settleWorstNs,
+      jainMin,
+      pidFlows,
+      joinPeakBytes: joinPeakWorst,
+      joinDrainNs: joinDrainWorstNs,
+      fctErrWorst,
       tNs: T,
     },
   };
@@ -207,8 +181,7 @@ const check2: ReproCheck = {
     const s = rccScenario(file);
     const sc = pathScale(s, 'h65', 'h1');
     const p = run(ctx, 'c2', file, [], lastHopToH1);
-    const j = joinLeave(p, sc, sc.lineRateBps * sc.eff);
-    return check2Outcome(j, sc, 'C·eff-derived', 1000, 'µs');
+    return joinLeave(p, sc, sc.lineRateBps * sc.eff, 'C·eff-derived', 1000, 'µs');
   },
 };
 
@@ -224,12 +197,11 @@ const check2Paper: ReproCheck = {
     const s = rccScenario(file);
     const sc = pathScale(s, 'h65', 'h1');
     const p = run(ctx, 'c2-paper', file, [], lastHopToH1, { binNs: 1000 });
-    const j = joinLeave(p, sc, 95e9);
     const ours = processorSharingEnds(
       p.out.results.flows.map((f) => ({ startNs: f.startNs, bytes: f.sizeBytes })),
       (sc.lineRateBps * sc.eff) / 8e9,
     );
-    const o = check2Outcome(j, sc, '95 Gb/s-derived', 1e6, 'ms');
+    const o = joinLeave(p, sc, 95e9, '95 Gb/s-derived', 1e6, 'ms');
     o.measured += `; at C·eff: ${ours.map((x) => (x / 1e6).toFixed(1)).join('/')} ms`;
     return o;
   },
@@ -237,25 +209,7 @@ const check2Paper: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ check 3
 
-interface IncastResult {
-  n: number;
-  peakBytes: number;
-  drainNs: number;
-  goodputBps: number;
-  jain: number;
-  pidFlows: number;
-  c1Flows: number;
-  acks: number;
-  badAcks: number;
-  wallMs: number;
-}
-
-function incast(
-  ctx: ReproContext,
-  n: number,
-  extra: string[] = [],
-  tag = extra.length > 0 ? '-neg' : '',
-): { r: IncastResult; sc: PathScale } {
+function incast(ctx: ReproContext, n: number, extra: string[] = [], tag = extra.length > 0 ? '-neg' : '') {
   const file = 'c3-incast.yaml';
   const s0 = rccScenario(file);
   const sc = pathScale(s0, 'h65', 'h1');
@@ -299,7 +253,7 @@ function incast(
   };
 }
 
-function incastOutcome(list: { r: IncastResult; sc: PathScale }[]): ReproOutcome {
+function incastOutcome(list: ReturnType<typeof incast>[]): ReproOutcome {
   const parts: string[] = [];
   let pass = true;
   const values: Record<string, number> = {};
@@ -311,9 +265,9 @@ function incastOutcome(list: { r: IncastResult; sc: PathScale }[]): ReproOutcome
     const d = r.goodputBps >= 0.97 * sc.lineRateBps * sc.eff && r.jain >= 0.99;
     pass &&= a && b && c && d;
     parts.push(
-      `N=${r.n}: (a) ${r.c1Flows}/${r.n} C1, ${r.pidFlows} PID ${a ? '✓' : '✗'}; (b) ${r.badAcks}/${r.acks} ACKs off BDP/N ${b ? '✓' : '✗'}; ` +
-        `(c) peak ${(r.peakBytes / sc.bdpBytes).toFixed(2)} BDP, drained at ${inT(r.drainNs, T)} (≤ ${r.n + 4}T) ${c ? '✓' : '✗'}; ` +
-        `(d) ${gbps(r.goodputBps, 1)} Gb/s = ${pct(r.goodputBps / (sc.lineRateBps * sc.eff))} C·eff, Jain ${r.jain.toFixed(4)} ${d ? '✓' : '✗'}`,
+      `N=${r.n}: (a) ${r.c1Flows}/${r.n} C1, ${r.pidFlows} PID ${ok(a)}; (b) ${r.badAcks}/${r.acks} ACKs off BDP/N ${ok(b)}; ` +
+        `(c) peak ${(r.peakBytes / sc.bdpBytes).toFixed(2)} BDP, drained at ${inT(r.drainNs, T)} (≤ ${r.n + 4}T) ${ok(c)}; ` +
+        `(d) ${gbps(r.goodputBps, 1)} Gb/s = ${pct(r.goodputBps / (sc.lineRateBps * sc.eff))} C·eff, Jain ${r.jain.toFixed(4)} ${ok(d)}`,
     );
     Object.assign(values, {
       [`n${r.n}PeakBdp`]: r.peakBytes / sc.bdpBytes,
@@ -502,9 +456,9 @@ function check5Outcome(ctx: ReproContext, overrides: string[], tag: string): Rep
   const modes = r.p.flows.map((_, i) => modeOf(r.p, i));
   return {
     measured:
-      `K=${r.k}: goodput ${gbps(r.aggregateBps, 2)} Gb/s = ${pct(r.aggregateBps / (sc.lineRateBps * sc.eff))} C·eff ${a ? '✓' : '✗'}; ` +
-      `queue peak ${(peak / sc.bdpBytes).toFixed(1)} BDP, drained (≤ 2 MTU) at ${inT(drained - r.start, T)}, then max ${kb(after)} = ${(after / sc.bdpBytes).toFixed(3)} BDP ${b ? '✓' : '✗'}; ` +
-      `median incast FCT ${(r.medianFctNs / 1000).toFixed(1)} µs vs HPCC ${(h.medianFctNs / 1000).toFixed(1)} µs (${pct(1 - r.medianFctNs / h.medianFctNs)} better) ${c ? '✓' : '✗'}; ` +
+      `K=${r.k}: goodput ${gbps(r.aggregateBps, 2)} Gb/s = ${pct(r.aggregateBps / (sc.lineRateBps * sc.eff))} C·eff ${ok(a)}; ` +
+      `queue peak ${(peak / sc.bdpBytes).toFixed(1)} BDP, drained (≤ 2 MTU) at ${inT(drained - r.start, T)}, then max ${kb(after)} = ${(after / sc.bdpBytes).toFixed(3)} BDP ${ok(b)}; ` +
+      `median incast FCT ${(r.medianFctNs / 1000).toFixed(1)} µs vs HPCC ${(h.medianFctNs / 1000).toFixed(1)} µs (${pct(1 - r.medianFctNs / h.medianFctNs)} better) ${ok(c)}; ` +
       `${modes.filter((m) => m.pid).length} flows in PID`,
     pass: a && b && c,
     values: {
@@ -549,18 +503,7 @@ const check5Paper: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ check 6
 
-interface InNetwork {
-  p: RccProbe;
-  sc: PathScale;
-  entryLagNs: (number | null)[];
-  shares: number[];
-  aggregate: number;
-  meanQueue: number;
-  maxQueue: number;
-  cls: number[];
-}
-
-function inNetwork(ctx: ReproContext, overrides: string[], tag: string): InNetwork {
+function inNetwork(ctx: ReproContext, overrides: string[], tag: string) {
   const file = 'c6-in-network.yaml';
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h3');
@@ -585,7 +528,7 @@ function inNetwork(ctx: ReproContext, overrides: string[], tag: string): InNetwo
   };
 }
 
-function inNetworkVerdict(r: InNetwork): { pass: boolean; text: string } {
+function inNetworkVerdict(r: ReturnType<typeof inNetwork>): { pass: boolean; text: string } {
   const { sc } = r;
   const T = sc.tNs;
   const half = (sc.lineRateBps * sc.eff) / 2;
@@ -596,9 +539,9 @@ function inNetworkVerdict(r: InNetwork): { pass: boolean; text: string } {
   return {
     pass: a && b && c,
     text:
-      `(a) PID ${r.entryLagNs.map((l) => (l === null ? 'never' : inT(l, T))).join('/')} after the queue passed δ·base·C, ${r.cls.map(className).join('/')} ${a ? '✓' : '✗'}; ` +
-      `(b) ${r.shares.map((x) => gbps(x)).join('/')} Gb/s, aggregate ${pct(r.aggregate / (sc.lineRateBps * sc.eff))} C·eff ${b ? '✓' : '✗'}; ` +
-      `(c) queue mean ${(r.meanQueue / sc.bdpBytes).toFixed(3)} max ${(r.maxQueue / sc.bdpBytes).toFixed(3)} BDP ${c ? '✓' : '✗'}`,
+      `(a) PID ${r.entryLagNs.map((l) => (l === null ? 'never' : inT(l, T))).join('/')} after the queue passed δ·base·C, ${r.cls.map(className).join('/')} ${ok(a)}; ` +
+      `(b) ${r.shares.map((x) => gbps(x)).join('/')} Gb/s, aggregate ${pct(r.aggregate / (sc.lineRateBps * sc.eff))} C·eff ${ok(b)}; ` +
+      `(c) queue mean ${(r.meanQueue / sc.bdpBytes).toFixed(3)} max ${(r.maxQueue / sc.bdpBytes).toFixed(3)} BDP ${ok(c)}`,
   };
 }
 
@@ -633,13 +576,7 @@ const check6: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ check 7
 
-interface MultiBottleneck {
-  p: RccProbe;
-  sc: PathScale;
-  T: number;
-}
-
-function multiBottleneck(ctx: ReproContext, overrides: string[], tag: string): MultiBottleneck {
+function multiBottleneck(ctx: ReproContext, overrides: string[], tag: string) {
   const file = 'c7-multi-bottleneck.yaml';
   const s = rccScenario(file, overrides);
   const sc = pathScale(s, 'h1', 'h4');
@@ -652,7 +589,11 @@ function multiBottleneck(ctx: ReproContext, overrides: string[], tag: string): M
 }
 
 /** Check 7's phases: flow 1 alone [20T, 100T), flows 1+2 [150T, 200T), all three from 400T. */
-function multiVerdict(m: MultiBottleneck): { pass: boolean; text: string; values: Record<string, number> } {
+function multiVerdict(m: ReturnType<typeof multiBottleneck>): {
+  pass: boolean;
+  text: string;
+  values: Record<string, number>;
+} {
   const { p, sc, T } = m;
   const end = p.out.results.durationNs;
   const full = sc.lineRateBps * sc.eff;
@@ -672,8 +613,8 @@ function multiVerdict(m: MultiBottleneck): { pass: boolean; text: string; values
   return {
     pass: aOk && bOk && cOk,
     text:
-      `(a) flow 1 alone ${gbps(alone)} Gb/s ${aOk ? '✓' : '✗'}; (b) flows 1, 2 ${className(modes[0].cls)}/${className(modes[1].cls)}, ${two.map((x) => gbps(x)).join('/')} Gb/s ${bOk ? '✓' : '✗'}; ` +
-      `(c) flow 3 ${className(modes[2].cls)}; final ${fin.map((x) => gbps(x)).join('/')} Gb/s, L queue max ${(qL.maxBytes / sc.bdpBytes).toFixed(3)} BDP ${cOk ? '✓' : '✗'}`,
+      `(a) flow 1 alone ${gbps(alone)} Gb/s ${ok(aOk)}; (b) flows 1, 2 ${className(modes[0].cls)}/${className(modes[1].cls)}, ${two.map((x) => gbps(x)).join('/')} Gb/s ${ok(bOk)}; ` +
+      `(c) flow 3 ${className(modes[2].cls)}; final ${fin.map((x) => gbps(x)).join('/')} Gb/s, L queue max ${(qL.maxBytes / sc.bdpBytes).toFixed(3)} BDP ${ok(cOk)}`,
     values: {
       alone,
       twoShare1: two[0],
@@ -732,7 +673,7 @@ const check7Ablation: ReproCheck = {
     const full = multiBottleneck(ctx, ['cc.rcc.uMode=pd'], 'pd');
     const T = full.T;
     const standing = queueStats(ewa.p.queues[0], 150 * T, 200 * T).meanBytes;
-    const settleAtR1 = (m: MultiBottleneck) => {
+    const settleAtR1 = (m: typeof full) => {
       const f3 = m.p.flows[2];
       const ph = {
         fromNs: f3.startNs,
@@ -749,7 +690,7 @@ const check7Ablation: ReproCheck = {
     const b = (Number.isNaN(sPid) || sPid > 3 * T) && sFull <= 3 * T;
     const fmt = (x: number) => (Number.isNaN(x) ? 'never' : inT(x, T));
     return {
-      measured: `RCC-EWA mean L queue [150T, 200T) ${(standing / ewa.sc.bdpBytes).toFixed(2)} BDP ${a ? '✓' : '✗'}; flow 3 at C/2 ±10 % after ${fmt(sPid)} (RCC-PID) vs ${fmt(sFull)} (RCC) ${b ? '✓' : '✗'}`,
+      measured: `RCC-EWA mean L queue [150T, 200T) ${(standing / ewa.sc.bdpBytes).toFixed(2)} BDP ${ok(a)}; flow 3 at C/2 ±10 % after ${fmt(sPid)} (RCC-PID) vs ${fmt(sFull)} (RCC) ${ok(b)}`,
       pass: a && b,
       values: { ewaStandingBytes: standing, pidSettleNs: sPid, fullSettleNs: sFull },
     };
@@ -834,8 +775,8 @@ const check9: ReproCheck = {
     const G = (x: { agg: number }) => gbps(x.agg, 2);
     return {
       measured:
-        `(a) n=1/3/5: ${G(n1)}/${G(n3)}/${G(n5)} Gb/s ${a ? '✓' : '✗'}${n1.agg >= 0.999 * n3.agg ? " (n = 1 does not degrade goodput here: the paper's Fig. 12(b) drop does not reproduce)" : ''}; (b) S1 ${G(s1)} vs S0 ${G(n3)} ${b ? '✓' : '✗'}; ` +
-        `(c) S2 ${G(s2)} vs S0 at half gain ${G(half)} ${c ? '✓' : '✗'}; max queue S0 ${kb(n3.qStd)}, S2 ${kb(s2.qStd)} (S2 ${s2.qStd > 1.5 * n3.qStd ? 'oscillates more' : 'no less stable'})`,
+        `(a) n=1/3/5: ${G(n1)}/${G(n3)}/${G(n5)} Gb/s ${ok(a)}${n1.agg >= 0.999 * n3.agg ? " (n = 1 does not degrade goodput here: the paper's Fig. 12(b) drop does not reproduce)" : ''}; (b) S1 ${G(s1)} vs S0 ${G(n3)} ${ok(b)}; ` +
+        `(c) S2 ${G(s2)} vs S0 at half gain ${G(half)} ${ok(c)}; max queue S0 ${kb(n3.qStd)}, S2 ${kb(s2.qStd)} (S2 ${s2.qStd > 1.5 * n3.qStd ? 'oscillates more' : 'no less stable'})`,
       pass: a && b && c,
       values: { n1: n1.agg, n3: n3.agg, n5: n5.agg, s1: s1.agg, s2: s2.agg, s0Half: half.agg },
     };
