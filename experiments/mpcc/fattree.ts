@@ -16,6 +16,7 @@ import { mean as meanOf, median, quantileNearestRank } from '../../src/stats/agg
 import type { Results } from '../../src/stats/results.js';
 import { hostPath } from '../../src/topology/path.js';
 import { HPCC_INT_BYTES, MPCC_INT_BYTES } from '../../src/wire/size.js';
+import { memo } from '../memo.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { HISTOGRAM_BIN_BYTES, HISTOGRAM_BINS, mpccScenario, type Probe, probedRun } from './probe.js';
 import { fix } from './runs.js';
@@ -41,23 +42,6 @@ const LOAD60 = ['workload[0].load=0.6'];
  * passes, instead of T_flow later, so mice never linger in the count (docs/algorithms/mpcc.md).
  */
 const MICE = ['cc.mpcc.flowCountForgetAtEnd=true'];
-
-export interface MixedResult {
-  alg: string;
-  seed: number;
-  queueP90Bytes: number;
-  queueP99Bytes: number;
-  shortP50: number;
-  shortP95: number;
-  shortMean: number;
-  /** p50 of < 100 KB flows with this algorithm's INT bytes in the ideal FCT. */
-  shortP50WithInt: number;
-  longP50: number;
-  flows: number;
-  completed: number;
-  drops: number;
-  wallMs: number;
-}
 
 const quantile = quantileNearestRank;
 const mean = (xs: number[]): number => meanOf(xs) ?? Number.NaN;
@@ -108,8 +92,6 @@ function shortSlowdownsWithInt(p: Probe, intBytes: number): number[] {
   return out.sort((a, b) => a - b);
 }
 
-const cache = new Map<string, MixedResult>();
-
 /**
  * One Exp. 3 run of `alg` with `overrides` on workload seed `seed`; `mix` names its output folder.
  * MPCC-only overrides (cc.mpcc.*) belong in `mpccOverrides`, so the baselines' runs are shared.
@@ -123,22 +105,18 @@ export function mixedRun(
   mpccOverrides: string[] = [],
 ): MixedResult {
   const own = alg === 'mpcc' ? mpccOverrides : [];
-  const key = `${alg}|${seed}|${[...overrides, ...own].join(';')}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
+  const all = [...overrides, ...own];
+  return memo(cache, `${alg}|${seed}|${all.join(';')}`, () => measureMixed(alg, ctx, seed, mix, all));
+}
+
+function measureMixed(alg: string, ctx: ReproContext, seed: number, mix: string, overrides: string[]) {
   const scenario = mpccScenario(FILE, [
     `defaults.nic.cc=${alg}`,
     ...(alg === 'dctcp' ? DCTCP_ECN : []),
     ...overrides,
-    ...own,
   ]);
   const outDir = `${ctx.outDir}/fattree-${mix}-s${seed}-${alg}`;
-  const p = probedRun(scenario, {
-    outDir,
-    seed,
-    histogram: true,
-    arrivals: false,
-  });
+  const p = probedRun(scenario, { outDir, seed, histogram: true, arrivals: false });
   const r = p.out.results;
   // Every switch egress port over the whole run; ports that never queued sat at 0.
   const all = new Float64Array(HISTOGRAM_BINS);
@@ -152,7 +130,7 @@ export function mixedRun(
   }
   const short = slowdowns(r, (s) => s < 100_000);
   const long = slowdowns(r, (s) => s >= 1_000_000);
-  const m: MixedResult = {
+  const m = {
     alg,
     seed,
     queueP90Bytes: histQuantile(all, 0.9),
@@ -160,6 +138,7 @@ export function mixedRun(
     shortP50: quantile(short, 0.5),
     shortP95: quantile(short, 0.95),
     shortMean: mean(short),
+    /** p50 of < 100 KB flows with this algorithm's INT bytes in the ideal FCT. */
     shortP50WithInt: quantile(shortSlowdownsWithInt(p, intBytesOf(alg)), 0.5),
     longP50: quantile(long, 0.5),
     flows: r.summary.flowsTotal,
@@ -168,13 +147,12 @@ export function mixedRun(
     wallMs: p.out.wallMs,
   };
   // The row's numbers for this run, beside its results.json.
-  writeFileSync(
-    `${outDir}/mixed.json`,
-    `${JSON.stringify({ ...m, overrides: [...overrides, ...own] }, null, 2)}\n`,
-  );
-  cache.set(key, m);
+  writeFileSync(`${outDir}/mixed.json`, `${JSON.stringify({ ...m, overrides }, null, 2)}\n`);
   return m;
 }
+
+export type MixedResult = ReturnType<typeof measureMixed>;
+const cache = new Map<string, MixedResult>();
 
 type Mixed = Record<Alg, MixedResult>;
 

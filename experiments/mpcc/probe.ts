@@ -7,18 +7,17 @@
  * the firmware does, so the run is the one `rocelab run` makes (unless a check adds a plug-in).
  */
 
-import { createNic, type Nic } from '../../nic/api.js';
+import type { Nic } from '../../nic/api.js';
 import type { MpccHop } from '../../src/cc/mpcc/controller.js';
 import type { Scenario } from '../../src/config/scenario.js';
-import { observeNic, tracer } from '../../src/probe/probe.js';
-import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import { tracer } from '../../src/probe/probe.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import type { Topology } from '../../src/topology/model.js';
 import { hostPath } from '../../src/topology/path.js';
 import type { Routes } from '../../src/topology/routing.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
-import { createSwitch } from '../../switch/api.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
+import { observedRun } from '../observed-run.js';
 import { loadPaperScenario } from '../paper-scenario.js';
 import { type PortRef, portKey } from '../ports.js';
 
@@ -65,22 +64,6 @@ export interface ProbeOptions {
   afterNicRx?: (node: string, nic: Nic, pkt: Packet) => void;
 }
 
-export interface Probe {
-  out: RunOutput;
-  scenario: Scenario;
-  topo: Topology;
-  routes: Routes;
-  hostIp: Map<string, number>;
-  queues: Map<string, QueueTrace>;
-  /** Per port "sw:port": time (ns) spent with the queue in [k KB, (k+1) KB). */
-  histogram: Map<string, Float64Array>;
-  arrivals: DataArrival[];
-  ackInts: AckInt[];
-  /** Every window an MPCC QP applied, bytes. */
-  windows: number[];
-  nics: Map<string, Nic>;
-}
-
 export const HISTOGRAM_BIN_BYTES = 1000;
 export const HISTOGRAM_BINS = 40_000;
 
@@ -99,7 +82,9 @@ function histAdd(h: Float64Array, last: { t: number; q: number }, nowNs: number)
   h[Math.min(HISTOGRAM_BINS - 1, Math.floor(last.q / HISTOGRAM_BIN_BYTES))] += nowNs - last.t;
 }
 
-export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
+export type Probe = ReturnType<typeof probedRun>;
+
+export function probedRun(scenario: Scenario, o: ProbeOptions) {
   const setup = setupRun(scenario, { seed: o.seed });
   const queues = new Map<string, QueueTrace>();
   for (const w of o.watch ?? []) queues.set(portKey(w), { t: [0], q: [0] });
@@ -161,24 +146,17 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     },
   });
 
-  const out = runScenario({
-    scenario,
+  const { out } = observedRun(scenario, {
     seed: o.seed,
     outDir: o.outDir,
-    print: null,
     trace: own,
-    createSwitch:
-      o.cp === undefined
-        ? undefined
-        : (env, cfg) => createSwitch(env, { ...cfg, cp: [...(cfg.cp ?? []), o.cp!] }),
-    createNic: (env, cfg) => {
-      const onRateChange = (c: { windowBytes: number | null }) => {
+    cpAfter: o.cp === undefined ? [] : [o.cp],
+    nics,
+    nicObserver: () => ({
+      onRateChange: (c) => {
         if (c.windowBytes !== null) windows.push(c.windowBytes);
-      };
-      const nic = createNic(env, observeNic(cfg, { onRateChange }));
-      nics.set(cfg.name, nic);
-      return nic;
-    },
+      },
+    }),
   });
   // Close the histogram at the run's end.
   for (const [key, last] of histLast)
@@ -190,9 +168,11 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     routes: setup.routes,
     hostIp: new Map(setup.topo.hosts.map((h) => [h.name, h.ip])),
     queues,
+    /** Per port "sw:port": time (ns) spent with the queue in [k KB, (k+1) KB). */
     histogram,
     arrivals,
     ackInts,
+    /** Every window an MPCC QP applied, bytes. */
     windows,
     nics,
   };

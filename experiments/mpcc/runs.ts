@@ -27,21 +27,6 @@ export const S_PAY = 1000;
 
 const cache = new Map<string, Probe>();
 
-export interface DumbbellRun {
-  probe: Probe;
-  out: RunOutput;
-  /** Bottleneck trace (s1 → s2). */
-  trace: QueueTrace;
-  senders: string[];
-  receiver: string;
-  /** D_base (thesis eq. 2.2, HPCC convention), ns; P = R·D_base/8, bytes; R, bit/s. */
-  dBaseNs: number;
-  bdpBytes: number;
-  rateBps: number;
-  /** The MPCC parameters of the scenario (after overrides). */
-  params: MpccParams;
-}
-
 /** Overrides that give a dumbbell `n` senders, h1..hN, and make its first workload entry their incast into h(N+1). */
 export function leftSide(n: number): string[] {
   return [`topology.left=${n}`, `workload[0].senders=h1..h${n}`, `workload[0].receiver=h${n + 1}`];
@@ -54,7 +39,7 @@ export function leftSide(n: number): string[] {
 export function dumbbell(
   file: string,
   opts: { outDir: string; seed?: number; n?: number; overrides?: string[]; probe?: Partial<ProbeOptions> },
-): DumbbellRun {
+) {
   const over = [...(opts.overrides ?? []), ...(opts.n === undefined ? [] : leftSide(opts.n))];
   const key = `${file}|${opts.seed ?? ''}|${over.join(';')}|${JSON.stringify(opts.probe ?? {})}`;
   let probe = cache.get(key);
@@ -80,15 +65,20 @@ export function dumbbell(
   return {
     probe,
     out: probe.out,
+    /** Bottleneck trace (s1 → s2). */
     trace,
     senders: Array.from({ length: left }, (_, i) => `h${i + 1}`),
     receiver,
+    /** D_base (thesis eq. 2.2, HPCC convention), ns; P = R·D_base/8, bytes; R, bit/s. */
     dBaseNs,
     bdpBytes: (rateBps * dBaseNs) / 8e9,
     rateBps,
+    /** The MPCC parameters of the scenario (after overrides). */
     params,
   };
 }
+
+export type DumbbellRun = ReturnType<typeof dumbbell>;
 
 /**
  * The window bound of AC1c and AC6a: [(N−1)·P̂, (N−1)·P̂ + (N+1)·S_wire]. The spec writes P; a

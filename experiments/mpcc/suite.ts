@@ -19,9 +19,7 @@ import {
   ac6Verdict,
   bytesText,
   convBoundNs,
-  type DumbbellRun,
   dumbbell,
-  type Exp1Criteria,
   fix,
   type IncastMeasure,
   incastOf,
@@ -221,17 +219,7 @@ const ac2: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC3
 
-interface Exp1Measure extends Exp1Criteria {
-  r: DumbbellRun;
-  peak: number;
-  shares: number[];
-}
-
-function exp1Measure(
-  ctx: { outDir: string; seed?: number },
-  n: number,
-  overrides: string[] = [],
-): Exp1Measure {
+function exp1Measure(ctx: { outDir: string; seed?: number }, n: number, overrides: string[] = []) {
   const r = dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n, overrides });
   const c = convergence(r.trace, 0, r.out.results.durationNs, S_WIRE);
   const from = 50 * r.dBaseNs;
@@ -263,7 +251,7 @@ function failedOf(checks: Record<string, boolean>, tag: string): string[] {
 /** "; failed: a, b" after a measured text, or nothing when every sub-criterion held. */
 const failedText = (failed: string[]) => (failed.length > 0 ? `; failed: ${failed.join(', ')}` : '');
 
-function ac3Text(m: Exp1Measure): string {
+function ac3Text(m: ReturnType<typeof exp1Measure>): string {
   const sh = m.shares.map((s) => s.toFixed(3)).join('/');
   return (
     `N=${m.n}: T_conv ${m.convNs === null ? 'never' : us(m.convNs)} (≤ ${us(m.boundNs)}, peak ${bytesText(m.peak)}), ` +
@@ -409,15 +397,7 @@ const ac4: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC5
 
-interface Exp2 {
-  r: DumbbellRun;
-  joins: number[];
-  departures: number[];
-  lastEndNs: number;
-  avgQ: number;
-}
-
-function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]): Exp2 {
+function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]) {
   const r = dumbbell(EXP2, { outDir: ctx.outDir, seed: ctx.seed, overrides: over });
   const flows = r.out.results.flows;
   const joins = flows.map((f) => f.startNs).filter((t) => t > 0);
@@ -435,19 +415,13 @@ function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]): Exp2 {
 }
 
 /** Senders active at t (started, not finished). */
-function activeAt(e: Exp2, t: number): string[] {
+function activeAt(e: ReturnType<typeof exp2Run>, t: number): string[] {
   return e.r.out.results.flows
     .filter((f) => f.startNs <= t && (f.endNs === null || f.endNs > t))
     .map((f) => f.src);
 }
 
-interface Exp2Verdict {
-  joins: { t: number; jain: number; util: number; convNs: number | null; boundNs: number }[];
-  departures: { t: number; util: number }[];
-  ok: { a: boolean; b: boolean; c: boolean };
-}
-
-function exp2Verdict(e: Exp2): Exp2Verdict {
+function exp2Verdict(e: ReturnType<typeof exp2Run>) {
   const d = e.r.dBaseNs;
   const events = [...e.joins, ...e.departures, e.lastEndNs].sort((a, b) => a - b);
   const next = (t: number) => events.find((x) => x > t) ?? e.lastEndNs;
@@ -479,7 +453,7 @@ function exp2Verdict(e: Exp2): Exp2Verdict {
   };
 }
 
-function exp2Text(v: Exp2Verdict): string {
+function exp2Text(v: ReturnType<typeof exp2Verdict>): string {
   const j = v.joins
     .map(
       (x) =>

@@ -68,22 +68,6 @@ export function replayFlows(p: Probe, params: MpccParams): ReplayFlow[] {
   return [...byQp.values()];
 }
 
-export interface ReplayTiming {
-  steps: number;
-  /** Per-step wall time, ns (clock overhead included; see `clockOverheadNs`). */
-  medianNs: number;
-  p99Ns: number;
-  meanNs: number;
-  /** Mean over steps of each step's fastest timed pass, ns (see compareMeanNs). */
-  stepMeanNs: number;
-  clockOverheadNs: number;
-  fastFraction: number;
-  denseFraction: number;
-  infeasibleFraction: number;
-  /** Replayed final windows equal the live QPs' (the replay made the run's decisions). */
-  faithful: boolean;
-}
-
 function replayOnce(flows: ReplayFlow[], params: MpccParams, perStep: Float64Array | null): MpccState[] {
   const states: MpccState[] = [];
   let k = 0;
@@ -104,7 +88,7 @@ function replayOnce(flows: ReplayFlow[], params: MpccParams, perStep: Float64Arr
 const quantile = (sorted: Float64Array, q: number): number => percentileSorted(sorted, q) ?? Number.NaN;
 
 /** Time the controller over the recorded steps (`rounds` timed passes after a warm-up pass). */
-export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3): ReplayTiming {
+export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3) {
   const n = flows.reduce((a, f) => a + f.steps.length, 0);
   const states = replayOnce(flows, params, null);
   let faithful = true;
@@ -135,14 +119,17 @@ export function timeReplay(flows: ReplayFlow[], params: MpccParams, rounds = 3):
   }
   return {
     steps: n,
+    /** Per-step wall time, ns (clock overhead included; see `clockOverheadNs`). */
     medianNs: quantile(sorted, 0.5),
     p99Ns: quantile(sorted, 0.99),
     meanNs: all.reduce((a, b) => a + b, 0) / Math.max(1, all.length),
+    /** Mean over steps of each step's fastest timed pass, ns (see compareMeanNs). */
     stepMeanNs: compareMeanNs(flows, [params], rounds)[0],
     clockOverheadNs: quantile(o, 0.5),
     fastFraction: fast / Math.max(1, n),
     denseFraction: dense / Math.max(1, n),
     infeasibleFraction: relaxed / Math.max(1, n),
+    /** Replayed final windows equal the live QPs' (the replay made the run's decisions). */
     faithful,
   };
 }

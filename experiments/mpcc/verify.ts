@@ -135,21 +135,8 @@ export function qpObjective(qp: DenseQp, x: ArrayLike<number>): number {
   return f;
 }
 
-export interface KktReport {
-  stationarity: number;
-  primal: number;
-  dual: number;
-  complementarity: number;
-  ok: boolean;
-}
-
 /** KKT residuals of (x, λ) for min ½xᵀHx+gᵀx s.t. Cx ≥ b, relative to the problem's scale. */
-export function kktResiduals(
-  qp: DenseQp,
-  x: ArrayLike<number>,
-  lambda: ArrayLike<number>,
-  tol = 1e-6,
-): KktReport {
+export function kktResiduals(qp: DenseQp, x: ArrayLike<number>, lambda: ArrayLike<number>, tol = 1e-6) {
   const { n, m, H, g, C, b } = qp;
   let scaleGrad = 1;
   let stationarity = 0;

@@ -12,11 +12,9 @@ import { nicFor, type Scenario } from '../../src/config/scenario.js';
 import { tracer } from '../../src/probe/probe.js';
 import { planFromSetup } from '../../src/runtime/app/plan.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
-import type { Topology } from '../../src/topology/model.js';
-import type { Routes } from '../../src/topology/routing.js';
 import { type CnmBody, FrameKind } from '../../src/wire/packet.js';
 import type { SwitchCp, SwitchCpFactory } from '../../switch/cp.js';
-import { type ObservedRun, observedRun } from '../observed-run.js';
+import { observedRun } from '../observed-run.js';
 import { loadPaperScenario } from '../paper-scenario.js';
 
 export interface Departure {
@@ -55,20 +53,9 @@ export interface ProbeOptions {
   wrapCp?: (switchName: string, cp: SrccCp) => SwitchCp;
 }
 
-export interface Probe extends ObservedRun {
-  topo: Topology;
-  routes: Routes;
-  /** Largest data payload per packet of the run's hosts. */
-  mtuBytes: number;
-  hostIp: Map<string, number>;
-  departures: Departure[];
-  deliveries: Delivery[];
-  cnmRx: CnmArrival[];
-  cnmEvents: SrccCnmEvent[];
-  rateChanges: (RateChange & { node: string })[];
-}
+export type Probe = ReturnType<typeof probedRun>;
 
-export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
+export function probedRun(scenario: Scenario, o: ProbeOptions) {
   const setup = setupRun(scenario, { seed: o.seed });
   const departures: Departure[] = [];
   const deliveries: Delivery[] = [];
@@ -141,6 +128,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions): Probe {
     ...run,
     topo: setup.topo,
     routes: setup.routes,
+    /** Largest data payload per packet of the run's hosts. */
     mtuBytes,
     hostIp,
     departures,

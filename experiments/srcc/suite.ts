@@ -17,6 +17,7 @@ import { CnmFlag } from '../../src/wire/cnm.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
+import { memo } from '../memo.js';
 import { lastHopOf } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
@@ -40,26 +41,15 @@ function linkOf(topo: Topology, host: string): { rateBps: number; delayNs: numbe
   return { rateBps: p.rateBps, delayNs: p.delayNs };
 }
 
-interface CongestedSpan {
-  firstNs: number;
-  lastNs: number;
-}
-
-interface S1Run {
-  probe: Probe;
-  /** First and last congested decision per `switch:egress`. */
-  congested: Map<string, CongestedSpan>;
-}
-
 /** S-1 runs shared by several checks (rocelab reproduce and the test file each run them once). */
-const s1Runs = new Map<string, S1Run>();
+const s1Runs = new Map<string, ReturnType<typeof measureS1>>();
 
-/** S-1, SRCC or BASE arm, with the congested span of every (switch, egress) recorded. */
-function s1Run(arm: 'srcc' | 'dcqcn', outDir: string, seed?: number, extra: string[] = []): S1Run {
-  const key = `${arm}|${seed ?? ''}|${extra.join(';')}`;
-  let run = s1Runs.get(key);
-  if (run !== undefined) return run;
-  const congested = new Map<string, CongestedSpan>();
+/** S-1, SRCC or BASE arm, with the first and last congested decision of every `switch:egress`. */
+const s1Run = (arm: 'srcc' | 'dcqcn', outDir: string, seed?: number, extra: string[] = []) =>
+  memo(s1Runs, `${arm}|${seed ?? ''}|${extra.join(';')}`, () => measureS1(arm, outDir, seed, extra));
+
+function measureS1(arm: 'srcc' | 'dcqcn', outDir: string, seed: number | undefined, extra: string[]) {
+  const congested = new Map<string, { firstNs: number; lastNs: number }>();
   const probe = probedRun(srccScenario(S1, [`defaults.nic.cc=${arm}`, ...extra]), {
     outDir: join(outDir, `s1-${arm}`),
     seed,
@@ -71,9 +61,7 @@ function s1Run(arm: 'srcc' | 'dcqcn', outDir: string, seed?: number, extra: stri
       else s.lastNs = d.nowNs;
     },
   });
-  run = { probe, congested };
-  s1Runs.set(key, run);
-  return run;
+  return { probe, congested };
 }
 
 function pfcTx(p: Probe, sw: string, port: number): number {
@@ -186,18 +174,11 @@ const ac2: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC3
 
-interface CnmCounts {
-  fc: number;
-  fv: number;
-  burst: number;
-  total: number;
-}
-
-function countCnms(p: Probe): CnmCounts {
+function countCnms(p: Probe) {
   const h1 = p.hostIp.get('h1')!;
   const r1 = p.hostIp.get('h9')!;
   const r2 = p.hostIp.get('h10')!;
-  const c: CnmCounts = { fc: 0, fv: 0, burst: 0, total: 0 };
+  const c = { fc: 0, fv: 0, burst: 0, total: 0 };
   for (const e of p.cnmEvents) {
     if (e.type !== 'generated') continue;
     c.total++;

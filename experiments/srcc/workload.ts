@@ -11,7 +11,6 @@
 import { join } from 'node:path';
 import { tracer } from '../../src/probe/probe.js';
 import { planQpns } from '../../src/runtime/app/plan.js';
-import type { RunOutput } from '../../src/runtime/run.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import type { FlowResult } from '../../src/stats/results.js';
 import { FrameKind } from '../../src/wire/packet.js';
@@ -22,21 +21,7 @@ import { srccScenario } from './probe.js';
 
 const FILE = 'ac10-websearch-burst.yaml';
 
-interface ArmResult {
-  out: RunOutput;
-  xoff: number;
-  holRatio: number;
-  afctNs: number;
-  completed: number;
-  total: number;
-}
-
-function runArm(
-  cc: 'srcc' | 'dcqcn',
-  outDir: string,
-  seed: number | undefined,
-  overrides: string[],
-): ArmResult {
+function runArm(cc: 'srcc' | 'dcqcn', outDir: string, seed: number | undefined, overrides: string[]) {
   // Frames (dstIp:destQp) that joined a paused egress queue at some switch.
   const blockedKeys = new Set<string>();
   const probeCp: SwitchCpFactory = (io) => ({
@@ -97,7 +82,7 @@ function runArm(
 }
 
 /** Mean FCT over the flows both arms completed (the fair AFCT comparison). */
-function commonAfct(a: ArmResult, b: ArmResult): [number, number, number] {
+function commonAfct(a: ReturnType<typeof runArm>, b: ReturnType<typeof runArm>): [number, number, number] {
   const fa = new Map(a.out.results.flows.filter((f) => f.fctNs !== null).map((f) => [f.id, f.fctNs!]));
   let sa = 0;
   let sb = 0;
