@@ -20,17 +20,7 @@ const BIN_NS = 10 * MS;
 const SWITCH = 's1';
 const BOTTLENECK_PORT = 8;
 
-export interface RtMeasure {
-  alg: string;
-  meanQueueBytes: number;
-  xoff: number;
-  pauseFrames: number;
-  throughput: number;
-  keepUpWarnings: string[];
-  wallMs: number;
-}
-
-export async function rtRun(alg: string, ctx: ReproContext): Promise<RtMeasure> {
+export async function rtRun(alg: string, ctx: ReproContext) {
   const scenario = {
     ...paperScenario('rt-incast-100m.yaml', [`defaults.nic.cc=${alg}`]),
     probes: { binNs: BIN_NS, ports: 'all' as const, flows: false },
@@ -64,7 +54,7 @@ export async function rtRun(alg: string, ctx: ReproContext): Promise<RtMeasure> 
   };
 }
 
-function describe(m: RtMeasure): string {
+function describe(m: Awaited<ReturnType<typeof rtRun>>): string {
   const name = m.alg === 'dcqcn' ? 'DCQCN' : 'DCQCN+';
   const lag =
     m.keepUpWarnings.length > 0

@@ -30,17 +30,6 @@ const N = 4;
 /** s1 port 8 leads to h9 (the star has h1..h9 on ports 0..8). */
 const BOTTLENECK = { node: 's1', port: 8 };
 
-interface StartMeasure {
-  utilisation: number;
-  jain: number;
-  banditUpdates: number;
-  cnps: number;
-  drops: number;
-  retransmits: number;
-  warnings: string[];
-  wallMs: number;
-}
-
 const SCENARIO_OVERRIDES = [
   'defaults.nic.cc=dolce-rc',
   `workload[0].senders=h1..h${N}`,
@@ -52,7 +41,7 @@ const SENDERS = Array.from({ length: N }, (_, i) => `h${i + 1}`);
 const BIN_NS = 50_000;
 
 /** E2's start in `runtime`, measured from the run's probe bins over [FROM_NS, TO_NS). */
-async function measuredStart(ctx: ReproContext, runtime: 'virtual' | 'local'): Promise<StartMeasure> {
+async function measuredStart(ctx: ReproContext, runtime: 'virtual' | 'local') {
   const scenario = dolceScenario('e2-incast.yaml', SCENARIO_OVERRIDES);
   const out = await runScenario({
     scenario: withProbes(scenario, BIN_NS, BOTTLENECK, ['mabIter']),

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { binRange } from '../../src/probe/bins.js';
-import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import { runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { median } from '../../src/stats/aggregate.js';
 import { jain } from '../ports.js';
@@ -34,19 +34,6 @@ const FILE = 'rt-dumbbell-10.yaml';
 const RUNS = 5;
 const WIDEN = 1.5;
 
-interface RtOutcome {
-  out: RunOutput;
-  trace: QueueTrace;
-  peakBytes: number;
-  dBaseNs: number;
-  bdpBytes: number;
-  rateBps: number;
-  senders: string[];
-  /** Sender → port bytes at the window edges (null when no window was asked for). */
-  window: { fromNs: number; toNs: number; bytes: Map<string, number> } | null;
-  warnings: string[];
-}
-
 /** Probe bin of the real runs: per-sender bytes in a window are exact to a bin. */
 const BIN_NS = 1000;
 
@@ -55,7 +42,7 @@ async function rtRun(
   tag: string,
   overrides: string[],
   window: ((dBaseNs: number) => [number, number]) | null,
-): Promise<RtOutcome> {
+) {
   const scenario = mpccScenario(FILE, overrides);
   const left = scenario.topology.kind === 'dumbbell' ? scenario.topology.left : 0;
   const senders = Array.from({ length: left }, (_, i) => `h${i + 1}`);
@@ -93,6 +80,7 @@ async function rtRun(
     bdpBytes: (rateBps * dBaseNs) / 8e9,
     rateBps,
     senders,
+    /** Sender → port bytes at the window edges (null when no window was asked for). */
     window: edges === null ? null : { fromNs: edges[0], toNs: edges[1], bytes },
     // Event-loop lag and missing reports mean the emulation was not faithful. The runtime's
     // achieved-rate warnings are not counted: our 2 µs sampling windows are shorter than one

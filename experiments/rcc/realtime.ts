@@ -14,14 +14,7 @@ import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
 import { keepUpNote } from '../run-health.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
-import {
-  inT,
-  type PathScale,
-  type PhaseEvent,
-  pathScale,
-  phasesOf,
-  processorSharingEnds,
-} from './measure.js';
+import { inT, type PhaseEvent, pathScale, phasesOf, processorSharingEnds } from './measure.js';
 import { rccScenario } from './probe.js';
 
 /** Receiver QP variables that tell RCC's mode (the algorithm's qpInspect). */
@@ -34,18 +27,17 @@ const MODE_VARS = [
   'rccLastMsgClass',
 ];
 
-/** RCC mode of every flow's receiver QP over the run's bins. */
-interface ModeSeen {
-  /** Bins with a reading (the old /metrics polls). */
-  polls: number;
-  pidQps: Set<number>;
-  lastHopQps: Set<number>;
-  /** PID entry time (emulated ns) of each flow that entered. */
-  pidEntryNs: Map<number, number>;
-}
-
-function modesOf(out: RunOutput): ModeSeen {
-  const seen: ModeSeen = { polls: 0, pidQps: new Set(), lastHopQps: new Set(), pidEntryNs: new Map() };
+/**
+ * RCC mode of every flow's receiver QP over the run's bins: bins with a reading (the old /metrics
+ * polls), the QPs seen in PID and as last-hop, and the PID entry time (emulated ns) of each flow.
+ */
+function modesOf(out: RunOutput) {
+  const seen = {
+    polls: 0,
+    pidQps: new Set<number>(),
+    lastHopQps: new Set<number>(),
+    pidEntryNs: new Map<number, number>(),
+  };
   const p = out.results.probes;
   if (p === undefined) return seen;
   for (const f of p.flows) {
@@ -66,12 +58,7 @@ function modesOf(out: RunOutput): ModeSeen {
   return seen;
 }
 
-async function realRun(
-  ctx: ReproContext,
-  file: string,
-  receiver: string,
-  tag: string,
-): Promise<{ out: RunOutput; modes: ModeSeen; sc: PathScale }> {
+async function realRun(ctx: ReproContext, file: string, receiver: string, tag: string) {
   const scenario = rccScenario(file);
   const first = scenario.workload[0];
   const src = first.kind === 'flows' ? first.flows[0].src : 'h1';
@@ -100,7 +87,7 @@ function rateAt(out: RunOutput, flow: number, tNs: number): number {
   return v;
 }
 
-function pidEntries(m: ModeSeen, tNs: number): string {
+function pidEntries(m: ReturnType<typeof modesOf>, tNs: number): string {
   if (m.pidEntryNs.size === 0) return '';
   return ` (entered at ${[...m.pidEntryNs.values()]
     .sort((a, b) => a - b)
