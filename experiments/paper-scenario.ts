@@ -16,3 +16,9 @@ export function loadPaperScenario(
 ): Scenario {
   return loadScenario(paperScenarioPath(algorithm, file), overrides);
 }
+
+/** The loader of one algorithm's shipped scenarios (`mpccScenario(file, overrides)`). */
+export const paperScenarios =
+  (algorithm: string) =>
+  (file: string, overrides: readonly string[] = []): Scenario =>
+    loadPaperScenario(algorithm, file, overrides);

@@ -14,12 +14,9 @@ import { runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { quantileNearestRank } from '../../src/stats/aggregate.js';
 import { FrameKind } from '../../src/wire/packet.js';
-import { loadPaperScenario } from '../paper-scenario.js';
+import { paperScenarios } from '../paper-scenario.js';
 
-/** A shipped scenario of this algorithm's checks, with `--set`-style overrides. */
-export function paperScenario(file: string, overrides: string[] = []): Scenario {
-  return loadPaperScenario('dcqcn-plus', file, overrides);
-}
+export const paperScenario = paperScenarios('dcqcn-plus');
 
 /** Where to measure: the bottleneck egress port (the receiver's link) and the receiver. */
 export interface ProbeSpec {

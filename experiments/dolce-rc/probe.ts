@@ -7,13 +7,10 @@
 import type { Scenario } from '../../src/config/scenario.js';
 import type { ProbePortRef } from '../../src/probe/probe.js';
 import type { Results } from '../../src/stats/results.js';
-import { loadPaperScenario } from '../paper-scenario.js';
+import { paperScenarios } from '../paper-scenario.js';
 import { jain } from '../ports.js';
 
-/** A shipped scenario of the Dolce-RC checks, with `--set`-style overrides. */
-export function dolceScenario(file: string, overrides: string[] = []): Scenario {
-  return loadPaperScenario('dolce-rc', file, overrides);
-}
+export const dolceScenario = paperScenarios('dolce-rc');
 
 /** `s` with probe bins of `binNs` for the bottleneck egress port and every flow (and QP state). */
 export function withProbes(

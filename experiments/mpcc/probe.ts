@@ -18,31 +18,13 @@ import type { Routes } from '../../src/topology/routing.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
 import { observedRun } from '../observed-run.js';
-import { loadPaperScenario } from '../paper-scenario.js';
+import { paperScenarios } from '../paper-scenario.js';
 import { type PortRef, portKey } from '../ports.js';
 
 /** Queue of one port after every change: times (ns) and bytes (all priorities). */
 export interface QueueTrace {
   t: number[];
   q: number[];
-}
-
-interface DataArrival {
-  node: string;
-  srcIp: number;
-  timeNs: number;
-  /** Emulated frame size (wire bytes). */
-  sizeBytes: number;
-}
-
-interface AckInt {
-  node: string;
-  qpn: number;
-  timeNs: number;
-  nhop: number;
-  hops: MpccHop[];
-  /** Payload bytes in flight after this ACK, as the control step saw them. */
-  inflightBytes: number;
 }
 
 export interface ProbeOptions {
@@ -67,10 +49,7 @@ export interface ProbeOptions {
 export const HISTOGRAM_BIN_BYTES = 1000;
 export const HISTOGRAM_BINS = 40_000;
 
-/** A scenario of scenarios/papers/mpcc with --set-style overrides. */
-export function mpccScenario(file: string, overrides: string[] = []): Scenario {
-  return loadPaperScenario('mpcc', file, overrides);
-}
+export const mpccScenario = paperScenarios('mpcc');
 
 /** The thesis' D_base of the path src→dst (docs/algorithms/mpcc.md; the HPCC convention), ns. */
 export function baseRttOf(p: { topo: Topology; routes: Routes }, src: string, dst: string): number {
@@ -90,14 +69,23 @@ export function probedRun(scenario: Scenario, o: ProbeOptions) {
   for (const w of o.watch ?? []) queues.set(portKey(w), { t: [0], q: [0] });
   const histogram = new Map<string, Float64Array>();
   const histLast = new Map<string, { t: number; q: number }>();
-  const arrivals: DataArrival[] = [];
-  const ackInts: AckInt[] = [];
+  /** Data at receivers (`sizeBytes`: the emulated frame, wire bytes). */
+  const arrivals: { node: string; srcIp: number; timeNs: number; sizeBytes: number }[] = [];
+  /** The INT of ACKs at senders; `inflightBytes`: payload in flight after it, as the control step saw it. */
+  const ackInts: {
+    node: string;
+    qpn: number;
+    timeNs: number;
+    nhop: number;
+    hops: MpccHop[];
+    inflightBytes: number;
+  }[] = [];
   const windows: number[] = [];
   const nics = new Map<string, Nic>();
   const keepArrivals = o.arrivals !== false;
 
   // The INT of an ACK, recorded as it arrives and completed once the NIC handled it.
-  let pendingAck: AckInt | null = null;
+  let pendingAck: (typeof ackInts)[number] | null = null;
   const own = tracer({
     queue:
       queues.size === 0 && o.histogram !== true

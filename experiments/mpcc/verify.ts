@@ -8,33 +8,16 @@ import type { MpcProblem } from '../../src/cc/mpcc/mpc.js';
 import type { DenseQp } from '../../src/cc/mpcc/qp.js';
 import type { Rng } from '../../src/env/rng.js';
 
-export interface GoldenVector {
-  id: string;
-  B: number;
-  x: number;
-  weightQ: number;
-  weightR: number;
-  horizon: number;
-  wMinBytes: number;
-  wFairBytes: number;
-  bdpBytes: number;
-  flows: number;
-  /** Unconstrained (Riccati) sequence as printed (3 decimals). */
-  unconstrained: number[];
-  /** QP solution as printed; for an infeasible QP the box-relaxed solution. */
-  solution: number[];
-  infeasible: boolean;
-  appliedBytes: number;
-}
-
 // Our golden vectors V1-V10 (npm quadprog, cross-checked with SciPy SLSQP). Thesis-scale dumbbell unless stated: R = 1 Gbps, D = 30 µs, P = 3750 B, N = 4,
 // W_fair = 937.5 B; B = S_wire·N/W with S_wire = 1080 (B = 1.152 at W = P). W_Q = 1 throughout.
-type Plant = Pick<GoldenVector, 'bdpBytes' | 'flows' | 'wFairBytes'>;
-const THESIS: Plant = { bdpBytes: 3750, flows: 4, wFairBytes: 937.5 };
-const ONE_FLOW: Plant = { bdpBytes: 3750, flows: 1, wFairBytes: 3750 };
-const FAT_TREE: Plant = { bdpBytes: 153_000, flows: 8, wFairBytes: 19_125 };
+const THESIS = { bdpBytes: 3750, flows: 4, wFairBytes: 937.5 };
+const ONE_FLOW = { bdpBytes: 3750, flows: 1, wFairBytes: 3750 };
+const FAT_TREE = { bdpBytes: 153_000, flows: 8, wFairBytes: 19_125 };
 
-/** One of our golden vectors V1-V10; `infeasible` vectors print the box-relaxed solution. */
+/**
+ * One of our golden vectors V1-V10: the Riccati (unconstrained) sequence and the QP solution as
+ * printed (3 decimals); `infeasible` vectors print the box-relaxed solution.
+ */
 function vector(
   id: string,
   [B, x, weightR, horizon, wMinBytes]: number[],
@@ -43,7 +26,7 @@ function vector(
   appliedBytes: number,
   plant = THESIS,
   infeasible = false,
-): GoldenVector {
+) {
   const shape = { B, x, weightQ: 1, weightR, horizon, wMinBytes };
   return { id, ...plant, ...shape, unconstrained, solution, infeasible, appliedBytes };
 }
@@ -56,8 +39,10 @@ const V2_RICCATI = [-433.339, -260.448, -122.121];
 const V7_RICCATI = [-7528.477, -4696.919, -2254.943];
 const V8_RICCATI = [-16693.02, -11099.194, -5540.762];
 
+export type GoldenVector = ReturnType<typeof vector>;
+
 //                        B      x       W_R  Hp  W_min
-export const GOLDEN_VECTORS: GoldenVector[] = [
+export const GOLDEN_VECTORS = [
   vector('V1', [1.152, 2000, 1, 3, 0], V1_RICCATI, [-937.5, -522.979, -157.188], 0),
   vector('V2', [1.152, 2000, 10, 3, 0], V2_RICCATI, V2_RICCATI, 504.161),
   vector('V3', [1.152, 12000, 1, 3, 0], [-6923.445, -2287.576, -687.558], [-937.5, -937.5, -937.5], 0),

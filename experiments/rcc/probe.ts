@@ -12,7 +12,7 @@ import { planFromSetup } from '../../src/runtime/app/plan.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { observedRun } from '../observed-run.js';
-import { loadPaperScenario } from '../paper-scenario.js';
+import { paperScenarios } from '../paper-scenario.js';
 import type { PortRef } from '../ports.js';
 
 export interface FlowProbe extends FlowBins {
@@ -74,10 +74,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions) {
   };
 }
 
-/** A scenario of scenarios/papers/rcc with --set-style overrides. */
-export function rccScenario(file: string, overrides: readonly string[] = []): Scenario {
-  return loadPaperScenario('rcc', file, overrides);
-}
+export const rccScenario = paperScenarios('rcc');
 
 // ------------------------------------------------------------------------------ measurements
 

@@ -15,34 +15,7 @@ import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { type CnmBody, FrameKind } from '../../src/wire/packet.js';
 import type { SwitchCp, SwitchCpFactory } from '../../switch/cp.js';
 import { observedRun } from '../observed-run.js';
-import { loadPaperScenario } from '../paper-scenario.js';
-
-export interface Departure {
-  node: string;
-  dstIp: number;
-  destQp: number;
-  psn: number;
-  /** Start of serialisation at the NIC, ns (may be fractional). */
-  startNs: number;
-  sizeBytes: number;
-}
-
-export interface Delivery {
-  node: string;
-  srcIp: number;
-  destQp: number;
-  /** Arrival of the last bit at the NIC, ns. */
-  timeNs: number;
-  sizeBytes: number;
-}
-
-export interface CnmArrival {
-  node: string;
-  timeNs: number;
-  body: CnmBody;
-  /** `qpInspect` of the QP that took the CNM, right after it reacted (null: no QP took it). */
-  qp: Record<string, number> | null;
-}
+import { paperScenarios } from '../paper-scenario.js';
 
 export interface ProbeOptions {
   seed?: number;
@@ -57,9 +30,19 @@ export type Probe = ReturnType<typeof probedRun>;
 
 export function probedRun(scenario: Scenario, o: ProbeOptions) {
   const setup = setupRun(scenario, { seed: o.seed });
-  const departures: Departure[] = [];
-  const deliveries: Delivery[] = [];
-  const cnmRx: CnmArrival[] = [];
+  /** NIC data departures; `startNs`: start of serialisation (may be fractional). */
+  const departures: {
+    node: string;
+    dstIp: number;
+    destQp: number;
+    psn: number;
+    startNs: number;
+    sizeBytes: number;
+  }[] = [];
+  /** NIC data arrivals; `timeNs`: arrival of the last bit. */
+  const deliveries: { node: string; srcIp: number; destQp: number; timeNs: number; sizeBytes: number }[] = [];
+  /** CNMs at NICs; `qp`: qpInspect of the QP that took it, right after it reacted (null: none took it). */
+  const cnmRx: { node: string; timeNs: number; body: CnmBody; qp: Record<string, number> | null }[] = [];
   const cnmEvents: SrccCnmEvent[] = [];
   const rateChanges: (RateChange & { node: string })[] = [];
   const nics = new Map<string, Nic>();
@@ -77,12 +60,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions) {
   const srccSpec = [...setup.ccByHost.values()].find((c) => c.name === 'srcc');
   if (srccSpec !== undefined) {
     const inner = buildSrccCp(
-      {
-        params: srccSpec.params,
-        topo: setup.topo,
-        routes: setup.routes,
-        mtuBytes,
-      },
+      { params: srccSpec.params, topo: setup.topo, routes: setup.routes, mtuBytes },
       { onDecision: o.onDecision, onCnm: (e) => cnmEvents.push(e) },
     );
     cpFactories.srcc = (io) => {
@@ -155,7 +133,4 @@ export function windowShares(
   return bytes.map((b) => (b * 8e9) / winNs / rateBps);
 }
 
-/** A scenario of scenarios/papers/srcc with --set-style overrides. */
-export function srccScenario(file: string, overrides: string[] = []): Scenario {
-  return loadPaperScenario('srcc', file, overrides);
-}
+export const srccScenario = paperScenarios('srcc');
