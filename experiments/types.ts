@@ -5,6 +5,8 @@
  * both, so the table a user sees is exactly what CI checked.
  */
 
+import { join } from 'node:path';
+
 /** Where a check runs: `default` in `npm test`, `paper` only in `npm run test:paper` (costly). */
 export type ReproTier = 'default' | 'paper';
 
@@ -14,6 +16,12 @@ export interface ReproContext {
   /** Seed override (checks default to their scenario's seed). */
   seed?: number;
 }
+
+/** `ctx` with its scratch directory's subfolder `dir`. */
+export const inDir = (ctx: ReproContext, dir: string): ReproContext => ({
+  outDir: join(ctx.outDir, dir),
+  seed: ctx.seed,
+});
 
 export interface ReproOutcome {
   /** What we measured, human readable with units (e.g. "0.93 utilisation, Jain 0.98"). */

@@ -1,16 +1,6 @@
-/**
- * DCQCN+ paper checks (docs/algorithms/dcqcn-plus.md "Findings"): A1, A2 and A6 in the default tier, A3-A5 (up to
- * 2000 flows) and the real-time A7 in the paper tier. A8-A10 are unit tests
- * (test/cc/dcqcn-plus/). Every check runs a shipped scenario of scenarios/papers/dcqcn-plus/
- * and compares what it measures with the spec's pass rule.
- *
- * Runs are memoised per process (algorithm, N, duration, seed), so A3-A5 share their runs
- * with each other and with A1/A2 when a suite runs as a whole.
- */
-import { join } from 'node:path';
 import { memo } from '../memo.js';
 import { registerReproSuite } from '../registry.js';
-import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext, type ReproOutcome } from '../types.js';
 import { fmtKB, paperScenario, type RunMeasure, runMeasured, type WindowMeasure } from './measure.js';
 import { realTimeCheck } from './realtime.js';
 
@@ -39,7 +29,7 @@ function vt10g(alg: Alg, n: number, ctx: ReproContext): RunMeasure {
         : paperScenario('incast-10g.yaml', [`defaults.nic.cc=${alg}`, `workload[0].flowsPerSender=${n / 8}`]),
       PROBE_10G,
       long ? [W_CONVERGED, W_LATE] : [W_CONVERGED],
-      { outDir: join(ctx.outDir, `${alg}-n${n}`), seed: ctx.seed },
+      inDir(ctx, `${alg}-n${n}`),
     ),
   );
 }
@@ -190,7 +180,7 @@ function small(alg: Alg, ctx: ReproContext): WindowMeasure {
       paperScenario('small-incast-3to1.yaml', [`defaults.nic.cc=${alg}`]),
       PROBE_3TO1,
       [{ fromNs: 350 * MS, toNs: 500 * MS }],
-      { outDir: join(ctx.outDir, `${alg}-3to1`), seed: ctx.seed },
+      inDir(ctx, `${alg}-3to1`),
     ),
   ).windows[0];
 }

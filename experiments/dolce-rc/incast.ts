@@ -10,7 +10,7 @@ import { tracer } from '../../src/probe/probe.js';
 import { memo } from '../memo.js';
 import { observedRun } from '../observed-run.js';
 import { retransmits } from '../run-health.js';
-import type { ReproCheck, ReproContext } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext } from '../types.js';
 import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const MS = 1e6;
@@ -42,8 +42,7 @@ function measureIncast(alg: Alg, n: number, ctx: ReproContext, regime: IncastReg
     ...regime.overrides,
   ]);
   const { out, nics } = observedRun(withProbes(scenario, MS, { node: 's1', port: 8 }), {
-    outDir: join(ctx.outDir, regime === SPEC_PFC ? `${alg}-n${n}` : `${regime.label}-${alg}-n${n}`),
-    seed: ctx.seed,
+    ...inDir(ctx, regime === SPEC_PFC ? `${alg}-n${n}` : `${regime.label}-${alg}-n${n}`),
     nicObserver: () => ({
       onRateChange: (c) => {
         if (c.timeNs < 10 * MS && c.rateBps < troughBps) troughBps = c.rateBps;

@@ -1,10 +1,3 @@
-/**
- * Dolce-RC+ checks (docs/algorithms/dolce-rc.md "Reproduction"): AC6 (the reward of Eq. 5 and the message plumbing on an
- * idle path) and AC9 (the scaled §VI-B dynamic scenario against DCQCN). Arm choices, MCTs and
- * ECN counts are read from the message ACKs the senders receive (Fig. 7b), which is exactly
- * what the sender's bandit sees.
- */
-import { join } from 'node:path';
 import { armRatesBps, idealMctNs, messageReward } from '../../src/cc/dolce-rc-plus/reward.js';
 import { F_ARM, F_CE, F_FIRST_TX, F_MSG, F_MSG_BYTES, F_PKTS } from '../../src/cc/dolce-rc-plus/rp.js';
 import { tracer } from '../../src/probe/probe.js';
@@ -14,7 +7,7 @@ import { isMessageStart } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { memo } from '../memo.js';
 import { observedRun } from '../observed-run.js';
-import type { ReproCheck, ReproContext } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext } from '../types.js';
 import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const G = 1e9;
@@ -55,8 +48,7 @@ export const AC6: ReproCheck = {
     const completions: number[] = [];
     const lineRateBps = scenario.defaults.link.rateBps;
     observedRun(scenario, {
-      outDir: join(ctx.outDir, 'idle'),
-      seed: ctx.seed,
+      ...inDir(ctx, 'idle'),
       trace: tracer({
         nicRx: (host, now, pkt) => {
           const a = host === 'h1' ? ackRecord(pkt, now) : null;
@@ -125,8 +117,7 @@ function measureDynamic(alg: 'dolce-rc-plus' | 'dcqcn', ctx: ReproContext) {
   const shortAcks = new Map<string, AckRecord[]>(SHORT_SENDERS.map((h) => [h, []]));
   const scenario = dolceScenario('e3-dynamic.yaml', overrides);
   const { out } = observedRun(withProbes(scenario, MS, { node: 's1', port: 8 }), {
-    outDir: join(ctx.outDir, alg),
-    seed: ctx.seed,
+    ...inDir(ctx, alg),
     trace: tracer({
       nicRx: (host, now, pkt) => {
         const list = shortAcks.get(host);

@@ -1,7 +1,7 @@
 import { mean } from '../../src/stats/aggregate.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { registerReproSuite } from '../registry.js';
-import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
+import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
 import { ac8 } from './ac8.js';
 import { ac7Check, ac7HadoopFinding, ac7MiceCheck, ac7P50Finding, ac7PanelFindings } from './fattree.js';
 import {
@@ -130,13 +130,8 @@ const ac1b: ReproCheck = {
 };
 
 /** AC1c plateau with the window pinned at P (controller off), N senders. */
-function plateau(ctx: { outDir: string; seed?: number }, n: number, overrides: string[] = []) {
-  const r = dumbbell(EXP1, {
-    outDir: ctx.outDir,
-    seed: ctx.seed,
-    n,
-    overrides: ['cc.mpcc.controller=off', ...overrides],
-  });
+function plateau(ctx: ReproContext, n: number, overrides: string[] = []) {
+  const r = dumbbell(EXP1, { ...ctx, n, overrides: ['cc.mpcc.controller=off', ...overrides] });
   const from = 50 * r.dBaseNs;
   const to = 200 * r.dBaseNs;
   let lo = Number.POSITIVE_INFINITY;
@@ -197,11 +192,7 @@ const ac2: ReproCheck = {
   expected:
     'SW1 queue > 0 at d ± 3·S_wire·8/R; first ACK with INT Q > 0 at a sender at 6·d ± (2 % + 6·S_wire·8/R)',
   run(ctx): ReproOutcome {
-    const r = dumbbell('delay-1ms.yaml', {
-      outDir: ctx.outDir,
-      seed: ctx.seed,
-      probe: { ackInt: true, arrivals: false },
-    });
+    const r = dumbbell('delay-1ms.yaml', { ...ctx, probe: { ackInt: true, arrivals: false } });
     const d = 1e6;
     const pktNs = (S_WIRE * 8e9) / r.rateBps;
     const tq = firstQueued(r.trace)!;
@@ -219,8 +210,8 @@ const ac2: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC3
 
-function exp1Measure(ctx: { outDir: string; seed?: number }, n: number, overrides: string[] = []) {
-  const r = dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n, overrides });
+function exp1Measure(ctx: ReproContext, n: number, overrides: string[] = []) {
+  const r = dumbbell(EXP1, { ...ctx, n, overrides });
   const c = convergence(r.trace, 0, r.out.results.durationNs, S_WIRE);
   const from = 50 * r.dBaseNs;
   const to = 200 * r.dBaseNs;
@@ -261,7 +252,7 @@ function ac3Text(m: ReturnType<typeof exp1Measure>): string {
 }
 
 /** AC3's runs (N = 4 and 8, with `overrides`), verdicts and text; the 140 µs target on the thesis profile only. */
-function ac3Runs(ctx: { outDir: string; seed?: number }, thesisProfile: boolean, overrides: string[] = []) {
+function ac3Runs(ctx: ReproContext, thesisProfile: boolean, overrides: string[] = []) {
   const a = exp1Measure(ctx, 4, overrides);
   const b = exp1Measure(ctx, 8, overrides);
   const va = ac3Verdict(a, thesisProfile);
@@ -349,8 +340,7 @@ const ac4: ReproCheck = {
   run(ctx): ReproOutcome {
     const conv = (over: string[], ackInt = false) => {
       const r = dumbbell(EXP1, {
-        outDir: ctx.outDir,
-        seed: ctx.seed,
+        ...ctx,
         n: 4,
         overrides: ['duration=2ms', ...over],
         probe: ackInt ? { ackInt: true } : {},
@@ -397,8 +387,8 @@ const ac4: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC5
 
-function exp2Run(ctx: { outDir: string; seed?: number }, over: string[]) {
-  const r = dumbbell(EXP2, { outDir: ctx.outDir, seed: ctx.seed, overrides: over });
+function exp2Run(ctx: ReproContext, over: string[]) {
+  const r = dumbbell(EXP2, { ...ctx, overrides: over });
   const flows = r.out.results.flows;
   const joins = flows.map((f) => f.startNs).filter((t) => t > 0);
   const ends = flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY);
@@ -529,8 +519,8 @@ const ac5Hold: ReproCheck = {
 
 // ------------------------------------------------------------------------------------ AC6
 
-const incastMeasure = (ctx: { outDir: string; seed?: number }, over: string[]): IncastMeasure =>
-  incastOf(dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed, overrides: over }));
+const incastMeasure = (ctx: ReproContext, over: string[]): IncastMeasure =>
+  incastOf(dumbbell(INCAST, { ...ctx, overrides: over }));
 
 function ac6Text(m: IncastMeasure, h: IncastMeasure): string {
   const v = ac6Verdict(m, h);
@@ -599,11 +589,7 @@ const ac9c: ReproCheck = {
   expected:
     'every applied W ∈ [W_floor, P] in the AC3/AC6 runs; with hold, W unchanged on every all-zero INT',
   run(ctx): ReproOutcome {
-    const runs = [
-      dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n: 4 }),
-      dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n: 8 }),
-      dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed }),
-    ];
+    const runs = [dumbbell(EXP1, { ...ctx, n: 4 }), dumbbell(EXP1, { ...ctx, n: 8 }), dumbbell(INCAST, ctx)];
     let lo = Number.POSITIVE_INFINITY;
     let hi = 0;
     let within = true;
@@ -617,8 +603,7 @@ const ac9c: ReproCheck = {
     let changed = 0;
     const before = new Map<string, number | null>();
     dumbbell(EXP1, {
-      outDir: ctx.outDir,
-      seed: ctx.seed,
+      ...ctx,
       n: 4,
       overrides: ['cc.mpcc.zeroQueuePolicy=hold', 'duration=2ms'],
       probe: {
@@ -649,7 +634,7 @@ const ac9d: ReproCheck = {
   paper: 'qpOASES 255 952 ns per solve at Hp = 3 (§5.2.2), 30× the 8.64 µs ACK interval',
   expected: 'median ≤ 5 µs and p99 ≤ 50 µs per step (spec: ≈1 µs fast path, ≈7 µs dense)',
   run(ctx): ReproOutcome {
-    const r = dumbbell(INCAST, { outDir: ctx.outDir, seed: ctx.seed, probe: { ackInt: true } });
+    const r = dumbbell(INCAST, { ...ctx, probe: { ackInt: true } });
     const t = timeReplay(replayFlows(r.probe, r.params), r.params, 3);
     return {
       measured:
@@ -670,13 +655,8 @@ const bdpFinding: ReproCheck = {
   expected:
     'record P from eqs. 2.2–2.3 on the thesis dumbbell and T_conv with P forced to 30 000 B (spec item 1: 3750 B)',
   run(ctx): ReproOutcome {
-    const a = dumbbell(EXP1, { outDir: ctx.outDir, seed: ctx.seed, n: 4 });
-    const b = dumbbell(EXP1, {
-      outDir: ctx.outDir,
-      seed: ctx.seed,
-      n: 4,
-      overrides: ['cc.mpcc.bdpBytes=30000', 'duration=3ms'],
-    });
+    const a = dumbbell(EXP1, { ...ctx, n: 4 });
+    const b = dumbbell(EXP1, { ...ctx, n: 4, overrides: ['cc.mpcc.bdpBytes=30000', 'duration=3ms'] });
     const ca = convergence(a.trace, 0, a.probe.out.results.durationNs, S_WIRE);
     const cb = convergence(b.trace, 0, b.probe.out.results.durationNs, S_WIRE);
     return {

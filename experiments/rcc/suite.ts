@@ -16,7 +16,7 @@ import { computeRoutes } from '../../src/topology/routing.js';
 import { memo } from '../memo.js';
 import { jain, lastHopOf, type PortRef, portKey, portToward } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
-import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext, type ReproOutcome, type ReproSuite } from '../types.js';
 import { phaseMargin } from './loop.js';
 import {
   aggregateBps,
@@ -66,7 +66,7 @@ function run(
   const { cached, ...probe } = opts;
   const make = () => {
     const s = rccScenario(file, overrides);
-    return probedRun(s, { outDir: join(ctx.outDir, name), seed: ctx.seed, watch: watch(s), ...probe });
+    return probedRun(s, { ...inDir(ctx, name), watch: watch(s), ...probe });
   };
   return cached === true ? memo(cache, `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`, make) : make();
 }

@@ -20,7 +20,7 @@ import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { memo } from '../memo.js';
 import { lastHopOf } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
-import type { ReproCheck, ReproOutcome, ReproSuite } from '../types.js';
+import { inDir, type ReproCheck, type ReproOutcome, type ReproSuite } from '../types.js';
 import { type Probe, probedRun, srccScenario, windowShares } from './probe.js';
 import { BENCH_BASE_RTT_NS, BENCH_LINE_BPS, reactionBench } from './reaction-bench.js';
 import { realtimeChecks } from './realtime.js';
@@ -210,8 +210,7 @@ const ac3: ReproCheck = {
     const tB = 100_000;
     const run = (name: string, overrides: string[]) =>
       probedRun(srccScenario(S1, ['duration=200us', ...overrides]), {
-        outDir: join(ctx.outDir, name),
-        seed: ctx.seed,
+        ...inDir(ctx, name),
       });
     const fcOnly = 'workload[0].flows=[{src: h1, dst: h9, size: inf, tag: fc}]';
     const literal = 'cc.srcc.victimMode=literal';
@@ -277,8 +276,7 @@ const ac4: ReproCheck = {
     const scenario = srccScenario('s1-threshold.yaml');
     const toR1 = lastHopOf(scenarioTopology(scenario), 'h2').port;
     const probe = probedRun(scenario, {
-      outDir: ctx.outDir,
-      seed: ctx.seed,
+      ...ctx,
       onDecision: (d: SrccDecision) => {
         if (d.outPort !== toR1) return;
         if (d.flows === 2 && d.egressPorts === 2 && d.hops === 1) qcth.add(d.qCthBytes);
@@ -430,8 +428,7 @@ const ac6: ReproCheck = {
     const faIp = topo.byName.get(FA_SRC)!.ip;
     const rIp = topo.byName.get(FA_DST)!.ip;
     const main = probedRun(scenario, {
-      outDir: join(ctx.outDir, 'main'),
-      seed: ctx.seed,
+      ...inDir(ctx, 'main'),
       onDecision: (d) => {
         if (d.srcIp !== faIp || d.dstIp !== rIp) return;
         let s = hopsSeen.get(d.switchName);
@@ -467,8 +464,7 @@ const ac6: ReproCheck = {
     const fault = (fallback: boolean) => {
       let armed = true;
       return probedRun(srccScenario('s6-two-tier.yaml', fallback ? ['cc.srcc.cnmIpFallback=true'] : []), {
-        outDir: join(ctx.outDir, fallback ? 'fault-fallback' : 'fault'),
-        seed: ctx.seed,
+        ...inDir(ctx, fallback ? 'fault-fallback' : 'fault'),
         wrapCp: (name, cp: SrccCp) =>
           name !== 's2'
             ? cp
@@ -563,8 +559,7 @@ const ac7: ReproCheck = {
     ];
     const arm = (cc: string) =>
       probedRun(srccScenario(S1, [...noBurst, `defaults.nic.cc=${cc}`]), {
-        outDir: join(ctx.outDir, cc),
-        seed: ctx.seed,
+        ...inDir(ctx, cc),
       });
     const s = arm('srcc');
     const b = arm('dcqcn');
