@@ -9,11 +9,7 @@ export function paperScenarioPath(algorithm: string, file: string): string {
 }
 
 /** A shipped scenario of `algorithm`'s checks, with `--set`-style overrides. */
-export function loadPaperScenario(
-  algorithm: string,
-  file: string,
-  overrides: readonly string[] = [],
-): Scenario {
+export function loadPaperScenario(algorithm: string, file: string, overrides: readonly string[] = []) {
   return loadScenario(paperScenarioPath(algorithm, file), overrides);
 }
 

@@ -13,12 +13,7 @@ import { jain } from '../ports.js';
 export const dolceScenario = paperScenarios('dolce-rc');
 
 /** `s` with probe bins of `binNs` for the bottleneck egress port and every flow (and QP state). */
-export function withProbes(
-  s: Scenario,
-  binNs: number,
-  bottleneck: ProbePortRef,
-  qpState?: string[],
-): Scenario {
+export function withProbes(s: Scenario, binNs: number, bottleneck: ProbePortRef, qpState?: string[]) {
   return { ...s, probes: { binNs, ports: [bottleneck], flows: true, ...(qpState ? { qpState } : {}) } };
 }
 

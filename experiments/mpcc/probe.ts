@@ -191,12 +191,7 @@ export function firstQueued(tr: QueueTrace): number | null {
  * there and the first time it was reached; T_conv = the first instant after it with Q ≤ level,
  * measured from `fromNs` (null: not within the window).
  */
-export function convergence(
-  tr: QueueTrace,
-  fromNs: number,
-  toNs: number,
-  levelBytes: number,
-): { peakBytes: number; peakNs: number; convNs: number | null } {
+export function convergence(tr: QueueTrace, fromNs: number, toNs: number, levelBytes: number) {
   const { t, q } = tr;
   let peakBytes = -1;
   let peakNs = fromNs;

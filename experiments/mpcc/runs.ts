@@ -163,10 +163,7 @@ export interface IncastMeasure {
  * AC6's quantities of an incast run, up to its last flow's end (the run's end when one never
  * finished); `peakBytes` replaces the trace's peak when the trace is sampled (real time).
  */
-export function incastOf(
-  r: IncastMeasure['r'] & { out: RunOutput; trace: QueueTrace },
-  peakBytes?: number,
-): IncastMeasure {
+export function incastOf(r: IncastMeasure['r'] & { out: RunOutput; trace: QueueTrace }, peakBytes?: number) {
   const flows = r.out.results.flows;
   const lastNs = Math.max(...flows.map((f) => f.endNs ?? Number.POSITIVE_INFINITY));
   const endNs = Number.isFinite(lastNs) ? lastNs : r.out.results.durationNs;

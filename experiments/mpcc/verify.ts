@@ -245,14 +245,7 @@ export function enumerateQp(qp: DenseQp): { x: number[]; objective: number } | n
  * Whether 0 ≤ x + B·Σ_{i≤j} u_i ≤ qMax (j < Hp) is reachable with lb ≤ u_i ≤ ub: propagate the
  * interval of reachable queues step by step (exact for the scalar model).
  */
-export function mpcFeasible(
-  B: number,
-  x: number,
-  lb: number,
-  ub: number,
-  qMax: number,
-  horizon: number,
-): boolean {
+export function mpcFeasible(B: number, x: number, lb: number, ub: number, qMax: number, horizon: number) {
   let lo = x;
   let hi = x;
   const tol = 1e-9 * Math.max(1, Math.abs(x), Math.abs(qMax));

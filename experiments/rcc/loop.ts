@@ -22,13 +22,7 @@ function div(a: Complex, b: Complex): Complex {
 }
 
 /** G(jω) of eq. (18). */
-export function openLoop(
-  kpPerS: number,
-  kdPerS: number,
-  r0S: number,
-  form: Eq18Form,
-  wRadPerS: number,
-): Complex {
+export function openLoop(kpPerS: number, kdPerS: number, r0S: number, form: Eq18Form, wRadPerS: number) {
   const k = kpPerS / (r0S * r0S);
   const z = kpPerS / ((kdPerS + kpPerS / 2) * r0S);
   const s: Complex = { re: 0, im: wRadPerS };
@@ -42,12 +36,7 @@ export function openLoop(
  * The first gain crossover (|G| falls through 1) on a log sweep of ω from 1 to 10⁹ rad/s, and
  * the phase margin there in degrees (negative: unstable in closed loop).
  */
-export function phaseMargin(
-  kpPerS: number,
-  kdPerS: number,
-  r0S: number,
-  form: Eq18Form,
-): { crossoverRadPerS: number; marginDeg: number } {
+export function phaseMargin(kpPerS: number, kdPerS: number, r0S: number, form: Eq18Form) {
   let prev = Number.POSITIVE_INFINITY;
   for (let e = 0; e <= 9 * 2000; e++) {
     const w = 10 ** (e / 2000);

@@ -71,10 +71,7 @@ export function modeOf(p: RccProbe, flow: number) {
 export const className = (c: number) => (c === 2 ? 'C2' : c === 1 ? 'C1' : '—');
 
 /** Completion times of flows sharing one bottleneck of `rateBytesPerNs` equally (processor sharing). */
-export function processorSharingEnds(
-  flows: { startNs: number; bytes: number }[],
-  rateBytesPerNs: number,
-): number[] {
+export function processorSharingEnds(flows: { startNs: number; bytes: number }[], rateBytesPerNs: number) {
   const left = flows.map((f) => f.bytes);
   const ends = flows.map(() => Number.NaN);
   let t = 0;

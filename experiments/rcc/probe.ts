@@ -85,11 +85,7 @@ export function goodputBps(p: RccProbe, f: FlowProbe, fromNs: number, toNs: numb
 }
 
 /** Max and time-average queue over [fromNs, toNs) (to a bin). */
-export function queueStats(
-  tr: QueueBins,
-  fromNs: number,
-  toNs: number,
-): { maxBytes: number; meanBytes: number } {
+export function queueStats(tr: QueueBins, fromNs: number, toNs: number) {
   const [a, b] = binRange(tr.binNs, fromNs, toNs);
   let max = 0;
   for (let i = a; i < b; i++) max = Math.max(max, tr.max.get(i));

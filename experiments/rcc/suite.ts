@@ -341,11 +341,7 @@ const PFC_NS = [16, 32, 64, 128, 192, 256];
  * Pause-time fraction of the incast (start to last completion): of the most-paused port on the
  * incast's paths (the gate: Table II's pause time is a link's), and the mean over those ports.
  */
-function pauseFraction(
-  ctx: ReproContext,
-  alg: string,
-  n: number,
-): { fraction: number; maxPort: number; wallMs: number } {
+function pauseFraction(ctx: ReproContext, alg: string, n: number) {
   const s = rccScenario('c4-pfc-incast.yaml', [
     `workload[0].senders=h65..h${64 + n}`,
     `defaults.nic.cc=${alg}`,

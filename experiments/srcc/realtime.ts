@@ -26,15 +26,10 @@ const S1 = 's1-hol.yaml';
  */
 const REALTIME_TIME_SCALE = 200_000;
 
-interface Captured {
-  timeNs: number;
-  pkt: Packet;
-}
-
-function readPcap(path: string): Captured[] {
+function readPcap(path: string) {
   const f = parsePcap(readFileSync(path));
   if (isDecodeError(f)) throw new Error(`${path}: ${f.message}`);
-  const out: Captured[] = [];
+  const out: { timeNs: number; pkt: Packet }[] = [];
   for (const r of f.records) {
     const pkt = decodeFrame(r.data);
     if (!isDecodeError(pkt)) out.push({ timeNs: r.timeNs, pkt });
