@@ -166,8 +166,6 @@ export function probedRun(scenario: Scenario, o: ProbeOptions) {
   };
 }
 
-// ------------------------------------------------------------------------------ measurements
-
 /** Time average of a step-function queue trace over [fromNs, toNs). */
 export function timeAverage(tr: QueueTrace, fromNs: number, toNs: number): number {
   let area = 0;

@@ -89,8 +89,6 @@ async function rtRun(
   };
 }
 
-// ------------------------------------------------------------------------------------ AC3
-
 async function ac3Rt(ctx: ReproContext, n: number, i: number) {
   const r = await rtRun(ctx, `ac3-n${n}-${i}`, leftSide(n), (d) => [50 * d, 200 * d]);
   const c = convergence(r.trace, 0, r.out.results.durationNs, S_WIRE);
@@ -150,8 +148,6 @@ const ac3RealTime: ReproCheck = {
     return { measured: `${parts.join('; ')} (medians of ${RUNS})`, pass: ok, values };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC6
 
 const INCAST = [...leftSide(8), 'workload[0].size=300KB', 'duration=60ms'];
 

@@ -199,8 +199,6 @@ export function okValues(ok: Record<string, boolean>): Record<string, boolean> {
   return Object.fromEntries(Object.entries(ok).map(([k, v]) => [`${k}Ok`, v]));
 }
 
-// ------------------------------------------------------------------------------ formatting
-
 export const us = (ns: number, digits = 1) => `${(ns / 1000).toFixed(digits)} µs`;
 export const ms = (ns: number, digits = 2) => `${(ns / 1e6).toFixed(digits)} ms`;
 export const bytesText = (b: number) =>

@@ -40,8 +40,6 @@ const D10 = ['defaults.link.delay=10us'];
 /** Exp. 1 at 10 µs needs 200·D_base = 16.8 ms of run. */
 const EXP1_D10 = [...D10, 'duration=17.5ms'];
 
-// ------------------------------------------------------------------------------------ AC1
-
 const squareRun = (outDir: string, seed?: number) => dumbbell('plant-square-wave.yaml', { outDir, seed });
 
 /** Mean LS slope over the on (rising) and off (falling) halves of each period, bytes/ns. */
@@ -183,8 +181,6 @@ const ac1c: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ AC2
-
 const ac2: ReproCheck = {
   id: 'AC2',
   title: 'Feedback delay with 1 ms links',
@@ -207,8 +203,6 @@ const ac2: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC3
 
 function exp1Measure(ctx: ReproContext, n: number, overrides: string[] = []) {
   const r = dumbbell(EXP1, { ...ctx, n, overrides });
@@ -328,8 +322,6 @@ const ac3D10: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ AC4
-
 const ac4: ReproCheck = {
   id: 'AC4',
   title: 'Weight and horizon insensitivity; controller time vs Hp',
@@ -384,8 +376,6 @@ const ac4: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC5
 
 function exp2Run(ctx: ReproContext, over: string[]) {
   const r = dumbbell(EXP2, { ...ctx, overrides: over });
@@ -517,8 +507,6 @@ const ac5Hold: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ AC6
-
 const incastMeasure = (ctx: ReproContext, over: string[]): IncastMeasure =>
   incastOf(dumbbell(INCAST, { ...ctx, overrides: over }));
 
@@ -579,8 +567,6 @@ const ac6D10: ReproCheck = {
     );
   },
 };
-
-// ------------------------------------------------------------------------------------ AC9
 
 const ac9c: ReproCheck = {
   id: 'AC9c',
@@ -645,8 +631,6 @@ const ac9d: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ findings
 
 const bdpFinding: ReproCheck = {
   id: 'F-BDP',

@@ -76,8 +76,6 @@ export function probedRun(scenario: Scenario, o: ProbeOptions) {
 
 export const rccScenario = paperScenarios('rcc');
 
-// ------------------------------------------------------------------------------ measurements
-
 /** Goodput (payload bit/s) of a flow over [fromNs, toNs) (to a bin). */
 export function goodputBps(p: RccProbe, f: FlowProbe, fromNs: number, toNs: number): number {
   const [a, b] = binRange(p.binNs, fromNs, toNs);

@@ -71,8 +71,6 @@ function run(
   return cached === true ? memo(cache, `${file}|${overrides.join(';')}|${ctx.seed ?? ''}`, make) : make();
 }
 
-// ------------------------------------------------------------------------------------ check 1
-
 const check1: ReproCheck = {
   id: '1',
   title: 'Single flow, idle path',
@@ -94,8 +92,6 @@ const check1: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ check 2
 
 /** Check 2's criteria on a join/leave run, completion times predicted at `predictBps` (shown in `unit` of `unitNs`). */
 function joinLeave(
@@ -206,8 +202,6 @@ const check2Paper: ReproCheck = {
     return o;
   },
 };
-
-// ------------------------------------------------------------------------------------ check 3
 
 function incast(ctx: ReproContext, n: number, extra: string[] = [], tag = extra.length > 0 ? '-neg' : '') {
   const file = 'c3-incast.yaml';
@@ -333,8 +327,6 @@ const check3Negative: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ check 4
-
 const PFC_NS = [16, 32, 64, 128, 192, 256];
 
 /**
@@ -408,8 +400,6 @@ const check4: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ check 5
 
 function incastWithBackground(ctx: ReproContext, alg: string, overrides: string[], tag: string) {
   const file = 'c5-incast-background.yaml';
@@ -497,8 +487,6 @@ const check5Paper: ReproCheck = {
     ),
 };
 
-// ------------------------------------------------------------------------------------ check 6
-
 function inNetwork(ctx: ReproContext, overrides: string[], tag: string) {
   const file = 'c6-in-network.yaml';
   const s = rccScenario(file, overrides);
@@ -569,8 +557,6 @@ const check6: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ check 7
 
 function multiBottleneck(ctx: ReproContext, overrides: string[], tag: string) {
   const file = 'c7-multi-bottleneck.yaml';
@@ -693,8 +679,6 @@ const check7Ablation: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ check 8
-
 function staggered(ctx: ReproContext, overrides: string[], tag: string): { shares: number[]; text: string } {
   const file = 'c8-staggered-pid.yaml';
   const s = rccScenario(file, overrides);
@@ -738,8 +722,6 @@ const check8: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ check 9
-
 const check9: ReproCheck = {
   id: '9',
   title: 'Ablations of n and S in the check-6 scenario (Figs. 12(b), 13), U_MODE=pd',
@@ -778,8 +760,6 @@ const check9: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ eq. (18)
 
 const R_REF_S = 13.2e-6;
 

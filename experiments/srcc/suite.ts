@@ -94,8 +94,6 @@ function srccParamsOf(s: Scenario): SrccParams {
   return resolveParams('srcc', sec?.params ?? {}, sec?.profile ?? undefined) as SrccParams;
 }
 
-// ------------------------------------------------------------------------------------ AC1
-
 const ac1: ReproCheck = {
   id: 'AC1',
   title: 'Sub-RTT feedback (S-1, first CNM latency at H1)',
@@ -121,8 +119,6 @@ const ac1: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC2
 
 const ac2: ReproCheck = {
   id: 'AC2',
@@ -171,8 +167,6 @@ const ac2: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC3
 
 function countCnms(p: Probe) {
   const h1 = p.hostIp.get('h1')!;
@@ -261,8 +255,6 @@ const ac3: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ AC4
-
 const ac4: ReproCheck = {
   id: 'AC4',
   title: 'Threshold = Eq. 6 (m = 2, M = 2, N = 1, static Q_PFC 400 KB)',
@@ -325,8 +317,6 @@ const ac4: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC5
 
 const ac5: ReproCheck = {
   id: 'AC5',
@@ -409,8 +399,6 @@ const ac5: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC6
 
 const FA_SRC = 'h1';
 const FA_DST = 'h3';
@@ -528,8 +516,6 @@ const ac6: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ AC7
-
 function departureDigest(p: Probe): { n: number; hash: number } {
   let h = 0x811c9dc5;
   const mix = (x: number) => {
@@ -583,8 +569,6 @@ const ac7: ReproCheck = {
   },
 };
 
-// ------------------------------------------------------------------------------------ AC8
-
 const ac8: ReproCheck = {
   id: 'AC8',
   title: 'CNM overhead bounded (S-1)',
@@ -623,8 +607,6 @@ const ac8: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ AC9
 
 /** f_c's trajectory after the CNMs: RT/RC snapshots per CNM and the first increases after the last one. */
 function recovery(p: Probe) {
@@ -680,8 +662,6 @@ const ac9: ReproCheck = {
     };
   },
 };
-
-// ------------------------------------------------------------------------------------ suite
 
 export const srccSuite: ReproSuite = {
   algorithm: 'srcc',
