@@ -6,9 +6,9 @@ import { dcqcn } from '../../src/cc/dcqcn/index.js';
 import type { DcqcnParams } from '../../src/cc/dcqcn/params.js';
 import type { PaperState } from '../../src/cc/dcqcn/rp.js';
 import { DrUcb } from '../../src/cc/dolce-rc/dr-ucb.js';
-import { cut, initMachine, type MachineParams, timerEvent } from '../../src/cc/dolce-rc/machine.js';
+import { cut, initMachine, timerEvent } from '../../src/cc/dolce-rc/machine.js';
 import type { DolceRcParams } from '../../src/cc/dolce-rc/params.js';
-import { type DolceRcState, dolceRcRp } from '../../src/cc/dolce-rc/rp.js';
+import { type DolceRcState, dolceRcRp, machineParams } from '../../src/cc/dolce-rc/rp.js';
 import { resolveParams } from '../../src/cc/registry.js';
 import { driveRp, flowInfo as harnessFlow } from '../../src/cc/testing/index.js';
 import { createRng } from '../../src/env/rng.js';
@@ -131,15 +131,8 @@ export const AC2: ReproCheck = {
   },
 };
 
-const MP: MachineParams = {
-  lineRateBps: 100 * G,
-  minRateBps: 100e6,
-  rateAiBps: 40e6,
-  rateHaiBps: 200e6,
-  fastRecoveryTimes: 5,
-  byteCounterBytes: 10e6,
-  rateIncreasePeriodNs: 60 * US,
-};
+/** The rate machine at 100 Gbit/s with Dolce-RC's defaults (R_AI 40 Mbit/s, R_HAI 200 Mbit/s, F 5, B 10 MB, T 60 µs). */
+const MP = machineParams(flowInfo(100 * G), resolveParams('dolce-rc') as DolceRcParams);
 
 export const AC3: ReproCheck = {
   id: 'AC3',

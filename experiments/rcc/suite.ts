@@ -1,19 +1,10 @@
-/**
- * RCC's reproduction suite: the acceptance checks 1-9 (docs/algorithms/rcc.md "Findings") in virtual time
- * at paper scale (100 Gbps hosts, 1 µs links, T_base ≈ 12.3 µs) on the scenarios of
- * scenarios/papers/rcc, and checks 2 and 3 again in the real-time local runtime (realtime.ts).
- * Default tier: the cheap runs (checks 1, 2, 3 with N = 8/16 and its negative control, 5 with
- * K = 32, 6, eq. 18); paper tier: the paper-scale and multi-run ones (2 at Δ = 100 ms, 3 with
- * N = 64, 4, 5 with K = 1000, 7, 8, 9) and the real-time runs.
- */
-import { join } from 'node:path';
 import { nicFor, type Scenario } from '../../src/config/scenario.js';
-import { runScenario } from '../../src/runtime/run.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { percentile } from '../../src/stats/aggregate.js';
 import { hostPath } from '../../src/topology/path.js';
 import { computeRoutes } from '../../src/topology/routing.js';
 import { memo } from '../memo.js';
+import { observedRun } from '../observed-run.js';
 import { jain, lastHopOf, type PortRef, portKey, portToward } from '../ports.js';
 import { registerReproSuite } from '../registry.js';
 import { inDir, type ReproCheck, type ReproContext, type ReproOutcome, type ReproSuite } from '../types.js';
@@ -339,12 +330,7 @@ function pauseFraction(ctx: ReproContext, alg: string, n: number) {
     `defaults.nic.cc=${alg}`,
   ]);
   const t0 = performance.now();
-  const out = runScenario({
-    scenario: s,
-    outDir: join(ctx.outDir, `c4-${alg}-${n}`),
-    seed: ctx.seed,
-    print: null,
-  });
+  const { out } = observedRun(s, inDir(ctx, `c4-${alg}-${n}`));
   const wallMs = performance.now() - t0;
   const r = out.results;
   const start = Math.min(...r.flows.map((f) => f.startNs));
