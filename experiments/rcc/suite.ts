@@ -778,23 +778,10 @@ const checkEq18: ReproCheck = {
 export const rccSuite: ReproSuite = {
   algorithm: 'rcc',
   spec: 'docs/algorithms/rcc.md',
+  // The default tier, then the paper tier.
   checks: [
-    check1,
-    check2,
-    check3,
-    check3Negative,
-    check5,
-    check6,
-    checkEq18,
-    check2Paper,
-    check3Large,
-    check4,
-    check5Paper,
-    check7,
-    check7Eq4,
-    check7Ablation,
-    check8,
-    check9,
+    ...[check1, check2, check3, check3Negative, check5, check6, checkEq18],
+    ...[check2Paper, check3Large, check4, check5Paper, check7, check7Eq4, check7Ablation, check8, check9],
     ...realtimeChecks,
   ],
 };

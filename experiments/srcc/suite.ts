@@ -27,19 +27,13 @@ import { realtimeChecks } from './realtime.js';
 import { ac10Check } from './workload.js';
 
 const S1 = 's1-hol.yaml';
-const CNM_BYTES = (() => {
-  const p = createPacket();
-  p.kind = FrameKind.Cnm;
-  return emulatedSizeBytes(p);
-})();
+const CNM_BYTES = emulatedSizeBytes(Object.assign(createPacket(), { kind: FrameKind.Cnm }));
 
 const us = (ns: number, digits = 2) => `${(ns / 1000).toFixed(digits)} µs`;
 const gbps = (bps: number, digits = 1) => `${(bps / 1e9).toFixed(digits)} Gb/s`;
 
-function linkOf(topo: Topology, host: string): { rateBps: number; delayNs: number } {
-  const p = topo.byName.get(host)!.ports[0];
-  return { rateBps: p.rateBps, delayNs: p.delayNs };
-}
+/** The link of `host` (rate and delay). */
+const linkOf = (topo: Topology, host: string) => topo.byName.get(host)!.ports[0];
 
 /** S-1 runs shared by several checks (rocelab reproduce and the test file each run them once). */
 const s1Runs = new Map<string, ReturnType<typeof measureS1>>();
