@@ -7,7 +7,7 @@
 import { createNic, type Nic, type NicObserver } from '../nic/api.js';
 import type { Scenario } from '../src/config/scenario.js';
 import { observeNic, type Tracer } from '../src/probe/probe.js';
-import { type RunOptions, type RunOutput, runScenario } from '../src/runtime/run.js';
+import { type RunOptions, runScenario } from '../src/runtime/run.js';
 import { createSwitch, type Switch } from '../switch/api.js';
 import type { SwitchCpFactory } from '../switch/cp.js';
 
@@ -27,13 +27,7 @@ export interface ObserveOptions {
   nics?: Map<string, Nic>;
 }
 
-export interface ObservedRun {
-  out: RunOutput;
-  nics: Map<string, Nic>;
-  switches: Map<string, Switch>;
-}
-
-export function observedRun(scenario: Scenario, o: ObserveOptions): ObservedRun {
+export function observedRun(scenario: Scenario, o: ObserveOptions) {
   const nics = o.nics ?? new Map<string, Nic>();
   const switches = new Map<string, Switch>();
   const out = runScenario({

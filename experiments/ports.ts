@@ -1,6 +1,8 @@
 /** Switch egress ports the checks watch, found by what they lead to, and Jain's index of rates. */
+import type { FlowInfo } from '../src/cc/types.js';
 import { jainIndex } from '../src/stats/aggregate.js';
 import type { Topology } from '../src/topology/model.js';
+import type { HostPath } from '../src/topology/path.js';
 
 /** A switch egress port. */
 export interface PortRef {
@@ -27,3 +29,18 @@ export function portToward(topo: Topology, sw: string, peer: string): PortRef {
 
 /** Jain's fairness index of rates (1 when all are zero). */
 export const jain = (xs: number[]): number => jainIndex(xs) ?? 1;
+
+/** The path facts a NIC hands its CC for a QP of `mtuBytes` on `path` (as the runtime plans them). */
+export function flowInfoOf(path: HostPath, mtuBytes: number, qpn = 0): FlowInfo {
+  return {
+    qpn,
+    remoteQpn: 0,
+    lineRateBps: path.links[0].rateBps,
+    mtuBytes,
+    baseRttNs: Math.round(path.baseRttNs),
+    bottleneckRateBps: path.bottleneckRateBps,
+    hops: path.hops,
+    linkRatesBps: path.links.map((l) => l.rateBps),
+    propDelayNs: path.propDelayNs,
+  };
+}

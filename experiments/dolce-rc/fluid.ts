@@ -4,21 +4,11 @@
  * that the printed Eq. (3) contradicts its own derivation (Eq. 17-20).
  */
 
-export interface FluidParams {
-  /** CNP generation timer τ, s. */
-  tauS: number;
-  /** Rate-increase timer T, s. */
-  timerS: number;
-  /** Byte counter B, packets. */
-  byteCounterPkts: number;
-  /** F. */
-  fastRecoveryTimes: number;
-  /** R_AI, packets/s. */
-  rateAiPps: number;
-}
-
-/** A.2's parameters: τ 50 µs, T 55 µs, B 10 MB = 10⁴ packets of 1000 B, F 5, R_AI 40 Mbit/s. */
-export const A2_PARAMS: FluidParams = {
+/**
+ * A.2's parameters: CNP timer τ 50 µs, rate-increase timer T 55 µs (both in s), byte counter B
+ * 10 MB = 10⁴ packets of 1000 B, F 5, R_AI 40 Mbit/s in packets/s.
+ */
+export const A2_PARAMS = {
   tauS: 50e-6,
   timerS: 55e-6,
   byteCounterPkts: 1e4,
@@ -26,16 +16,10 @@ export const A2_PARAMS: FluidParams = {
   rateAiPps: 40e6 / 8000,
 };
 
-export interface Coeffs {
-  a: number;
-  b: number;
-  c: number;
-  d: number;
-  e: number;
-}
+export type FluidParams = typeof A2_PARAMS;
 
 /** a … e of Eq. (15)-(18) at marking probability p and R_C* (packets/s). */
-export function coeffs(p: number, rcPps: number, f: FluidParams): Coeffs {
+export function coeffs(p: number, rcPps: number, f: FluidParams) {
   const q = 1 - p;
   const tRc = f.timerS * rcPps;
   const B = f.byteCounterPkts;

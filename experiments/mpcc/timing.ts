@@ -16,10 +16,10 @@ import {
 } from '../../src/cc/mpcc/controller.js';
 import type { MpccParams } from '../../src/cc/mpcc/params.js';
 import { mpccPath } from '../../src/cc/mpcc/rp.js';
-import type { FlowInfo } from '../../src/cc/types.js';
 import { nicFor } from '../../src/config/scenario.js';
 import { percentileSorted } from '../../src/stats/aggregate.js';
 import { hostPath } from '../../src/topology/path.js';
+import { flowInfoOf } from '../ports.js';
 import type { Probe } from './probe.js';
 
 export interface ReplayFlow {
@@ -42,22 +42,11 @@ export function replayFlows(p: Probe, params: MpccParams): ReplayFlow[] {
       if (flow === undefined) continue;
       const mtu = nicFor(p.scenario, a.node).mtuBytes;
       const hp = hostPath(p.topo, p.routes, a.node, flow.dst, mtu);
-      const info: FlowInfo = {
-        qpn: a.qpn,
-        remoteQpn: 0,
-        lineRateBps: hp.links[0].rateBps,
-        mtuBytes: mtu,
-        baseRttNs: Math.round(hp.baseRttNs),
-        bottleneckRateBps: hp.bottleneckRateBps,
-        hops: hp.hops,
-        linkRatesBps: hp.links.map((l) => l.rateBps),
-        propDelayNs: hp.propDelayNs,
-      };
       const live = p.nics.get(a.node)?.qpInspect(a.qpn).mpccWindowBytes;
       f = {
         node: a.node,
         qpn: a.qpn,
-        path: mpccPath(info, params),
+        path: mpccPath(flowInfoOf(hp, mtu, a.qpn), params),
         steps: [],
         liveWindowBytes: live ?? null,
       };

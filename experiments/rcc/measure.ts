@@ -11,7 +11,7 @@ import { nicFor } from '../../src/config/scenario.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { type HostPath, hostPath } from '../../src/topology/path.js';
 import { computeRoutes } from '../../src/topology/routing.js';
-import { jain, type PortRef } from '../ports.js';
+import { flowInfoOf, jain, type PortRef } from '../ports.js';
 import { type FlowProbe, goodputBps, type RccProbe } from './probe.js';
 
 /** Switch egress ports a flow crosses (the path hostPath and the NIC's path info describe). */
@@ -27,17 +27,7 @@ export function pathScale(s: Scenario, src: string, dst: string) {
   const path = hostPath(topo, computeRoutes(topo), src, dst, mtu);
   const tNs = Math.round(path.baseRttNs);
   const lineRateBps = path.links[path.links.length - 1].rateBps;
-  const baseOwdNs = configuredBaseOwdNs({
-    qpn: 0,
-    remoteQpn: 0,
-    lineRateBps: path.links[0].rateBps,
-    mtuBytes: mtu,
-    baseRttNs: tNs,
-    bottleneckRateBps: path.bottleneckRateBps,
-    hops: path.hops,
-    linkRatesBps: path.links.map((l) => l.rateBps),
-    propDelayNs: path.propDelayNs,
-  });
+  const baseOwdNs = configuredBaseOwdNs(flowInfoOf(path, mtu));
   return {
     /** C, bit/s (the receiver's link). */
     lineRateBps,
