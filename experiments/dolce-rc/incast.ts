@@ -20,12 +20,8 @@ type Alg = 'dcqcn' | 'dolce-rc';
  * The switch set-up an E2 run uses: the shipped scenario (the paper's §V-A dynamic PFC) or the spec
  * toy's static 200 KB XOFF (its item 21), the set-up AC7's bound and reference numbers came from.
  */
-export interface IncastRegime {
-  label: string;
-  overrides: string[];
-}
-
-const SPEC_PFC: IncastRegime = { label: 'spec', overrides: [] };
+const SPEC_PFC = { label: 'spec', overrides: [] as string[] };
+type IncastRegime = typeof SPEC_PFC;
 export const TOY_PFC: IncastRegime = {
   label: 'toy-pfc',
   overrides: ['defaults.switch.pfc.dynamic=false', 'defaults.switch.pfc.threshold=200KB'],

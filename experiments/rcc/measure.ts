@@ -86,20 +86,10 @@ export function processorSharingEnds(flows: { startNs: number; bytes: number }[]
   }
 }
 
-export interface Phase {
-  fromNs: number;
-  toNs: number;
-  /** What started it. */
-  event: 'join' | 'leave';
-  flow: number;
-  active: number[];
-}
-
-export interface PhaseEvent {
-  t: number;
-  event: 'join' | 'leave';
-  flow: number;
-}
+/** A join or leave of a flow at time `t`. */
+export type PhaseEvent = { t: number; event: 'join' | 'leave'; flow: number };
+/** From one event (what started the phase) to the next, with the flows active in it. */
+export type Phase = Omit<PhaseEvent, 't'> & { fromNs: number; toNs: number; active: number[] };
 
 /**
  * Phases between joins and leaves as the receiver sees them: a flow joins with its first packet

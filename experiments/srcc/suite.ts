@@ -197,9 +197,7 @@ const ac3: ReproCheck = {
   run(ctx): ReproOutcome {
     const tB = 100_000;
     const run = (name: string, overrides: string[]) =>
-      probedRun(srccScenario(S1, ['duration=200us', ...overrides]), {
-        ...inDir(ctx, name),
-      });
+      probedRun(srccScenario(S1, ['duration=200us', ...overrides]), inDir(ctx, name));
     const fcOnly = 'workload[0].flows=[{src: h1, dst: h9, size: inf, tag: fc}]';
     const literal = 'cc.srcc.victimMode=literal';
     const a = run('a', []);
@@ -538,9 +536,7 @@ const ac7: ReproCheck = {
       'workload=[{kind: flows, flows: [{src: h1, dst: h9, size: inf}, {src: h1, dst: h10, size: inf}]}]',
     ];
     const arm = (cc: string) =>
-      probedRun(srccScenario(S1, [...noBurst, `defaults.nic.cc=${cc}`]), {
-        ...inDir(ctx, cc),
-      });
+      probedRun(srccScenario(S1, [...noBurst, `defaults.nic.cc=${cc}`]), inDir(ctx, cc));
     const s = arm('srcc');
     const b = arm('dcqcn');
     const ds = departureDigest(s);
