@@ -10,6 +10,7 @@ import { observeNic, type Tracer } from '../src/probe/probe.js';
 import { type RunOptions, runScenario } from '../src/runtime/run.js';
 import { createSwitch, type Switch } from '../switch/api.js';
 import type { SwitchCpFactory } from '../switch/cp.js';
+import { inDir, type ReproContext } from './types.js';
 
 export interface ObserveOptions {
   outDir: string;
@@ -53,4 +54,14 @@ export function observedRun(scenario: Scenario, o: ObserveOptions) {
     },
   });
   return { out, nics, switches };
+}
+
+/** `scenario` in real time (the local runtime: one OS process per node over UDP on 127.x) into `ctx`'s folder `dir`. */
+export function localRun(
+  scenario: Scenario,
+  ctx: ReproContext,
+  dir: string,
+  extra: Partial<RunOptions> = {},
+) {
+  return runScenario({ scenario, ...inDir(ctx, dir), print: null, ...extra, runtime: 'local' });
 }

@@ -8,8 +8,7 @@
  * bytes, queue and PFC frames on its emulated clock, so the window [0.2, 0.3) s is exact in a
  * lockstep run.
  */
-import { join } from 'node:path';
-import { runScenario } from '../../src/runtime/run.js';
+import { localRun } from '../observed-run.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { fmtKB, paperScenario } from './measure.js';
 
@@ -25,13 +24,7 @@ export async function rtRun(alg: string, ctx: ReproContext) {
     ...paperScenario('rt-incast-100m.yaml', [`defaults.nic.cc=${alg}`]),
     probes: { binNs: BIN_NS, ports: 'all' as const, flows: false },
   };
-  const out = await runScenario({
-    scenario,
-    runtime: 'local',
-    outDir: join(ctx.outDir, `${alg}-rt`),
-    seed: ctx.seed,
-    print: null,
-  });
+  const out = await localRun(scenario, ctx, `${alg}-rt`);
   const p = out.results.probes;
   if (p === undefined || p.bins * BIN_NS < TO_NS) throw new Error(`the run ended before ${TO_NS / MS} ms`);
   const [a, b] = [FROM_NS / BIN_NS, TO_NS / BIN_NS];

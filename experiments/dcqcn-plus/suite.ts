@@ -1,3 +1,12 @@
+/**
+ * DCQCN+ paper checks (docs/algorithms/dcqcn-plus.md "Findings"): A1, A2 and A6 in the default tier, A3-A5 (up to
+ * 2000 flows) and the real-time A7 in the paper tier. A8-A10 are unit tests
+ * (test/cc/dcqcn-plus/). Every check runs a shipped scenario of scenarios/papers/dcqcn-plus/
+ * and compares what it measures with the spec's pass rule.
+ *
+ * Runs are memoised per process (algorithm, N, duration, seed), so A3-A5 share their runs
+ * with each other and with A1/A2 when a suite runs as a whole.
+ */
 import { memo } from '../memo.js';
 import { registerReproSuite } from '../registry.js';
 import { inDir, type ReproCheck, type ReproContext, type ReproOutcome } from '../types.js';

@@ -1,3 +1,10 @@
+/**
+ * AC5 (docs/algorithms/dolce-rc.md "Reproduction"): the two ECN-ratio estimators of §IV-B.1 on one constant-rate flow
+ * whose every 10th data packet a switch test hook marks CE. Ideal mode (marked packets counted
+ * by the receiver, carried in CNPs ÷ packets sent) reads 0.1 at any rate; the hardware
+ * estimator (CNPs ÷ 1-µs Tx slots) reads 0.1 at one packet per µs but saturates at 100 Gbps,
+ * where a CNP every 1.6 µs meets a transmission in every slot: 1/1.6 = 0.625.
+ */
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
 import { observedRun } from '../observed-run.js';
 import { inDir, type ReproCheck, type ReproContext } from '../types.js';

@@ -1,3 +1,9 @@
+/**
+ * Dolce-RC+ checks (docs/algorithms/dolce-rc.md "Reproduction"): AC6 (the reward of Eq. 5 and the message plumbing on an
+ * idle path) and AC9 (the scaled §VI-B dynamic scenario against DCQCN). Arm choices, MCTs and
+ * ECN counts are read from the message ACKs the senders receive (Fig. 7b), which is exactly
+ * what the sender's bandit sees.
+ */
 import { armRatesBps, idealMctNs, messageReward } from '../../src/cc/dolce-rc-plus/reward.js';
 import { F_ARM, F_CE, F_FIRST_TX, F_MSG, F_MSG_BYTES, F_PKTS } from '../../src/cc/dolce-rc-plus/rp.js';
 import { tracer } from '../../src/probe/probe.js';

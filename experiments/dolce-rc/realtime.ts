@@ -16,10 +16,9 @@
  * `mabIter`), binned by each node on its emulated clock, so the real run is measured exactly
  * as the virtual one.
  */
-import { join } from 'node:path';
-import { runScenario } from '../../src/runtime/run.js';
+import { localRun, observedRun } from '../observed-run.js';
 import { keepUpWarnings, retransmits } from '../run-health.js';
-import type { ReproCheck, ReproContext } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext } from '../types.js';
 import { dolceScenario, windowOf, withProbes } from './probe.js';
 
 const MS = 1e6;
@@ -43,13 +42,10 @@ const BIN_NS = 50_000;
 /** E2's start in `runtime`, measured from the run's probe bins over [FROM_NS, TO_NS). */
 async function measuredStart(ctx: ReproContext, runtime: 'virtual' | 'local') {
   const scenario = dolceScenario('e2-incast.yaml', SCENARIO_OVERRIDES);
-  const out = await runScenario({
-    scenario: withProbes(scenario, BIN_NS, BOTTLENECK, ['mabIter']),
-    runtime,
-    outDir: join(ctx.outDir, runtime === 'virtual' ? 'vt' : 'rt'),
-    seed: ctx.seed,
-    print: null,
-  });
+  const probed = withProbes(scenario, BIN_NS, BOTTLENECK, ['mabIter']);
+  const out = await (runtime === 'local'
+    ? localRun(probed, ctx, 'rt')
+    : observedRun(probed, inDir(ctx, 'vt')).out);
   const r = out.results;
   const w = windowOf(r, SENDERS, FROM_NS, TO_NS, scenario.defaults.link.rateBps);
   return {

@@ -7,11 +7,10 @@
  * (src/probe: each sender bins its data frames on its own emulated clock, exact to a 1 µs bin in
  * a lockstep run). timeScale 1000 (real links 1 Mbit/s): 18–21 s per run, twenty runs, paper tier.
  */
-import { join } from 'node:path';
 import { binRange } from '../../src/probe/bins.js';
-import { runScenario } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { median } from '../../src/stats/aggregate.js';
+import { localRun } from '../observed-run.js';
 import { jain } from '../ports.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { baseRttOf, convergence, mpccScenario, type QueueTrace, timeAverage } from './probe.js';
@@ -51,13 +50,8 @@ async function rtRun(
   const dBaseNs = baseRttOf(setup, 'h1', `h${left + 1}`);
   const rateBps = setup.topo.byName.get('s1')!.ports[left].rateBps;
   const edges = window?.(dBaseNs) ?? null;
-  const out = await runScenario({
-    scenario: edges === null ? scenario : { ...scenario, probes: { binNs: BIN_NS, ports: [], flows: true } },
-    runtime: 'local',
-    outDir: join(ctx.outDir, tag),
-    seed: ctx.seed,
-    print: null,
-  });
+  const probes = { binNs: BIN_NS, ports: [], flows: true };
+  const out = await localRun(edges === null ? scenario : { ...scenario, probes }, ctx, tag);
   const key = `s1:${left}`;
   const series = out.results.series.queue[key] ?? [];
   const trace: QueueTrace = { t: series.map(([t]) => t), q: series.map(([, q]) => q) };

@@ -9,9 +9,9 @@
  * emulated clock (probe bins, docs/results.md "probes"). Tolerances are the real-time brackets of
  * docs/algorithms/rcc.md where it gives them.
  */
-import { join } from 'node:path';
-import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import type { RunOutput } from '../../src/runtime/run.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
+import { localRun } from '../observed-run.js';
 import { keepUpNote } from '../run-health.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { inT, type PhaseEvent, pathScale, phasesOf, processorSharingEnds } from './measure.js';
@@ -63,16 +63,8 @@ async function realRun(ctx: ReproContext, file: string, receiver: string, tag: s
   const first = scenario.workload[0];
   const src = first.kind === 'flows' ? first.flows[0].src : 'h1';
   const sc = pathScale(scenario, src, receiver);
-  const out = await runScenario({
-    scenario: {
-      ...scenario,
-      probes: { binNs: Math.round(sc.tNs / 4), ports: [], flows: true, qpState: MODE_VARS },
-    },
-    runtime: 'local',
-    outDir: join(ctx.outDir, tag),
-    seed: ctx.seed,
-    print: null,
-  });
+  const probes = { binNs: Math.round(sc.tNs / 4), ports: [], flows: true, qpState: MODE_VARS };
+  const out = await localRun({ ...scenario, probes }, ctx, tag);
   return { out, modes: modesOf(out), sc };
 }
 

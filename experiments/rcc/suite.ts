@@ -1,3 +1,11 @@
+/**
+ * RCC's reproduction suite: the acceptance checks 1-9 (docs/algorithms/rcc.md "Findings") in virtual time
+ * at paper scale (100 Gbps hosts, 1 µs links, T_base ≈ 12.3 µs) on the scenarios of
+ * scenarios/papers/rcc, and checks 2 and 3 again in the real-time local runtime (realtime.ts).
+ * Default tier: the cheap runs (checks 1, 2, 3 with N = 8/16 and its negative control, 5 with
+ * K = 32, 6, eq. 18); paper tier: the paper-scale and multi-run ones (2 at Δ = 100 ms, 3 with
+ * N = 64, 4, 5 with K = 1000, 7, 8, 9) and the real-time runs.
+ */
 import { nicFor, type Scenario } from '../../src/config/scenario.js';
 import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { percentile } from '../../src/stats/aggregate.js';

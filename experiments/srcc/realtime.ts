@@ -8,15 +8,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nicFor } from '../../src/config/scenario.js';
-import { type RunOutput, runScenario } from '../../src/runtime/run.js';
+import type { RunOutput } from '../../src/runtime/run.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { hostPath } from '../../src/topology/path.js';
 import { isDecodeError } from '../../src/wire/errors.js';
 import { decodeFrame } from '../../src/wire/frame.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { parsePcap } from '../../src/wire/pcap.js';
+import { memo } from '../memo.js';
+import { localRun, observedRun } from '../observed-run.js';
 import { framesLost, keepUpNote } from '../run-health.js';
-import type { ReproCheck, ReproOutcome } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext, type ReproOutcome } from '../types.js';
 import { srccScenario, windowShares } from './probe.js';
 
 const S1 = 's1-hol.yaml';
@@ -39,25 +41,12 @@ function readPcap(path: string) {
 
 const runs = new Map<string, Promise<RunOutput>>();
 
-function localRun(arm: 'srcc' | 'dcqcn', outDir: string, seed?: number): Promise<RunOutput> {
-  const key = `${arm}|${seed ?? ''}`;
-  let p = runs.get(key);
-  if (p === undefined) {
-    p = runScenario({
-      scenario: srccScenario(S1, [
-        `defaults.nic.cc=${arm}`,
-        `timeScale=${REALTIME_TIME_SCALE}`,
-        'duration=300us',
-      ]),
-      runtime: 'local',
-      outDir: join(outDir, `rt-${arm}`),
-      seed,
-      pcap: true,
-      print: null,
-    });
-    runs.set(key, p);
-  }
-  return p;
+/** S-1 in real time, one arm, with pcaps (shared by AC1-RT and AC2-RT). */
+function rtRun(arm: 'srcc' | 'dcqcn', ctx: ReproContext): Promise<RunOutput> {
+  const overrides = [`defaults.nic.cc=${arm}`, `timeScale=${REALTIME_TIME_SCALE}`, 'duration=300us'];
+  return memo(runs, `${arm}|${ctx.seed ?? ''}`, () =>
+    localRun(srccScenario(S1, overrides), ctx, `rt-${arm}`, { pcap: true }),
+  );
 }
 
 /** Latencies (ns, H1's clock) of every CNM H1 received, from its pcap. */
@@ -99,18 +88,16 @@ const ac1rt: ReproCheck = {
     'every CNM at H1 < 0.75 × baseRTT (Profile B bound), measured by PSN echo on H1’s clock; same CNM count as virtual time ±1; no frame lost or resent',
   tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
-    const out = await localRun('srcc', ctx.outDir, ctx.seed);
+    const out = await rtRun('srcc', ctx);
     const { latencies, cnms } = cnmLatencies(out);
     const BASE_RTT_NS = s1Net().baseRttNs;
     const max = Math.max(...latencies);
     const min = Math.min(...latencies);
     const drops = framesLost(out);
-    const virtual = runScenario({
-      scenario: srccScenario(S1, ['defaults.nic.cc=srcc', 'duration=300us']),
-      outDir: join(ctx.outDir, 'virtual'),
-      seed: ctx.seed,
-      print: null,
-    });
+    const virtual = observedRun(
+      srccScenario(S1, ['defaults.nic.cc=srcc', 'duration=300us']),
+      inDir(ctx, 'virtual'),
+    ).out;
     const cnmsVirtual = virtual.results.ports.find((p) => p.node === 's1' && p.port === 0)?.cnmTx ?? -1;
     return {
       measured:
@@ -155,8 +142,8 @@ const ac2rt: ReproCheck = {
     'XOFF to H1: BASE ≥ 1, SRCC 0; f_v windows of baseRTT/4 over [100, 300] µs: BASE min ≤ 0.1·C, SRCC min ≥ 0.4·C (±0.05·C); no frame lost or resent',
   tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
-    const s = await localRun('srcc', ctx.outDir, ctx.seed);
-    const b = await localRun('dcqcn', ctx.outDir, ctx.seed);
+    const s = await rtRun('srcc', ctx);
+    const b = await rtRun('dcqcn', ctx);
     const net = s1Net();
     const win = net.baseRttNs / 4;
     const end = (o: RunOutput) => Math.min(300_000, o.results.durationNs);
