@@ -1,5 +1,5 @@
 /** Registry of reproduction suites, one per algorithm; suites register themselves on import. */
-import type { ReproSuite } from './types.js';
+import type { ReproCheck, ReproSuite } from './types.js';
 
 const suites = new Map<string, ReproSuite>();
 
@@ -16,3 +16,7 @@ export function getReproSuite(algorithm: string): ReproSuite | undefined {
 export function listReproSuites(): ReproSuite[] {
   return [...suites.values()].sort((a, b) => a.algorithm.localeCompare(b.algorithm));
 }
+
+/** `checks` in the paper tier: too costly for `npm test`, run by `npm run test:paper` and `reproduce` without --quick. */
+export const paperTier = (...checks: ReproCheck[]): ReproCheck[] =>
+  checks.map((c) => ({ ...c, tier: 'paper' }));

@@ -63,7 +63,6 @@ export const realTimeCheck: ReproCheck = {
     'same physics as A1/A2 (DCQCN pinned at the PFC cap, DCQCN+ drained), scaled by s = R_l/10 Gbps (rates × s, times ÷ s)',
   expected:
     'in [0.2, 0.3) s emulated (the spec: [20, 30) s real at s = 100): DCQCN mean queue ≥ 3.5 MB and ≥ 50 XOFF; DCQCN+ mean ≤ 300 KB, 0 XOFF, throughput ≥ 0.70',
-  tier: 'paper',
   async run(ctx) {
     const base = await rtRun('dcqcn', ctx);
     const plus = await rtRun('dcqcn-plus', ctx);

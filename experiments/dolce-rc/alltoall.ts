@@ -77,7 +77,6 @@ export const AC8: ReproCheck = {
     'testbed, 8 servers: up to 68 % lower Alltoall latency than DCQCN (64 KB, PPN 40); "much lower" for 1-128 KB (Fig. 5)',
   expected:
     'gate: Dolce-RC mean latency ≤ 1.10 × DCQCN at every size (1, 4, 16, 64, 128 KB; 300 iterations, first 20 % dropped); target (reported, not gated): ≥ 20 % lower at some size in [4, 128] KB',
-  tier: 'paper',
   run(ctx) {
     const parts: string[] = [];
     const values: Record<string, number | boolean> = {};

@@ -107,7 +107,6 @@ export const AC7: ReproCheck = {
   paper: "Dolce-RC needs no switch change and keeps DCQCN's stability (§IV); only baseline is DCQCN [22]",
   expected:
     "in [10, 40] ms for N = 4 and 8, with the spec toy's static 200 KB XOFF (spec item 21; the PFC its reference and bound came from): Dolce-RC utilisation ≥ 0.85 and ≥ DCQCN − 0.05, Jain ≥ 0.95, no data-packet loss (toy ref: DCQCN 0.91/0.97, Dolce-RC 0.92/0.99); with the testbed's dynamic PFC (paper §V-A, E2 as shipped): ≥ DCQCN − 0.05, Jain ≥ 0.95, no loss, utilisation reported",
-  tier: 'paper',
   run(ctx) {
     const parts: string[] = [];
     const values: Record<string, number | string> = {};

@@ -158,7 +158,6 @@ export const AC9: ReproCheck = {
     'Fig. 8: DCQCN sends short flows at high rates and hurts the long flows; Dolce-RC+ suppresses them, raises aggregate throughput and finishes all flows earlier (qualitative)',
   expected:
     "(a) each short-flow QP's mean chosen rate while long flows are active, after 1000 ACKs, ≤ C/2 (a QP with < 2000 ACKs: its second half); (b) all flows done ≤ 1.05 × DCQCN; (c) bottleneck utilisation in [2, 15] ms ≥ DCQCN − 0.05",
-  tier: 'paper',
   run(ctx) {
     const plus = dynamicRun('dolce-rc-plus', ctx);
     const base = dynamicRun('dcqcn', ctx);

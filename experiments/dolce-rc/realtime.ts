@@ -67,7 +67,6 @@ export const AC7_RT: ReproCheck = {
   paper: 'as AC7; Dolce-RC runs on commodity smart NICs in real time (§IV-B)',
   expected:
     "first 2 ms of E2 (N = 4) as OS processes: no loss or retransmission, Jain ≥ 0.95 and bottleneck utilisation within ± 0.10 of virtual time over [0.5, 2] ms, the bandit iterating (≥ half the virtual-time updates); the spec's S = 1000 over [10, 40] ms does not fit the test machine (see docs)",
-  tier: 'paper',
   async run(ctx) {
     const rt = await measuredStart(ctx, 'local');
     const vt = await measuredStart(ctx, 'virtual');

@@ -312,7 +312,6 @@ export const ac7Check: ReproCheck = {
     'MPCC keeps the minimum queue among the CCs; FCT slowdown "always" below TIMELY and DCQCN, below HPCC/DCTCP for small flows, comparable for large (Figs. 5.6–5.9; statistic not named)',
   expected:
     'seeds s, s+1, s+2 (incasts fixed); per seed the worst ratio MPCC/bound of each criterion, gated on its seed-median ≤ 1: (a) queue p90, p99 ≤ DCQCN, TIMELY, DCTCP and ≤ 1.1 × HPCC; (b) <100 KB slowdown p95 and mean ≤ DCQCN, TIMELY and ≤ 1.1 × HPCC, DCTCP; (c) ≥1 MB p50 ≤ 1.25 × min(HPCC, DCTCP); every flow done, 0 drops',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const sets = seedsOf(ctx).map((s) => mixedSet(ctx, s, 'websearch'));
     return ac7Outcome(sets);
@@ -325,7 +324,6 @@ export const ac7P50Finding: ReproCheck = {
   paper: 'FCT slowdown vs flow size, statistic not named (Figs. 5.7, 5.9)',
   expected:
     "record <100 KB p50 against ≤ DCQCN, TIMELY and ≤ 1.1 × HPCC, DCTCP on the AC7 seeds, with MPCC's ideal FCT with and without its 32 B of INT per packet (the ideal, as HPCC's, leaves INT out); not gated",
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const sets = seedsOf(ctx).map((s) => mixedSet(ctx, s, 'websearch'));
     const values: Record<string, number | string | boolean | null> = {};
@@ -364,7 +362,6 @@ function panelFinding(
     title,
     paper,
     expected: "record AC7's quantities and ratios (a)–(c) on the scenario's seed; not gated",
-    tier: 'paper',
     run(ctx): ReproOutcome {
       const seed = seedsOf(ctx)[0];
       const res = mixedSet(ctx, seed, mix, overrides);
@@ -409,7 +406,6 @@ export const ac7HadoopFinding: ReproCheck = {
   title: "Finding: Exp. 3 with FB_Hadoop 30 % + 2 % incast (the spec's optional second mix)",
   paper: 'WebSearch only (Figs. 5.6-5.9); the spec asks for FB_Hadoop at 30 % if time allows',
   expected: "record AC7's quantities and ratios (a)–(c) for FB_Hadoop, the same incasts, one seed; not gated",
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const res = mixedSet(ctx, seedsOf(ctx)[0], 'hadoop', HADOOP);
     return { ...ac7Outcome([res]), pass: 'finding' };
@@ -429,7 +425,6 @@ export const ac7MiceCheck: ReproCheck = {
   paper: 'not in the thesis (it counts every flow, App. A.1; WebSearch only)',
   expected:
     'with the option on: FB_Hadoop 30 % + incast, ≥1 MB p50 ≤ 1.25 × min(HPCC, DCTCP) (scenario seed); AC7 on WebSearch passes as above (3 seeds, seed-median)',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const seeds = seedsOf(ctx);
     const hadoop = mixedSet(ctx, seeds[0], 'hadoop', HADOOP, MICE);

@@ -107,7 +107,6 @@ const ac3RealTime: ReproCheck = {
   paper: 'Exp. 1 (ns-3 only in the thesis)',
   expected:
     'medians of 5 runs, AC3 tolerances widened 50 %: T_conv ≤ 1.95·(D_base + Q_peak·8/R); avg Q ≤ 1.5 (N=4) / 3 (N=8) S_wire; Jain ≥ 0.985; util ≥ 0.925; shares 1/N ± 15 %; avg Q ≤ 0.15 × no-CC (VT)',
-  tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
     const parts: string[] = [];
     const values: Record<string, number | string | boolean | null> = {};
@@ -174,7 +173,6 @@ const ac6RealTime: ReproCheck = {
   paper: 'as AC6',
   expected:
     'medians of 5 runs each, AC6 tolerances widened 50 %: peak within ±7.5 % of HPCC and in the window bound; T_conv ≤ 1.95·(D_base + peak·8/R); avg Q ≤ 1.5 × HPCC; last flow ≤ 1.225 × ideal; 0 drops',
-  tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
     const ms: IncastRt[] = [];
     const hs: IncastRt[] = [];

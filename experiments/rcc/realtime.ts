@@ -93,7 +93,6 @@ const rtCheck2: ReproCheck = {
   paper: 'as check 2 (Fig. 6)',
   expected:
     'after each join/leave every active flow paced at C/N ± 10 % [real-time bracket] within 3T; no flow enters PID; completion times within ±10 % of processor sharing at C·eff',
-  tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
     const { out, modes, sc } = await realRun(ctx, 'rt-join-leave.yaml', 'h5', 'rt2');
     const T = sc.tNs;
@@ -160,7 +159,6 @@ const rtCheck3: ReproCheck = {
   expected:
     '(a) no PID, flows seen as last-hop; (b) senders paced at C/N ± 1 MTU/T once all are seen; (c) peak ≤ 7·BDP + 8·MTU, ≤ 2 MTU [4 MTU: the real-time bracket of the steady-state queue, check 1] by 12T; ' +
     '(d) goodput ≥ 0.9·C·eff [real-time bracket], Jain ≥ 0.99 (from completion times)',
-  tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
     const { out, modes, sc } = await realRun(ctx, 'rt-incast.yaml', 'h9', 'rt3');
     const T = sc.tNs;

@@ -14,7 +14,7 @@ import { computeRoutes } from '../../src/topology/routing.js';
 import { memo } from '../memo.js';
 import { observedRun } from '../observed-run.js';
 import { jain, lastHopOf, type PortRef, portKey, portToward } from '../ports.js';
-import { registerReproSuite } from '../registry.js';
+import { paperTier, registerReproSuite } from '../registry.js';
 import { inDir, type ReproCheck, type ReproContext, type ReproOutcome, type ReproSuite } from '../types.js';
 import { phaseMargin } from './loop.js';
 import {
@@ -186,7 +186,6 @@ const check2Paper: ReproCheck = {
   paper: 'Fig. 6: ≈ 95/N Gb/s per flow; derived completion at 391/501/586/671 ms (95 Gb/s aggregate)',
   expected:
     'as check 2; (e) completion times within ±2 % of 391/501/586/671 ms (the spec derives them at 95 Gb/s; ours at C·eff are shown too)',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const file = 'c2-join-leave-paper.yaml';
     const s = rccScenario(file);
@@ -291,7 +290,6 @@ const check3Large: ReproCheck = {
   title: 'N-to-1 incast from idle (N = 64)',
   paper: 'as check 3',
   expected: 'as check 3',
-  tier: 'paper',
   run(ctx) {
     return incastOutcome([incast(ctx, 64)]);
   },
@@ -364,7 +362,6 @@ const check4: ReproCheck = {
     'pause time % at N = 16/32/64/128/192/256: DCQCN 0/0/0/0/27.6/42.1, TIMELY 0/0/3.1/7.2/33.9/54.9, RCC 0/0/0/0/0/0.3',
   expected:
     "RCC's pause-time fraction (of the most-paused port on the incast's paths) 0 for N ≤ 128 and ≤ DCQCN's and TIMELY's at every N (absolute values may differ)",
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const res: Record<string, number[]> = { rcc: [], dcqcn: [], timely: [] };
     const mean: Record<string, number[]> = { rcc: [], dcqcn: [], timely: [] };
@@ -467,7 +464,6 @@ const check5Paper: ReproCheck = {
   paper: "as check 5 (the paper's K = 1000)",
   expected:
     'as check 5 (spec P6: 1000 line-rate first windows exceed the 32 MB buffer, so PFC is expected during the burst)',
-  tier: 'paper',
   run: (ctx) =>
     check5Outcome(
       ctx,
@@ -565,11 +561,7 @@ function multiBottleneck(ctx: ReproContext, overrides: string[], tag: string) {
 }
 
 /** Check 7's phases: flow 1 alone [20T, 100T), flows 1+2 [150T, 200T), all three from 400T. */
-function multiVerdict(m: ReturnType<typeof multiBottleneck>): {
-  pass: boolean;
-  text: string;
-  values: Record<string, number>;
-} {
+function multiVerdict(m: ReturnType<typeof multiBottleneck>) {
   const { p, sc, T } = m;
   const end = p.out.results.durationNs;
   const full = sc.lineRateBps * sc.eff;
@@ -611,7 +603,6 @@ const check7: ReproCheck = {
     'Fig. 15(c): flows 1, 2 detected in-network and share L; flow 3 detected last-hop; fair shares, near-zero queue',
   expected:
     '(a) flow 1 alone at full rate (EWA); (b) flows 1, 2 C2, ≈ 50/50; (c) flow 3 C1, every flow C/2 ± 10 %, L queue ≤ 0.15 BDP. The spec gates this check on pd',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const v = multiVerdict(multiBottleneck(ctx, ['cc.rcc.uMode=pd'], 'pd'));
     return { measured: v.text, pass: v.pass, values: v.values };
@@ -624,7 +615,6 @@ const check7Eq4: ReproCheck = {
   paper: 'as check 7',
   expected:
     'recorded, not gated (spec P3: flows entering PID at different moments drift toward starvation under eq4)',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const v = multiVerdict(multiBottleneck(ctx, [], 'eq4'));
     return {
@@ -642,23 +632,22 @@ const check7Ablation: ReproCheck = {
     'RCC-PID needs several iterations after each change; RCC-EWA leaves flows 1, 2 unfair with a large queue',
   expected:
     'RCC-EWA: standing queue on L ≥ 0.5 BDP; RCC-PID: > 3T to settle at h4 after flow 3 joins, full RCC (pd) ≤ 3T',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const ewa = multiBottleneck(ctx, ['cc.rcc.control=ewa'], 'ewa');
     const pidOnly = multiBottleneck(ctx, ['cc.rcc.control=pid', 'cc.rcc.uMode=pd'], 'pid');
     const full = multiBottleneck(ctx, ['cc.rcc.uMode=pd'], 'pd');
     const T = full.T;
     const standing = queueStats(ewa.p.queues[0], 150 * T, 200 * T).meanBytes;
+    // Flow 3's join, as a phase that lasts to the run's end.
     const settleAtR1 = (m: typeof full) => {
-      const f3 = m.p.flows[2];
-      const ph = {
-        fromNs: f3.startNs,
-        toNs: m.p.out.results.durationNs,
-        event: 'join' as const,
-        flow: 2,
-        active: [2],
-      };
-      return settleNs(m.p, ph, (m.sc.lineRateBps * m.sc.eff) / 2, 0.1, T);
+      const ph = { event: 'join' as const, flow: 2, active: [2], toNs: m.p.out.results.durationNs };
+      return settleNs(
+        m.p,
+        { ...ph, fromNs: m.p.flows[2].startNs },
+        (m.sc.lineRateBps * m.sc.eff) / 2,
+        0.1,
+        T,
+      );
     };
     const sPid = settleAtR1(pidOnly);
     const sFull = settleAtR1(full);
@@ -697,7 +686,6 @@ const check8: ReproCheck = {
   paper: 'not a paper claim',
   expected:
     'record per-flow shares; spec fluid model: eq4 → late entrant ≈ 95 %, the others starve; pd → no starvation, frozen ≈ 20/20/59',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const e = staggered(ctx, [], 'eq4');
     const d = staggered(ctx, ['cc.rcc.uMode=pd'], 'pd');
@@ -723,7 +711,6 @@ const check9: ReproCheck = {
   expected:
     '(a) goodput(n=1) ≤ goodput(n=3) (+0.1 % noise), |goodput(n=3) − goodput(n=5)| ≤ 2 %; (b) goodput(S1) < goodput(S0); ' +
     '(c) S2 ≡ S0 at half Kp, Kd (within 1 %); whether S2 is less stable than S0 is recorded',
-  tier: 'paper',
   run(ctx): ReproOutcome {
     const g = (o: string[], tag: string) => {
       const r = inNetwork(ctx, ['cc.rcc.uMode=pd', ...o], tag);
@@ -786,11 +773,10 @@ const checkEq18: ReproCheck = {
 export const rccSuite: ReproSuite = {
   algorithm: 'rcc',
   spec: 'docs/algorithms/rcc.md',
-  // The default tier, then the paper tier.
   checks: [
     ...[check1, check2, check3, check3Negative, check5, check6, checkEq18],
-    ...[check2Paper, check3Large, check4, check5Paper, check7, check7Eq4, check7Ablation, check8, check9],
-    ...realtimeChecks,
+    ...paperTier(check2Paper, check3Large, check4, check5Paper, check7, check7Eq4, check7Ablation, check8),
+    ...paperTier(check9, ...realtimeChecks),
   ],
 };
 

@@ -86,7 +86,6 @@ const ac1rt: ReproCheck = {
   paper: 'CNM feedback within one RTT (§III-A)',
   expected:
     'every CNM at H1 < 0.75 × baseRTT (Profile B bound), measured by PSN echo on H1’s clock; same CNM count as virtual time ±1; no frame lost or resent',
-  tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
     const out = await rtRun('srcc', ctx);
     const { latencies, cnms } = cnmLatencies(out);
@@ -140,7 +139,6 @@ const ac2rt: ReproCheck = {
   paper: 'SRCC keeps PFC off the victim-bearing port (§III-B)',
   expected:
     'XOFF to H1: BASE ≥ 1, SRCC 0; f_v windows of baseRTT/4 over [100, 300] µs: BASE min ≤ 0.1·C, SRCC min ≥ 0.4·C (±0.05·C); no frame lost or resent',
-  tier: 'paper',
   async run(ctx): Promise<ReproOutcome> {
     const s = await rtRun('srcc', ctx);
     const b = await rtRun('dcqcn', ctx);

@@ -19,7 +19,7 @@ import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { memo } from '../memo.js';
 import { lastHopOf } from '../ports.js';
-import { registerReproSuite } from '../registry.js';
+import { paperTier, registerReproSuite } from '../registry.js';
 import { inDir, type ReproCheck, type ReproOutcome, type ReproSuite } from '../types.js';
 import { type Probe, probedRun, srccScenario, windowShares } from './probe.js';
 import { BENCH_BASE_RTT_NS, BENCH_LINE_BPS, reactionBench } from './reaction-bench.js';
@@ -656,7 +656,7 @@ const ac9: ReproCheck = {
 export const srccSuite: ReproSuite = {
   algorithm: 'srcc',
   spec: 'docs/algorithms/srcc.md',
-  checks: [ac1, ac2, ac3, ac4, ac5, ac6, ac7, ac8, ac9, ac10Check, ...realtimeChecks],
+  checks: [ac1, ac2, ac3, ac4, ac5, ac6, ac7, ac8, ac9, ...paperTier(ac10Check, ...realtimeChecks)],
 };
 
 registerReproSuite(srccSuite);

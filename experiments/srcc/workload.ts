@@ -136,6 +136,5 @@ export const ac10Check: ReproCheck = {
     'PAUSE rate −84…91% vs baselines (NS-3 web search), AFCT −61% vs DCQCN (testbed web server); fewer HoL-blocked flows (Figs. 5-6)',
   expected:
     'SRCC + DCQCN vs DCQCN: fewer XOFF frames (target ≥ 50% fewer), lower HoL-blocked ratio, lower AFCT; direction gated, magnitudes reported',
-  tier: 'paper',
   run: (ctx) => ac10(ctx.outDir, ctx.seed),
 };
