@@ -12,9 +12,7 @@ import { createSwitch, type Switch } from '../switch/api.js';
 import type { SwitchCpFactory } from '../switch/cp.js';
 import { inDir, type ReproContext } from './types.js';
 
-export interface ObserveOptions {
-  outDir: string;
-  seed?: number;
+export interface ObserveOptions extends ReproContext {
   trace?: Tracer | null;
   /** Rate changes and message completions of each host's NIC. */
   nicObserver?: (host: string) => Partial<NicObserver>;

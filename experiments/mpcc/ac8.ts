@@ -9,7 +9,7 @@ import { scenarioTopology } from '../../src/runtime/scenario-setup.js';
 import { encodeMpccInt, MPCC_INT_BYTES } from '../../src/wire/int-mpcc.js';
 import { FrameKind, type IntStack, type Packet } from '../../src/wire/packet.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
-import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
+import { inDir, type ReproCheck, type ReproContext, type ReproOutcome } from '../types.js';
 import { baseRttOf, mpccScenario, type Probe, probedRun } from './probe.js';
 import { S_WIRE, us } from './runs.js';
 
@@ -96,8 +96,7 @@ function counterRun(ctx: ReproContext) {
   const leftIps = new Set(['h1', 'h2', 'h3', 'h4'].map((h) => topo.byName.get(h)!.ip));
   const switchesOnPath = (a: number, b: number) => (leftIps.has(a) === leftIps.has(b) ? 1 : 2);
   const p = probedRun(s, {
-    outDir: `${ctx.outDir}/int-counter`,
-    seed: ctx.seed,
+    ...inDir(ctx, 'int-counter'),
     cp: intRecorder(all, allEnq),
     arrivals: false,
     onNicRx: (_node, _nic, pkt) => {
@@ -164,8 +163,7 @@ function sixHopRun(ctx: ReproContext) {
   const received = new Map<string, { nhop: number; hops: { q: number; n: number }[] }>();
   const stamps: IntStamp[] = [];
   probedRun(mpccScenario('int-6hop.yaml'), {
-    outDir: `${ctx.outDir}/int-6hop`,
-    seed: ctx.seed,
+    ...inDir(ctx, 'int-6hop'),
     cp: intRecorder(stamps, []),
     arrivals: false,
     onNicRx: (_node, _nic, pkt) => {

@@ -20,6 +20,7 @@ import type { SwitchCpFactory } from '../../switch/cp.js';
 import { observedRun } from '../observed-run.js';
 import { paperScenarios } from '../paper-scenario.js';
 import { type PortRef, portKey } from '../ports.js';
+import type { ReproContext } from '../types.js';
 
 /** Queue of one port after every change: times (ns) and bytes (all priorities). */
 export interface QueueTrace {
@@ -27,9 +28,7 @@ export interface QueueTrace {
   q: number[];
 }
 
-export interface ProbeOptions {
-  outDir: string;
-  seed?: number;
+export interface ProbeOptions extends ReproContext {
   /** Ports whose exact queue trace is kept. */
   watch?: PortRef[];
   /** Time-weighted histogram (1 KB bins) of every switch egress port's queue. */

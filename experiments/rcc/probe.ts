@@ -14,6 +14,7 @@ import { FrameKind } from '../../src/wire/packet.js';
 import { observedRun } from '../observed-run.js';
 import { paperScenarios } from '../paper-scenario.js';
 import type { PortRef } from '../ports.js';
+import type { ReproContext } from '../types.js';
 
 export interface FlowProbe extends FlowBins {
   /** ACKs the receiver sent (when asked for): time and assigned window (bytes). */
@@ -21,9 +22,7 @@ export interface FlowProbe extends FlowBins {
   ackWindow: number[];
 }
 
-export interface ProbeOptions {
-  outDir: string;
-  seed?: number;
+export interface ProbeOptions extends ReproContext {
   watch?: PortRef[];
   /** Time bin of deliveries and queues, ns (default 100). */
   binNs?: number;

@@ -16,10 +16,9 @@ import { type CnmBody, FrameKind } from '../../src/wire/packet.js';
 import type { SwitchCp, SwitchCpFactory } from '../../switch/cp.js';
 import { observedRun } from '../observed-run.js';
 import { paperScenarios } from '../paper-scenario.js';
+import type { ReproContext } from '../types.js';
 
-export interface ProbeOptions {
-  seed?: number;
-  outDir: string;
+export interface ProbeOptions extends ReproContext {
   /** Every SRCC threshold decision (slow: the plug-in's fast path is off while observed). */
   onDecision?: (d: SrccDecision) => void;
   /** Wrap a switch's SRCC plug-in (fault injection). */
