@@ -1,5 +1,5 @@
 /**
- * A tiny test bench: two NICs back to back through a fake wire on the virtual engine's scheduler
+ * The NIC test bench (the NIC unit tests and SRCC's AC5 check use it): two NICs back to back through a fake wire on the virtual engine's scheduler
  * (EngineScheduler), frames carried in its delay-class FIFO as the engine's links carry them, so
  * events at one instant run in the engine's order (docs/realtime.md "Equal-time order"). The
  * wire adds a propagation delay, can drop frames at random (seeded) or by a predicate, can
