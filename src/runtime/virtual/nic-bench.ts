@@ -1,10 +1,10 @@
 /**
- * The NIC test bench (the NIC unit tests and SRCC's AC5 check use it): two NICs back to back through a fake wire on the virtual engine's scheduler
- * (EngineScheduler), frames carried in its delay-class FIFO as the engine's links carry them, so
- * events at one instant run in the engine's order (docs/realtime.md "Equal-time order"). The
- * wire adds a propagation delay, can drop frames at random (seeded) or by a predicate, can
- * rewrite frames in flight (e.g. CE-mark them as a switch would) and records every frame with
- * the time its last bit left the sender.
+ * The NIC test bench, used by the NIC unit tests and SRCC's AC5 check: two NICs back to back
+ * through a fake wire on the virtual engine's scheduler (EngineScheduler), frames carried in its
+ * delay-class FIFO as the engine's links carry them, so events at one instant run in the engine's
+ * order (docs/realtime.md "Equal-time order"). The wire adds a propagation delay, can drop frames
+ * at random (seeded) or by a predicate, can rewrite frames in flight (e.g. CE-mark them as a
+ * switch would) and records every frame with the time its last bit left the sender.
  */
 
 import type { CcSpec, MessageCompletion, Nic, NicConfig, QpSetup, RateChange } from '../../../nic/api.js';
