@@ -141,16 +141,8 @@ function plateau(ctx: ReproContext, n: number, overrides: string[] = []) {
   }
   const avg = timeAverage(r.trace, from, to);
   const b = windowBound(n, r.bdpBytes);
-  return {
-    r,
-    lo,
-    hi,
-    avg,
-    lower: b.lower,
-    upper: b.upper,
-    literal: lo >= b.literalLower && hi <= b.literalUpper,
-    ok: lo >= b.lower && hi <= b.upper,
-  };
+  const literal = lo >= b.literalLower && hi <= b.literalUpper;
+  return { r, lo, hi, avg, ...b, literal, ok: lo >= b.lower && hi <= b.upper };
 }
 
 const ac1c: ReproCheck = {
@@ -257,13 +249,8 @@ function ac3Runs(ctx: ReproContext, thesisProfile: boolean, overrides: string[] 
     ...failedOf(vb.checks, 'N=8 '),
     ...(t140 ? [] : ['N=4 140 µs']),
   ];
-  return {
-    a,
-    b,
-    failed,
-    pass: va.ok && vb.ok && t140,
-    measured: `${ac3Text(a)}; ${ac3Text(b)}${failedText(failed)}`,
-  };
+  const pass = va.ok && vb.ok && t140;
+  return { a, b, failed, pass, measured: `${ac3Text(a)}; ${ac3Text(b)}${failedText(failed)}` };
 }
 
 const ac3Thesis: ReproCheck = {
@@ -522,17 +509,11 @@ function ac6Text(m: IncastMeasure, h: IncastMeasure): string {
 /** AC6's outcome for MPCC `m` against HPCC `h`; `extra` values go between the queues and the verdicts. */
 function ac6Outcome(m: IncastMeasure, h: IncastMeasure, extra: ReproOutcome['values'] = {}): ReproOutcome {
   const v = ac6Verdict(m, h);
-  const queues = {
-    peakBytes: m.peak,
-    hpccPeakBytes: h.peak,
-    convNs: m.convNs,
-    avgQ: m.avgQ,
-    hpccAvgQ: h.avgQ,
-  };
+  const q = { peakBytes: m.peak, hpccPeakBytes: h.peak, convNs: m.convNs, avgQ: m.avgQ, hpccAvgQ: h.avgQ };
   return {
     measured: `${ac6Text(m, h)}${failedText(failedOf(v.ok, ''))}`,
     pass: v.all,
-    values: { ...queues, ...extra, ...okValues(v.ok) },
+    values: { ...q, ...extra, ...okValues(v.ok) },
   };
 }
 
