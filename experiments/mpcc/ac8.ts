@@ -200,8 +200,7 @@ export const ac8: ReproCheck = {
   paper:
     'per-egress flow counter with inactivity timers, INT (Q 32 bit, N 16 bit, nhop 16 bit) at dequeue (App. A.1, §5.1.1)',
   expected:
-    "n = k after the k-th flow's first packet; n − 1 at t_last + T_flow within one packet time; ACKs/other ports not counted; " +
-    'q = bytes left behind; nhop +1 per switch, ACK echo byte-identical; 6 switches: nhop 6, hop[0..4] intact',
+    "n = k after the k-th flow's first packet; n − 1 at t_last + T_flow within one packet time; ACKs/other ports not counted; q = bytes left behind; nhop +1 per switch, ACK echo byte-identical; 6 switches: nhop 6, hop[0..4] intact",
   run(ctx): ReproOutcome {
     const c = counterRun(ctx);
     const six = sixHopRun(ctx);

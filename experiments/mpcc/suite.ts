@@ -259,8 +259,7 @@ const ac3Thesis: ReproCheck = {
   paper:
     'queue converges to 0 in 140.3 µs (1:1) / 149.1 µs (1:10); normalized throughput 0.2464 per flow (N = 4)',
   expected:
-    'T_conv ≤ 1.3·(D_base + Q_peak·8/R) and (N = 4) 140 µs ± 15 %; over [50, 200]·D_base: avg Q ≤ 1 (N=4) / 2 (N=8) S_wire, ' +
-    'Jain ≥ 0.99, util ≥ 0.88, shares 1/N ± 10 %; avg Q ≤ 0.1 × no-CC',
+    'T_conv ≤ 1.3·(D_base + Q_peak·8/R) and (N = 4) 140 µs ± 15 %; over [50, 200]·D_base: avg Q ≤ 1 (N=4) / 2 (N=8) S_wire, Jain ≥ 0.99, util ≥ 0.88, shares 1/N ± 10 %; avg Q ≤ 0.1 × no-CC',
   run(ctx): ReproOutcome {
     const { a, b, measured, pass } = ac3Runs(ctx, true);
     return {
@@ -437,8 +436,7 @@ const ac5: ReproCheck = {
   paper:
     'throughput converges to the fair share after each join, freed bandwidth is taken up; MPCC queue ≈ 0 after each join peak',
   expected:
-    'after joins (+60·D_base..next): Jain ≥ 0.98, util ≥ 0.90; after departures (+30..100·D_base): util ≥ 0.90; join convergence ≤ 1.3·(D_base + peak·8/R); ' +
-    'avg Q ≤ 2·S_wire, ≤ 0.1 × no-CC, ≤ HPCC + S_wire',
+    'after joins (+60·D_base..next): Jain ≥ 0.98, util ≥ 0.90; after departures (+30..100·D_base): util ≥ 0.90; join convergence ≤ 1.3·(D_base + peak·8/R); avg Q ≤ 2·S_wire, ≤ 0.1 × no-CC, ≤ HPCC + S_wire',
   run(ctx): ReproOutcome {
     const m = exp2Run(ctx, []);
     const h = exp2Run(ctx, ['defaults.nic.cc=hpcc']);

@@ -157,8 +157,7 @@ const rtCheck3: ReproCheck = {
   title: 'Real time: 8-to-1 incast from idle (local runtime, 100 Mbit/s, timeScale 50)',
   paper: 'as check 3',
   expected:
-    '(a) no PID, flows seen as last-hop; (b) senders paced at C/N ± 1 MTU/T once all are seen; (c) peak ≤ 7·BDP + 8·MTU, ≤ 2 MTU [4 MTU: the real-time bracket of the steady-state queue, check 1] by 12T; ' +
-    '(d) goodput ≥ 0.9·C·eff [real-time bracket], Jain ≥ 0.99 (from completion times)',
+    '(a) no PID, flows seen as last-hop; (b) senders paced at C/N ± 1 MTU/T once all are seen; (c) peak ≤ 7·BDP + 8·MTU, ≤ 2 MTU [4 MTU: the real-time bracket of the steady-state queue, check 1] by 12T; (d) goodput ≥ 0.9·C·eff [real-time bracket], Jain ≥ 0.99 (from completion times)',
   async run(ctx): Promise<ReproOutcome> {
     const { out, modes, sc } = await realRun(ctx, 'rt-incast.yaml', 'h9', 'rt3');
     const T = sc.tNs;

@@ -169,8 +169,7 @@ const check2: ReproCheck = {
   title: 'Last-hop join/leave (Fig. 6 analog, Δ = 625 µs ≈ 51T)',
   paper: 'each flow ≈ 95/N Gb/s, re-assigned in 1 RTT after a join or leave; Jain 0.998-0.999 (§V-B-1)',
   expected:
-    '(a) every flow within ±5 % of C·eff/N (T-long windows) within 3T of each join/leave at the receiver; (b) Jain ≥ 0.99 over 20T windows; (c) no PID; ' +
-    '(d) join peak ≤ 1 BDP + 2 MTU, ≤ 2 MTU again within 5T; (e) completion times ±2 % of the C·eff processor-sharing values',
+    '(a) every flow within ±5 % of C·eff/N (T-long windows) within 3T of each join/leave at the receiver; (b) Jain ≥ 0.99 over 20T windows; (c) no PID; (d) join peak ≤ 1 BDP + 2 MTU, ≤ 2 MTU again within 5T; (e) completion times ±2 % of the C·eff processor-sharing values',
   run(ctx): ReproOutcome {
     const file = 'c2-join-leave.yaml';
     const s = rccScenario(file);
@@ -278,8 +277,7 @@ const check3: ReproCheck = {
   title: 'N-to-1 incast from idle (N = 8, 16)',
   paper: 'last-hop congestion resolved in one RTT by EWA; PFC almost never triggered (§III-D, §V-B)',
   expected:
-    '(a) all flows C1, none PID; (b) ACKs after all N seen carry C·T·eff/N ± 1 MTU; (c) peak ≤ (N−1)·BDP + N·MTU, ≤ 2 MTU by (N−1)·T + 5T; ' +
-    '(d) then goodput ≥ 0.97·C·eff, Jain ≥ 0.99',
+    '(a) all flows C1, none PID; (b) ACKs after all N seen carry C·T·eff/N ± 1 MTU; (c) peak ≤ (N−1)·BDP + N·MTU, ≤ 2 MTU by (N−1)·T + 5T; (d) then goodput ≥ 0.97·C·eff, Jain ≥ 0.99',
   run(ctx) {
     return incastOutcome([incast(ctx, 8), incast(ctx, 16)]);
   },
@@ -525,8 +523,7 @@ const check6: ReproCheck = {
   paper:
     'in-network congestion detected and resolved by the PID loop: ≈ equal rates, near-zero queue (§VI-B)',
   expected:
-    '(a) both flows C2 (PID) within 5T of the shared queue passing δ·base_owd·C; (b) from 100T each C·eff/2 ± 10 %, aggregate ≥ 0.9·C·eff; ' +
-    '(c) queue mean ≤ 0.15, max ≤ 0.3 BDP. Gated on U_MODE=pd as the spec rules for check 7 (P3); the default eq4 outcome is recorded',
+    '(a) both flows C2 (PID) within 5T of the shared queue passing δ·base_owd·C; (b) from 100T each C·eff/2 ± 10 %, aggregate ≥ 0.9·C·eff; (c) queue mean ≤ 0.15, max ≤ 0.3 BDP. Gated on U_MODE=pd as the spec rules for check 7 (P3); the default eq4 outcome is recorded',
   run(ctx): ReproOutcome {
     const pd = inNetwork(ctx, ['cc.rcc.uMode=pd'], 'pd');
     const eq4 = inNetwork(ctx, [], 'eq4');
@@ -709,8 +706,7 @@ const check9: ReproCheck = {
   title: 'Ablations of n and S in the check-6 scenario (Figs. 12(b), 13), U_MODE=pd',
   paper: 'n = 1 degrades goodput, n > 2 about the same; S1 and S2 lower goodput and oscillate vs S0',
   expected:
-    '(a) goodput(n=1) ≤ goodput(n=3) (+0.1 % noise), |goodput(n=3) − goodput(n=5)| ≤ 2 %; (b) goodput(S1) < goodput(S0); ' +
-    '(c) S2 ≡ S0 at half Kp, Kd (within 1 %); whether S2 is less stable than S0 is recorded',
+    '(a) goodput(n=1) ≤ goodput(n=3) (+0.1 % noise), |goodput(n=3) − goodput(n=5)| ≤ 2 %; (b) goodput(S1) < goodput(S0); (c) S2 ≡ S0 at half Kp, Kd (within 1 %); whether S2 is less stable than S0 is recorded',
   run(ctx): ReproOutcome {
     const g = (o: string[], tag: string) => {
       const r = inNetwork(ctx, ['cc.rcc.uMode=pd', ...o], tag);
