@@ -8,12 +8,15 @@
  *
  * The runtimes differ only in what a host can know of the others:
  * - virtual time runs every host in one process, so a sending application reaches the receiving
- *   one directly (`peers`): the receiver opens its QP just before the sender's first message
- *   and learns each message (size, id) as it is posted, the way an application protocol would
- *   tell it for free;
- * - a real host hears nothing from its peers but frames, so without `peers` it opens every QP
- *   it terminates when it attaches and derives the messages it will receive from the plan
- *   (finite flows: statically; long-lived ones: as their bytes arrive).
+ *   one directly (`peers`) and the receiver learns each message (size, id) as it is posted, the
+ *   way an application protocol would tell it for free;
+ * - a real host hears nothing from its peers but frames, so without `peers` it derives the
+ *   messages it will receive from the plan (finite flows: statically; long-lived ones: as their
+ *   bytes arrive).
+ * In both, a host opens every QP it terminates when it attaches. Opening one later, from the
+ * sender's flow start, would act on the receiver's NIC inside another node's event (a QP's
+ * creation kicks the NIC's transmitter), which no real network can do and which made virtual
+ * time differ from lockstep (docs/realtime.md "Equal-time order").
  * Barrier groups (flows that wait for others, alltoall) are released by the runtime, which
  * learns of completions through `flowDone` and calls `startFlow` on the sender's application.
  *
@@ -180,14 +183,17 @@ export class HostApp {
   }
 
   /**
-   * Bind the host's NIC. Without peers, open the receive side of every QP this host terminates
-   * now, before any data can arrive, with the messages the plan says will come.
+   * Bind the host's NIC and open the receive side of every QP this host terminates, before any
+   * data can arrive; without peers, with the messages the plan says will come.
    */
   attach(nic: Nic): void {
     this.nic = nic;
-    if (this.peers !== null) return;
     for (const qp of this.plan.qps) {
       if (qp.dst.name !== this.host.name) continue;
+      if (this.peers !== null) {
+        this.openRx(qp);
+        continue;
+      }
       const flows = qp.flowIds.map((id) => this.plan.flows[id]);
       const rx = this.openRx(qp, false);
       rx.announced = flows.every((f) => f.messageBytes !== null && f.spec.waitGroup < 0);
@@ -203,8 +209,8 @@ export class HostApp {
     }
   }
 
-  /** Open the receive side of `qp` on this host (its sender's application calls it, or attach). */
-  openRx(qp: PlannedQp, fromPeer = true): RxQp {
+  /** Open the receive side of `qp` on this host; `fromPeer`: its messages are announced by the sender. */
+  private openRx(qp: PlannedQp, fromPeer = true): RxQp {
     this.nic.createQp({
       qpn: qp.dstQpn,
       remoteQpn: qp.srcQpn,
@@ -278,8 +284,6 @@ export class HostApp {
     st.rateRing = this.freeRings.pop() ?? { ring: new Array(TRACE_CHANGES), count: 0, drops: new Map() };
     if (!this.createdTx.has(qp.key)) {
       this.createdTx.add(qp.key);
-      // Receiver first, so its QP exists before the first data frame can arrive.
-      this.peers?.(qp.dst.name).openRx(qp);
       this.nic.createQp({
         qpn: qp.srcQpn,
         remoteQpn: qp.dstQpn,
