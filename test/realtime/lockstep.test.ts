@@ -113,6 +113,41 @@ describe('lockstep', () => {
     }
   });
 
+  it("flows starting on a sample instant and between other hosts' starts: flows, ports, hosts and series identical", async () => {
+    // h1's flow at 30 µs starts on a sample instant; another host starts at 25 µs, after the
+    // 20 µs sample. Each host arms its own start timers, so in both runtimes the 30 µs start runs
+    // before that sample (its timer was set at 0): a single chain over every host's starts would
+    // set it at 25 µs, after the sample's, and virtual time's rate series would miss the flow.
+    const s = scenario(`
+name: rt-start-ties
+seed: 1
+duration: 1ms
+sampleInterval: 10us
+timeScale: 50000
+defaults:
+  link: { rate: 100Gbps, delay: 1us }
+  nic: { cc: dcqcn, mtu: 1000 }
+  switch: { buffer: 32MB, ecn: { kmin: 100KB, kmax: 400KB, pmax: 0.2 }, pfc: true }
+topology: { kind: star, hosts: 4 }
+workload:
+  - kind: flows
+    flows:
+      - { src: h1, dst: h4, size: 200KB, start: 0 }
+      - { src: h2, dst: h4, size: 200KB, start: 25us }
+      - { src: h1, dst: h3, size: 100KB, start: 30us }
+      - { src: h3, dst: h2, size: 100KB, start: 30us }
+      - { src: h4, dst: h1, size: 50KB, start: 35us }
+      - { src: h2, dst: h1, size: 50KB, start: 40us }
+`);
+    const v = runScenario({ scenario: s, outDir: tmp(), print: null }).results;
+    const out = await runScenario({ scenario: s, runtime: 'local', outDir: tmp(), print: null });
+    const r = out.results;
+    console.log(describeRun('start ties, local', r, out.wallMs));
+    expect(r.summary.flowsCompleted).toBe(6);
+    expect(Object.keys(v.series.rate).length).toBeGreaterThan(0);
+    expect({ ...sections(r), series: r.series }).toEqual({ ...sections(v), series: v.series });
+  });
+
   it('wallclock at an impossible timeScale exits 3 with one line; --allow-late writes the results', async () => {
     const args = [
       'run',
