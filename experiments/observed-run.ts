@@ -6,8 +6,10 @@
  */
 import { createNic, type Nic, type NicObserver } from '../nic/api.js';
 import type { Scenario } from '../src/config/scenario.js';
-import { observeNic, type Tracer } from '../src/probe/probe.js';
+import { chainTracers, observeNic, Probe, type ProbeSpec, type Tracer } from '../src/probe/probe.js';
+import { planFromSetup } from '../src/runtime/app/plan.js';
 import { type RunOptions, runScenario } from '../src/runtime/run.js';
+import { setupRun } from '../src/runtime/scenario-setup.js';
 import { createSwitch, type Switch } from '../switch/api.js';
 import type { SwitchCpFactory } from '../switch/cp.js';
 import { inDir, type ReproContext } from './types.js';
@@ -52,6 +54,17 @@ export function observedRun(scenario: Scenario, o: ObserveOptions) {
     },
   });
   return { out, nics, switches };
+}
+
+type BinnedOptions = ReproContext & Pick<ProbeSpec, 'binNs' | 'ports'>;
+
+/** `observedRun` with a Probe binning every flow and the ports `o.ports`, and the tracer `more` makes of it. */
+export function binnedRun(scenario: Scenario, o: BinnedOptions, more: (probe: Probe) => Tracer | null) {
+  const setup = setupRun(scenario, { seed: o.seed });
+  const probe = new Probe({ binNs: o.binNs, ports: o.ports, flows: true }, planFromSetup(setup));
+  const run = observedRun(scenario, { ...o, trace: chainTracers([probe, more(probe)]) });
+  probe.finish(run.out.results.durationNs);
+  return { ...run, probe, setup };
 }
 
 /** `scenario` in real time (the local runtime: one OS process per node over UDP on 127.x) into `ctx`'s folder `dir`. */

@@ -8,12 +8,10 @@
 
 import type { Scenario } from '../../src/config/scenario.js';
 import { binRange } from '../../src/probe/bins.js';
-import { chainTracers, Probe, tracer } from '../../src/probe/probe.js';
-import { planFromSetup } from '../../src/runtime/app/plan.js';
-import { runScenario } from '../../src/runtime/run.js';
-import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { tracer } from '../../src/probe/probe.js';
 import { quantileNearestRank } from '../../src/stats/aggregate.js';
 import { FrameKind } from '../../src/wire/packet.js';
+import { binnedRun } from '../observed-run.js';
 import { paperScenarios } from '../paper-scenario.js';
 
 export const paperScenario = paperScenarios('dcqcn-plus');
@@ -38,10 +36,7 @@ export function runMeasured(
   windows: { fromNs: number; toNs: number }[],
   opts: { outDir: string; seed?: number },
 ) {
-  const setup = setupRun(scenario, { seed: opts.seed });
-  const plan = planFromSetup(setup);
   const binNs = probe.sampleNs;
-  const bins = new Probe({ binNs, ports: [{ node: probe.switchName, port: probe.port }], flows: true }, plan);
   const xoffTimes: number[] = [];
   // XOFF state per (switch, port, priority): a pause frame is a transition only when sent from XON.
   const xoff = new Set<string>();
@@ -72,16 +67,10 @@ export function runMeasured(
       if (keep) changes.push(t, bytes);
     },
   });
-  const out = runScenario({
-    scenario,
-    outDir: opts.outDir,
-    seed: opts.seed,
-    print: null,
-    trace: chainTracers([bins, watch]) ?? undefined,
-  });
+  const ports = [{ node: probe.switchName, port: probe.port }];
+  const { out, probe: bins, setup } = binnedRun(scenario, { ...opts, binNs, ports }, () => watch);
   const lineRateBps = setup.topo.byName.get(probe.switchName)!.ports[probe.port].rateBps;
   const port = bins.port(probe.switchName, probe.port)!;
-  bins.finish(out.results.durationNs);
   const receiverFlows = bins.flows.filter((f) => f.dst === probe.receiver);
   const measures = windows.map((w, k) => {
     if (w.toNs > out.results.durationNs)

@@ -124,8 +124,8 @@ function counterRun(ctx: ReproContext) {
   );
   const tAll = Math.max(...firstStamp);
   const h3 = allEnq.filter((x) => x.at === 's1:4' && x.srcIp === ip('h3'));
-  const tLast = h3.length > 0 ? h3[h3.length - 1].timeNs : Number.NaN;
-  const drop = tLast + T;
+  const tLastNs = h3.length > 0 ? h3[h3.length - 1].timeNs : Number.NaN;
+  const drop = tLastNs + T;
   const pktNs = (S_WIRE * 8e9) / 1e9;
   let aBad = 0;
   for (const x of stamps) {
@@ -133,28 +133,19 @@ function counterRun(ctx: ReproContext) {
     const want = x.timeNs <= drop ? 3 : 2;
     if (x.n !== want) aBad++;
   }
-  const firstTwo = stamps.find((x) => x.timeNs > tLast && x.n === 2)?.timeNs ?? Number.NaN;
+  const firstTwoNs = stamps.find((x) => x.timeNs > tLastNs && x.n === 2)?.timeNs ?? Number.NaN;
   const dBad = stamps.filter((x) => x.q !== x.queueBytes).length;
   return {
     ok: {
       a: aBad === 0 && Number.isFinite(tAll),
-      b: firstTwo > drop - 1e-9 && firstTwo <= drop + pktNs,
+      b: firstTwoNs > drop - 1e-9 && firstTwoNs <= drop + pktNs,
       d: dBad === 0 && stamps.length > 0,
       e: badNhop === 0 && echoMismatch === 0 && echoes > 0,
     },
     measured:
-      `${stamps.length} stamps at s1→s2: n = 3 with ${aBad} exceptions; h3 last packet ${us(tLast)}, n = 2 from ${us(firstTwo)} ` +
+      `${stamps.length} stamps at s1→s2: n = 3 with ${aBad} exceptions; h3 last packet ${us(tLastNs)}, n = 2 from ${us(firstTwoNs)} ` +
       `(t_last + T_flow = ${us(drop)}); q ≠ queue on ${dBad}; ${echoes} ACKs, ${echoMismatch} not byte-identical, ${badNhop} data with nhop ≠ switches on the path`,
-    values: {
-      stamps: stamps.length,
-      aBad,
-      tLastNs: tLast,
-      firstTwoNs: firstTwo,
-      flowWindowNs: T,
-      dBad,
-      echoes,
-      echoMismatch,
-    },
+    values: { stamps: stamps.length, aBad, tLastNs, firstTwoNs, flowWindowNs: T, dBad, echoes, echoMismatch },
   };
 }
 
@@ -197,8 +188,7 @@ function sixHopRun(ctx: ReproContext) {
 export const ac8: ReproCheck = {
   id: 'AC8',
   title: 'Switch flow counter and INT correctness',
-  paper:
-    'per-egress flow counter with inactivity timers, INT (Q 32 bit, N 16 bit, nhop 16 bit) at dequeue (App. A.1, §5.1.1)',
+  paper: 'per-egress flow counter, idle timers; INT (Q 32, N 16, nhop 16 bit) at dequeue (App. A.1, §5.1.1)',
   expected:
     "n = k after the k-th flow's first packet; n − 1 at t_last + T_flow within one packet time; ACKs/other ports not counted; q = bytes left behind; nhop +1 per switch, ACK echo byte-identical; 6 switches: nhop 6, hop[0..4] intact",
   run(ctx): ReproOutcome {

@@ -306,8 +306,7 @@ function ac7Outcome(sets: Mixed[]): ReproOutcome {
 
 export const ac7Check: ReproCheck = {
   id: 'AC7',
-  title:
-    'Mixed traffic (Exp. 3): WebSearch 30 % + 2 % incast, fat-tree, vs DCQCN/TIMELY/DCTCP/HPCC (3 seeds)',
+  title: 'Mixed traffic (Exp. 3, fat-tree): WebSearch 30 % + 2 % incast vs DCQCN/TIMELY/DCTCP/HPCC (3 seeds)',
   paper:
     'MPCC keeps the minimum queue among the CCs; FCT slowdown "always" below TIMELY and DCQCN, below HPCC/DCTCP for small flows, comparable for large (Figs. 5.6–5.9; statistic not named)',
   expected:

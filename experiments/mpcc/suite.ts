@@ -104,8 +104,7 @@ const ac1a: ReproCheck = {
 const ac1b: ReproCheck = {
   id: 'AC1b',
   title: 'Plant fidelity: 0↔R square-wave input at 500 Hz (no CC)',
-  paper:
-    'rising +3 Gbps, falling −1 Gbps at all frequencies; Q(t) oscillates at the input frequency (Fig. 3.3)',
+  paper: 'rising +3, falling −1 Gbps at all frequencies; Q(t) oscillates at the input frequency (Fig. 3.3)',
   expected: 'rising +3R/8 and falling −R/8 ± 5 %; dominant frequency of Q(t) = 500 Hz ± 1 %',
   run(ctx): ReproOutcome {
     const r = squareRun(ctx.outDir, ctx.seed);
@@ -256,8 +255,7 @@ function ac3Runs(ctx: ReproContext, thesisProfile: boolean, overrides: string[] 
 const ac3Thesis: ReproCheck = {
   id: 'AC3',
   title: 'Controller verification (Exp. 1), VT-dumbbell-thesis, 4→1 and 8→1',
-  paper:
-    'queue converges to 0 in 140.3 µs (1:1) / 149.1 µs (1:10); normalized throughput 0.2464 per flow (N = 4)',
+  paper: 'queue converges to 0 in 140.3 / 149.1 µs (1:1 / 1:10); normalized throughput 0.2464/flow (N = 4)',
   expected:
     'T_conv ≤ 1.3·(D_base + Q_peak·8/R) and (N = 4) 140 µs ± 15 %; over [50, 200]·D_base: avg Q ≤ 1 (N=4) / 2 (N=8) S_wire, Jain ≥ 0.99, util ≥ 0.88, shares 1/N ± 10 %; avg Q ≤ 0.1 × no-CC',
   run(ctx): ReproOutcome {
@@ -433,8 +431,7 @@ function exp2Text(v: ReturnType<typeof exp2Verdict>): string {
 const ac5: ReproCheck = {
   id: 'AC5',
   title: 'Fairness and convergence with joins and departures (Exp. 2, MB sizes)',
-  paper:
-    'throughput converges to the fair share after each join, freed bandwidth is taken up; MPCC queue ≈ 0 after each join peak',
+  paper: 'throughput → fair share after each join, freed bandwidth used; MPCC queue ≈ 0 after each join peak',
   expected:
     'after joins (+60·D_base..next): Jain ≥ 0.98, util ≥ 0.90; after departures (+30..100·D_base): util ≥ 0.90; join convergence ≤ 1.3·(D_base + peak·8/R); avg Q ≤ 2·S_wire, ≤ 0.1 × no-CC, ≤ HPCC + S_wire',
   run(ctx): ReproOutcome {
@@ -472,8 +469,7 @@ const ac5Hold: ReproCheck = {
   id: 'AC5b-hold',
   title: "Finding: the thesis' literal zero-queue rule (hold) after departures",
   paper: '"MPCC will maintain the existing size of the CWND" when every queue is 0 (§3.4)',
-  expected:
-    'record AC5b with zeroQueuePolicy hold (spec: it starves, SIM util 0.39–0.78, the longest flow never finishes)',
+  expected: 'record AC5b, zeroQueuePolicy hold (spec: starves, SIM util 0.39–0.78, longest flow never ends)',
   run(ctx): ReproOutcome {
     const e = exp2Run(ctx, ['cc.mpcc.zeroQueuePolicy=hold']);
     const v = exp2Verdict(e);
@@ -518,8 +514,7 @@ function ac6Outcome(m: IncastMeasure, h: IncastMeasure, extra: ReproOutcome['val
 const ac6: ReproCheck = {
   id: 'AC6',
   title: 'Incast 8 × 300 KB → 1, thesis dumbbell, vs HPCC',
-  paper:
-    'MPCC keeps queues near zero and finishes the incast (§3.4, §5.4); SIM avg queue 0.68× HPCC, completion 1.112× ideal',
+  paper: 'MPCC: queues ≈ 0, incast finishes (§3.4, §5.4); SIM avg queue 0.68× HPCC, completion 1.112× ideal',
   expected:
     'peak within ±5 % of HPCC and in [(N−1)P, (N−1)P + (N+1)S_wire] (P in wire bytes); T_conv ≤ 1.3·(D_base + peak·8/R); avg Q ≤ 1.0 × HPCC; last flow ≤ 1.15 × ideal; 0 drops',
   run(ctx): ReproOutcome {
@@ -551,8 +546,7 @@ const ac9c: ReproCheck = {
   id: 'AC9c',
   title: 'Applied windows within [W_floor, P]; hold keeps W on all-zero INT',
   paper: '0 ≤ W ≤ P_BD,max (§4.3.1); "maintain the existing CWND" on zero queues (§3.4)',
-  expected:
-    'every applied W ∈ [W_floor, P] in the AC3/AC6 runs; with hold, W unchanged on every all-zero INT',
+  expected: 'every applied W ∈ [W_floor, P] in the AC3/AC6 runs; with hold, W unchanged on each all-zero INT',
   run(ctx): ReproOutcome {
     const runs = [dumbbell(EXP1, { ...ctx, n: 4 }), dumbbell(EXP1, { ...ctx, n: 8 }), dumbbell(INCAST, ctx)];
     let lo = Number.POSITIVE_INFINITY;
@@ -615,8 +609,7 @@ const bdpFinding: ReproCheck = {
   id: 'F-BDP',
   title: 'Finding: the thesis\' "maxBDP = 30000 bytes"',
   paper: 'Exp. 1 prints maxBDP = 30000 bytes (§5.2) and T_conv 140.3 µs',
-  expected:
-    'record P from eqs. 2.2–2.3 on the thesis dumbbell and T_conv with P forced to 30 000 B (spec item 1: 3750 B)',
+  expected: 'record P by eqs. 2.2–2.3 on the thesis dumbbell, T_conv with P = 30 000 B (spec item 1: 3750 B)',
   run(ctx): ReproOutcome {
     const a = dumbbell(EXP1, { ...ctx, n: 4 });
     const b = dumbbell(EXP1, { ...ctx, n: 4, overrides: ['cc.mpcc.bdpBytes=30000', 'duration=3ms'] });

@@ -7,11 +7,9 @@
 
 import type { Scenario } from '../../src/config/scenario.js';
 import { binRange, type QueueBins } from '../../src/probe/bins.js';
-import { chainTracers, type FlowBins, Probe, tracer } from '../../src/probe/probe.js';
-import { planFromSetup } from '../../src/runtime/app/plan.js';
-import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { type FlowBins, tracer } from '../../src/probe/probe.js';
 import { FrameKind } from '../../src/wire/packet.js';
-import { observedRun } from '../observed-run.js';
+import { binnedRun } from '../observed-run.js';
 import { paperScenarios } from '../paper-scenario.js';
 import type { PortRef } from '../ports.js';
 import type { ReproContext } from '../types.js';
@@ -33,34 +31,29 @@ export interface ProbeOptions extends ReproContext {
 export type RccProbe = ReturnType<typeof probedRun>;
 
 export function probedRun(scenario: Scenario, o: ProbeOptions) {
-  // The runtime's own plan: the QPNs and paths the virtual run will use.
-  const plan = planFromSetup(setupRun(scenario, { seed: o.seed }));
   const watch = o.watch ?? [];
-  const probe = new Probe(
-    { binNs: o.binNs ?? 100, ports: watch.map((w) => ({ node: w.sw, port: w.port })), flows: true },
-    plan,
-  );
-  const flows: FlowProbe[] = probe.flows.map((f) => Object.assign(f, { ackNs: [], ackWindow: [] }));
-  // Receiver host → sender QPN (what its ACKs name) → flows; the latest started takes the ACK.
-  const byAck = new Map<string, FlowProbe[]>();
-  for (const f of flows) byAck.set(`${f.dst}:${f.srcQpn}`, [...(byAck.get(`${f.dst}:${f.srcQpn}`) ?? []), f]);
-  const acks = tracer({
-    nicTx: (host, t, pkt) => {
-      const w = pkt.ext?.windowBytes ?? null;
-      if (pkt.kind !== FrameKind.Ack || w === null) return;
-      let f: FlowProbe | undefined;
-      for (const c of byAck.get(`${host}:${pkt.destQp}`) ?? []) if (f === undefined || c.startNs <= t) f = c;
-      if (f === undefined) return;
-      f.ackNs.push(t);
-      f.ackWindow.push(w);
-    },
+  const ports = watch.map((w) => ({ node: w.sw, port: w.port }));
+  let flows: FlowProbe[] = [];
+  const { probe, out, nics } = binnedRun(scenario, { ...o, binNs: o.binNs ?? 100, ports }, (probe) => {
+    flows = probe.flows.map((f) => Object.assign(f, { ackNs: [], ackWindow: [] }));
+    // Receiver host → sender QPN (what its ACKs name) → flows; the latest started takes the ACK.
+    const byAck = new Map<string, FlowProbe[]>();
+    for (const f of flows)
+      byAck.set(`${f.dst}:${f.srcQpn}`, [...(byAck.get(`${f.dst}:${f.srcQpn}`) ?? []), f]);
+    const acks = tracer({
+      nicTx: (host, t, pkt) => {
+        const w = pkt.ext?.windowBytes ?? null;
+        if (pkt.kind !== FrameKind.Ack || w === null) return;
+        let f: FlowProbe | undefined;
+        for (const c of byAck.get(`${host}:${pkt.destQp}`) ?? [])
+          if (f === undefined || c.startNs <= t) f = c;
+        if (f === undefined) return;
+        f.ackNs.push(t);
+        f.ackWindow.push(w);
+      },
+    });
+    return o.acks === true ? acks : null;
   });
-  const { out, nics } = observedRun(scenario, {
-    outDir: o.outDir,
-    seed: o.seed,
-    trace: chainTracers([probe, o.acks === true ? acks : null]),
-  });
-  probe.finish(out.results.durationNs);
   return {
     out,
     binNs: probe.binNs,

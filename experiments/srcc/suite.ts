@@ -117,8 +117,7 @@ const ac1: ReproCheck = {
 const ac2: ReproCheck = {
   id: 'AC2',
   title: 'PFC avoided on the victim-bearing port; victim protected (S-1)',
-  paper:
-    'SRCC notifies only congested flows that share an ingress with uncongested ones, before PFC (§III-B)',
+  paper: 'SRCC notifies only congested flows sharing an ingress with uncongested ones, before PFC (§III-B)',
   expected:
     'XOFF to H1: BASE ≥ 1, SRCC 0; f_v in baseRTT/4 windows over [100, 300] µs: BASE min ≤ 0.1·C, SRCC min ≥ 0.4·C (±0.05·C)',
   run(ctx): ReproOutcome {
@@ -138,26 +137,19 @@ const ac2: ReproCheck = {
       );
     const sS = share(srcc);
     const sB = share(base);
-    const xoffS = pfcTx(srcc, sw, port);
-    const xoffB = pfcTx(base, sw, port);
-    const pausedB = base.out.results.ports.find((p) => p.node === 'h1')!.pausedNs;
-    const minS = Math.min(...sS);
-    const minB = Math.min(...sB);
+    const xoffSrcc = pfcTx(srcc, sw, port);
+    const xoffBase = pfcTx(base, sw, port);
+    const pausedBaseNs = base.out.results.ports.find((p) => p.node === 'h1')!.pausedNs;
+    const fvMinSrcc = Math.min(...sS);
+    const fvMinBase = Math.min(...sB);
     const tailS = sS.slice(Math.floor(sS.length / 2));
-    const lateS = mean(tailS)!;
+    const fvLateSrcc = mean(tailS)!;
     return {
       measured:
-        `XOFF→H1 BASE ${xoffB} (H1 paused ${us(pausedB, 1)}), SRCC ${xoffS}; ` +
-        `f_v min BASE ${minB.toFixed(2)}·C, SRCC ${minS.toFixed(2)}·C (mean over [200, 300] µs ${lateS.toFixed(2)}·C)`,
-      pass: xoffB >= 1 && xoffS === 0 && minB <= 0.1 + 0.05 && minS >= 0.4 - 0.05,
-      values: {
-        xoffBase: xoffB,
-        xoffSrcc: xoffS,
-        pausedBaseNs: pausedB,
-        fvMinBase: minB,
-        fvMinSrcc: minS,
-        fvLateSrcc: lateS,
-      },
+        `XOFF→H1 BASE ${xoffBase} (H1 paused ${us(pausedBaseNs, 1)}), SRCC ${xoffSrcc}; ` +
+        `f_v min BASE ${fvMinBase.toFixed(2)}·C, SRCC ${fvMinSrcc.toFixed(2)}·C (mean over [200, 300] µs ${fvLateSrcc.toFixed(2)}·C)`,
+      pass: xoffBase >= 1 && xoffSrcc === 0 && fvMinBase <= 0.1 + 0.05 && fvMinSrcc >= 0.4 - 0.05,
+      values: { xoffBase, xoffSrcc, pausedBaseNs, fvMinBase, fvMinSrcc, fvLateSrcc },
     };
   },
 };
@@ -190,8 +182,7 @@ function fvLastAtSwitchNs(p: Probe): number {
 const ac3: ReproCheck = {
   id: 'AC3',
   title: 'Selective notification (Fig. 4 semantics), S-1 variants',
-  paper:
-    'only congested flows sharing their ingress with uncongested flows are rate-adjusted (§III-B, Fig. 4)',
+  paper: 'only congested flows sharing an ingress with uncongested ones are rate-adjusted (§III-B, Fig. 4)',
   expected:
     '(a) CNMs only to f_c (calibration 5); (b) f_v absent and (c) f_v gone > T before the burst: 0 CNMs; (d) f_v gone < T before: CNMs to f_c (calibration 4); literal victimMode: (a) also some B flows, (b) f_c',
   run(ctx): ReproOutcome {
@@ -427,7 +418,7 @@ const ac6: ReproCheck = {
     const relayers = new Set(relayed.map((e) => e.switchName));
     const first = atHa[0];
     let latencyNs = Number.NaN;
-    let expectedNs = Number.NaN;
+    let pathFormulaNs = Number.NaN;
     let rtt = Number.NaN;
     if (first !== undefined) {
       latencyNs = first.timeNs - (sendTimeOf(main, FA_SRC, first.body, first.timeNs) ?? Number.NaN);
@@ -435,7 +426,7 @@ const ac6: ReproCheck = {
       const frame = main.departures.find((d) => d.node === FA_SRC)!.sizeBytes;
       // The CP is L2, the third switch-side link of H_a's path: 3 links forward, 3 back.
       const path = pathOf(main, FA_SRC, FA_DST);
-      expectedNs = path.links
+      pathFormulaNs = path.links
         .slice(0, 3)
         .reduce((a, l) => a + 2 * l.delayNs + ((frame + CNM_BYTES) * 8e9) / l.rateBps, 0);
       rtt = path.baseRttNs;
@@ -463,7 +454,7 @@ const ac6: ReproCheck = {
     };
     const f1 = fault(false);
     const f2 = fault(true);
-    const noEntryF1 = f1.switches.get('s2')!.switchCounters().cp.srccCnmNoEntry ?? 0;
+    const noEntryAfterFault = f1.switches.get('s2')!.switchCounters().cp.srccCnmNoEntry ?? 0;
     const firstGenF1 = f1.cnmEvents.find((e) => e.type === 'generated')!;
     const droppedF1 = !f1.cnmRx.some((c) => c.body.cpTimestampNs === firstGenF1.body.cpTimestampNs);
     const firstGenF2 = f2.cnmEvents.find((e) => e.type === 'generated')!;
@@ -486,24 +477,17 @@ const ac6: ReproCheck = {
       Math.abs(latencyNs - 24_260) <= 500 &&
       latencyNs < 0.8 * rtt &&
       hopsOk &&
-      noEntryF1 === 1 &&
+      noEntryAfterFault === 1 &&
       droppedF1 &&
       fallbackOk;
     return {
       measured:
         `${gen.length} CNMs from ${[...cps].join(', ')} (switch/nHops), relayed by ${[...relayers].sort().join('+')}, ` +
         `${atHa.length} at H_a (hopsTraversed ${[...new Set(atHa.map((c) => c.body.hopsTraversed))].join('/')}), misrouted ${misrouted}; ` +
-        `latency ${us(latencyNs, 3)} (path formula ${us(expectedNs, 3)}) = ${(latencyNs / rtt).toFixed(3)} × baseRTT ${us(rtt)}; ` +
-        `N_TTL ${hopsText}; fault: cnmNoEntry ${noEntryF1}, CNM ${droppedF1 ? 'dropped' : 'delivered'}; with IP fallback ${fallbackOk ? 'delivered' : 'not delivered'}`,
+        `latency ${us(latencyNs, 3)} (path formula ${us(pathFormulaNs, 3)}) = ${(latencyNs / rtt).toFixed(3)} × baseRTT ${us(rtt)}; ` +
+        `N_TTL ${hopsText}; fault: cnmNoEntry ${noEntryAfterFault}, CNM ${droppedF1 ? 'dropped' : 'delivered'}; with IP fallback ${fallbackOk ? 'delivered' : 'not delivered'}`,
       pass,
-      values: {
-        cnms: gen.length,
-        misrouted,
-        latencyNs,
-        pathFormulaNs: expectedNs,
-        baseRttNs: rtt,
-        noEntryAfterFault: noEntryF1,
-      },
+      values: { cnms: gen.length, misrouted, latencyNs, pathFormulaNs, baseRttNs: rtt, noEntryAfterFault },
     };
   },
 };
