@@ -199,15 +199,10 @@ const A6: ReproCheck = {
     const plus = small('dcqcn-plus', ctx);
     const line = (a: Alg, w: WindowMeasure) =>
       `${NAME[a]} throughput ${w.utilisation.toFixed(3)}, mean ${fmtKB(w.meanQueueBytes)}, p99 ${fmtKB(w.p99QueueBytes)}, ${w.xoff} XOFF`;
+    const quiet = [base, plus].every((w) => w.xoff === 0 && w.p99QueueBytes <= 300e3);
     return {
       measured: `${line('dcqcn', base)}; ${line('dcqcn-plus', plus)}`,
-      pass:
-        plus.utilisation >= 0.9 &&
-        plus.utilisation >= base.utilisation - 0.08 &&
-        base.xoff === 0 &&
-        plus.xoff === 0 &&
-        base.p99QueueBytes <= 300e3 &&
-        plus.p99QueueBytes <= 300e3,
+      pass: plus.utilisation >= 0.9 && plus.utilisation >= base.utilisation - 0.08 && quiet,
       values: { ...windowValues('dcqcn_', base), ...windowValues('plus_', plus) },
     };
   },

@@ -203,17 +203,8 @@ const ac3: ReproCheck = {
     const fvC = tB - fvLastAtSwitchNs(c);
     const fvD = tB - fvLastAtSwitchNs(d);
     const premise = fvC > T && fvD > 0 && fvD < T;
-    const pass =
-      premise &&
-      na.fc > 0 &&
-      na.fv === 0 &&
-      na.burst === 0 &&
-      nb.total === 0 &&
-      nc.total === 0 &&
-      nd.fc > 0 &&
-      nd.fv + nd.burst === 0 &&
-      nla.burst > 0 &&
-      nlb.fc > 0;
+    const abc = na.fc > 0 && na.fv === 0 && na.burst === 0 && nb.total === 0 && nc.total === 0;
+    const pass = premise && abc && nd.fc > 0 && nd.fv + nd.burst === 0 && nla.burst > 0 && nlb.fc > 0;
     return {
       measured:
         `(a) f_c ${na.fc}, f_v ${na.fv}, B ${na.burst}; (b) ${nb.total}; (c) ${nc.total} (f_v last at SW t_b − ${us(fvC, 1)}); ` +
@@ -274,16 +265,10 @@ const ac4: ReproCheck = {
     const tFluid = tH2 + expectedQcth / (rateBps / 2 / 8e9);
     const fcGapNs = (dataFrame * 8e9) / (rateBps / 2);
     const logged = [...qcth];
-    const pass =
-      logged.length === 1 &&
-      logged[0] === expectedQcth &&
-      violations === 0 &&
-      gen.every((e) => e.body.qLenBytes > expectedQcth) &&
-      q > expectedQcth &&
-      q <= expectedQcth + dataFrame &&
-      t >= tFluid - 100 &&
-      t <= tFluid + fcGapNs + 100 &&
-      first.body.targetRateKbps === 50_000_000;
+    const logOk = logged.length === 1 && logged[0] === expectedQcth && violations === 0;
+    const qOk = gen.every((e) => e.body.qLenBytes > expectedQcth) && q > expectedQcth;
+    const tOk = q <= expectedQcth + dataFrame && t >= tFluid - 100 && t <= tFluid + fcGapNs + 100;
+    const pass = logOk && qOk && tOk && first.body.targetRateKbps === 50_000_000;
     return {
       measured:
         `Q_cth logged ${logged.join(', ')} B (raw ${first.body.qCthRaw}); first CNM at ${us(t, 3)} (fluid crossing ${us(tFluid, 3)}) with Q_e ${q} B, ` +
@@ -465,21 +450,11 @@ const ac6: ReproCheck = {
       .map((s) => `${s}:${[...(hopsSeen.get(s) ?? [])].join('/')}`)
       .join(' ');
     const hopsOk = hopsText === 's1:1 s2:2 s3:3';
-    const pass =
-      gen.length > 0 &&
-      [...cps].join() === 's3/3' &&
-      relayers.has('s2') &&
-      relayers.has('s1') &&
-      atHa.length === gen.length &&
-      atHa.every((c) => c.body.hopsTraversed === 2) &&
-      misrouted === 0 &&
-      noEntry === 0 &&
-      Math.abs(latencyNs - 24_260) <= 500 &&
-      latencyNs < 0.8 * rtt &&
-      hopsOk &&
-      noEntryAfterFault === 1 &&
-      droppedF1 &&
-      fallbackOk;
+    const routed = gen.length > 0 && [...cps].join() === 's3/3' && relayers.has('s2') && relayers.has('s1');
+    const atHaOk =
+      atHa.length === gen.length && atHa.every((c) => c.body.hopsTraversed === 2) && misrouted === 0;
+    const timed = noEntry === 0 && Math.abs(latencyNs - 24_260) <= 500 && latencyNs < 0.8 * rtt;
+    const pass = routed && atHaOk && timed && hopsOk && noEntryAfterFault === 1 && droppedF1 && fallbackOk;
     return {
       measured:
         `${gen.length} CNMs from ${[...cps].join(', ')} (switch/nHops), relayed by ${[...relayers].sort().join('+')}, ` +
