@@ -116,6 +116,8 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
     tap: pcap?.tap,
     trace: opts.trace,
     probes: s.probes,
+    // Only the project's firmware is known to keep no received frame (VirtualRunInput).
+    recyclePackets: opts.createNic === undefined && opts.createSwitch === undefined,
   });
   const t0 = performance.now();
   const onProgress = opts.onProgress;

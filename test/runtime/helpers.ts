@@ -21,6 +21,8 @@ export interface TestRunOptions {
   createSwitch?: SwitchFactory;
   /** false: hosts' applications run as real nodes do (VirtualRunInput.directPeers). */
   directPeers?: boolean;
+  /** VirtualRunInput.recyclePackets. */
+  recyclePackets?: boolean;
 }
 
 export function scenario(yaml: string): Scenario {
@@ -50,6 +52,7 @@ export function makeRun(
     drop: o.drop,
     tap: o.tap,
     directPeers: o.directPeers,
+    recyclePackets: o.recyclePackets,
   });
   return { run, setup };
 }

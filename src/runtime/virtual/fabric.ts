@@ -11,6 +11,7 @@ import { nullLogger } from '../../env/env.js';
 import type { Rng } from '../../env/rng.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import type { FrameKind, Packet } from '../../wire/packet.js';
+import { recyclePacket } from '../../wire/packet-factory.js';
 import type { ArrivalSink, DelayClass, EngineScheduler } from './engine-scheduler.js';
 
 /** Observes frames on links (pcap, delivery accounting). Only installed when needed. */
@@ -57,6 +58,11 @@ export class Link implements ArrivalSink {
   lossKindMask = 0xff;
   /** Frames lost on this link (loss model or drop filter). */
   lost = 0;
+  /**
+   * Hand each frame back to the packet factory once the receiving node returned (host-facing
+   * links of a run where nothing else can hold on to a frame: VirtualRunInput.recyclePackets).
+   */
+  recycle = false;
   readonly from: TopologyNode;
   readonly port: number;
   readonly to: TopologyNode;
@@ -86,6 +92,7 @@ export class Link implements ArrivalSink {
     if (this.rxTap !== null) this.rxTap(this.to, this.peerPort, pkt!, this.sched.now());
     if (this.hostRx !== null) this.hostRx(this.to, pkt!);
     this.peer!.receive(this.peerPort, pkt!);
+    if (this.recycle) recyclePacket(pkt!);
   }
 
   send(pkt: Packet): void {
