@@ -266,10 +266,15 @@ function rec(o: object): string {
   return JSON.stringify(o, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
 }
 
+/**
+ * One series as one flat string. Joined from an array rather than appended to: appending builds
+ * a tree of string pieces that lives until the whole file is flattened, several times the file's
+ * size (for the 320-host fat tree's 2.9 M points, about 300 MB against a 36 MB file).
+ */
 function points(p: SeriesPoints): string {
-  let s = '[';
-  for (let i = 0; i < p.length; i++) s += (i === 0 ? '[' : ',[') + num(p[i][0]) + ',' + num(p[i][1]) + ']';
-  return s + ']';
+  const parts = new Array<string>(p.length);
+  for (let i = 0; i < p.length; i++) parts[i] = `[${num(p[i][0])},${num(p[i][1])}]`;
+  return `[${parts.join(',')}]`;
 }
 
 function list(items: string[], indent: string): string {
