@@ -16,7 +16,7 @@
  * In both, a host opens every QP it terminates when it attaches. Opening one later, from the
  * sender's flow start, would act on the receiver's NIC inside another node's event (a QP's
  * creation kicks the NIC's transmitter), which no real network can do and which made virtual
- * time differ from lockstep (docs/realtime.md "Equal-time order").
+ * time differ from lockstep (docs/development.md, "The node runtime").
  * Barrier groups (flows that wait for others, alltoall) are released by the runtime, which
  * learns of completions through `flowDone` and calls `startFlow` on the sender's application.
  *

@@ -314,7 +314,7 @@ export class VirtualRun {
     if (this.plan.flows.length === 0) return;
     // Each host arms its own static starts, as a real node does: a start's place among the
     // host's other timers of its instant then follows from when that host set it, not from
-    // the other hosts' starts (docs/realtime.md "Equal-time order").
+    // the other hosts' starts (docs/development.md, "The node runtime").
     for (const app of this.apps) app.armStarts();
     this.sched.setTimer(0, this.sample);
   }
