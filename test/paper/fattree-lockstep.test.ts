@@ -2,7 +2,7 @@
  * Paper tier: the HPCC 320-host fat tree (scenarios/websearch-fattree320.yaml, 376 nodes, 11 711
  * WebSearch flows) run whole on the local real-time runtime in lockstep gives exactly virtual
  * time's flows, ports, hosts and series (docs/realtime.md "Known limits"). npm test runs its first
- * 3.1 ms (test/realtime/shipped-scenarios); the whole run takes about 28 min of a quiet 2-core
+ * 3.1 ms (test/realtime/shipped-scenarios); the whole run takes about 23 min of a quiet 2-core
  * machine plus 7 min for virtual time, and needs about 1.3 GB.
  */
 import { join } from 'node:path';
