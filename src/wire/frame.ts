@@ -23,7 +23,7 @@ import { IP_PROTO_UDP, IPV4_FLAGS_DF, ipv4ChecksumOk, writeIpv4, writeIpv4Checks
 import { opcodeHasImmDt, opcodeHasReth } from './kind.js';
 import { isDataOpcode, Opcode } from './opcodes.js';
 import { type Ecn, FrameKind, type Packet } from './packet.js';
-import { createExt, createPacket, resetPacket } from './packet-factory.js';
+import { createExt, createPacket } from './packet-factory.js';
 import { decodePfcBody, encodePfcBody, PFC_BODY_BYTES } from './pfc.js';
 import {
   AETH_BYTES,
@@ -85,12 +85,6 @@ export interface DecodeOptions {
    * the packet lives), so encoding it again copies and patches instead (a forwarding switch).
    */
   keepWire?: boolean;
-  /**
-   * A Packet nobody uses any more, overwritten (every field, resetPacket) instead of allocating a
-   * fresh one: a real-runtime switch decodes into the Packets it has sent on. On a DecodeError it
-   * is left half written; the caller still owns it.
-   */
-  reuse?: Packet;
 }
 
 const NO_OPTIONS: EncodeOptions & DecodeOptions = {};
@@ -570,7 +564,7 @@ export function decodeFrame(
     type = readU16(buf, 16);
     off += VLAN_TAG_BYTES;
   }
-  const pkt = opts.reuse !== undefined ? resetPacket(opts.reuse) : createPacket();
+  const pkt = createPacket();
   pkt.dstMac = (buf[0] * 0x100 + buf[1]) * 0x1_0000_0000 + readU32(buf, 2);
   pkt.srcMac = (buf[6] * 0x100 + buf[7]) * 0x1_0000_0000 + readU32(buf, 8);
   switch (type) {

@@ -1,6 +1,7 @@
 /**
- * Factories that give every Packet the same hidden class, and a free list the virtual runtime
- * feeds with frames nobody can reach any more.
+ * Factories that give every Packet the same hidden class, and a free list the runtimes feed with
+ * frames nobody can reach any more (virtual time: after the receiving NIC; a real switch node:
+ * once it has sent them).
  *
  * Why a free list: in virtual time a frame lives for its whole path (microseconds of emulated
  * time, but a million events and about a second of wall time on a large network), so nearly
@@ -22,7 +23,7 @@ const FREE_FRAMES_MAX = 1 << 15;
 /**
  * Give a frame back for reuse. Only for a frame that nothing references any more, nor will:
  * the caller guarantees it (the virtual runtime, after the receiving NIC returned, when no
- * tracer, tap or test double could have kept it). Sub-objects (INT stack, extensions, PFC and
+ * tracer, tap or test double could have kept it; a real switch node, once the frame is sent). Sub-objects (INT stack, extensions, PFC and
  * CNM bodies, AETH) are dropped, not reused, since readers may have kept those.
  */
 export function recyclePacket(pkt: Packet): void {
@@ -83,10 +84,8 @@ export function createPacket(): Packet {
 
 /**
  * `p` made blank again, every field as createPacket() writes it (and in its order, so the hidden
- * class stays the same): a real-runtime switch decodes frames into Packets it sent on, instead of
- * allocating one per frame (src/runtime/real/node-env.ts), and the free list above resets the frames
- * virtual time hands back. test/wire/packet-factory.test.ts holds
- * the two equal.
+ * class stays the same), for the free list above. test/wire/packet-factory.test.ts holds the two
+ * equal.
  */
 export function resetPacket(p: Packet): Packet {
   p.kind = FrameKind.Data;

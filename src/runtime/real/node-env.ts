@@ -32,6 +32,7 @@ import {
   type PromiseTrailer,
 } from '../../wire/encap.js';
 import { FrameKind, type Packet } from '../../wire/packet.js';
+import { recyclePacket } from '../../wire/packet-factory.js';
 import {
   encodeControl,
   linkSeqDiff,
@@ -108,16 +109,13 @@ export interface NodeEnvOptions {
   /** Tests: lose every n-th first transmission of a sequenced datagram (0: never). */
   dropEvery?: number;
   /**
-   * Decode received frames into Packets firmware has sent (default false): for a switch, whose
-   * firmware lets go of a frame once it is sent (switch/switch.ts txDone), so a forwarded frame
-   * costs no new Packet, the largest part of a switch node's young garbage. Not for a NIC, which
-   * may keep what it sent.
+   * Hand every sent Packet back to the packet factory's free list (recyclePacket), which the next
+   * decoded frame takes (default false): for a switch, whose firmware lets go of a frame once it
+   * is sent (switch/switch.ts txDone), so a forwarded frame costs no new Packet, the largest part
+   * of a switch node's young garbage. Not for a NIC, which may keep what it sent.
    */
   recyclePackets?: boolean;
 }
-
-/** Sent Packets a node keeps for decoding into (recyclePackets). */
-const PACKET_POOL = 4096;
 
 /** Sequenced datagrams each output link keeps for a resend (a power of two). */
 const RESEND_RING = 8192;
@@ -277,8 +275,8 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly stampsOut: boolean;
   /** Per output port: a train is open (begun, maybe empty). */
   private readonly open: boolean[];
-  /** Sent Packets received frames are decoded into (recyclePackets; null: off). */
-  private readonly packetPool: Packet[] | null;
+  /** Hand sent Packets to the packet factory's free list (opts.recyclePackets). */
+  private readonly recyclePackets: boolean;
   /** The late frame `deliver` hands to firmware (set just before runAt; no closure per frame). */
   private rxPort = 0;
   private rxPkt: Packet | null = null;
@@ -345,7 +343,7 @@ export class RealNodeEnv implements FirmwareEnv {
     this.lastResendSeq = new Float64Array(this.links.length).fill(-1);
     this.lastResendMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
     this.dropEvery = opts.dropEvery ?? 0;
-    this.packetPool = opts.recyclePackets === true ? [] : null;
+    this.recyclePackets = opts.recyclePackets === true;
     this.open = this.links.map(() => false);
     this.promisedNs = new Float64Array(this.links.length);
     this.boundSentNs = new Float64Array(this.links.length);
@@ -466,13 +464,9 @@ export class RealNodeEnv implements FirmwareEnv {
 
   send(port: number, pkt: Packet): void {
     this.sendFrame(port, pkt);
-    // Encoded (or dropped): nothing here holds the Packet any more, and the firmware lets go of it.
-    const pool = this.packetPool;
-    if (pool !== null && pool.length < PACKET_POOL) {
-      // Not the received datagram it was decoded from: that may go now.
-      pkt.wire = null;
-      pool.push(pkt);
-    }
+    // Encoded (or dropped): nothing here holds the Packet any more, and the firmware lets go of
+    // it; decoding (createPacket) takes it back from the free list.
+    if (this.recyclePackets) recyclePacket(pkt);
   }
 
   private sendFrame(port: number, pkt: Packet): void {
@@ -895,19 +889,14 @@ export class RealNodeEnv implements FirmwareEnv {
     const r = this.reader;
     const ls = this.lockstep;
     if (r.count > 1) this.counters.trainsRx++;
-    const pool = this.packetPool;
     const opts = this.decodeOpts;
     for (let i = 0; !r.control && i < r.count; i++) {
-      if (pool !== null) opts.reuse = pool.pop();
       const at = r.offset(i);
       const pkt = decapsulateAt(r.datagram, at, at + r.length(i), opts, this.rxMeta);
       if ('code' in pkt) {
-        if (opts.reuse !== undefined) pool!.push(opts.reuse);
-        opts.reuse = undefined;
         this.garbage(pkt.code);
         continue;
       }
-      opts.reuse = undefined;
       this.receiveFrame(link, pkt, rxPreciseNs, this.rxMeta.arrivalNs);
     }
     if (ls !== null && r.promiseNs !== null) {
