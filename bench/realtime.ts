@@ -329,7 +329,8 @@ async function startBenchNode(
   map: Record<string, string>,
   env: Record<string, string>,
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
+  const sync = env.SYNC === 'wallclock' ? 'wallclock' : 'lockstep';
+  const child = spawn(process.execPath, [...nodeProcessFlags(sync), nodeEntry()], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE: name,

@@ -79,3 +79,42 @@ describe('EventTimers.runAt', () => {
     expect(seen).toEqual([100, 100, 100, 110]);
   });
 });
+
+describe('EventTimers batches', () => {
+  /** 1000 timers at 1..1000 ns, all due, each taking 20 µs real: 20 ms of work behind the clock. */
+  function behind() {
+    const { clock, advance } = manualClock();
+    const t = timers(clock);
+    const ran: number[] = [];
+    for (let i = 1; i <= 1000; i++)
+      t.setTimer(i, () => {
+        ran.push(t.now());
+        advance(20_000);
+      });
+    advance(2000);
+    return { t, ran };
+  }
+
+  it('a woken batch stops after its real-time budget (1 ms) and the next one goes on in order', () => {
+    const { t, ran } = behind();
+    t.runDue();
+    // The budget is checked every 64 callbacks: 63 × 20 µs is past 1 ms.
+    expect(ran.length).toBe(63);
+    while (ran.length < 1000) {
+      const before = ran.length;
+      t.runDue();
+      expect(ran.length).toBeGreaterThan(before);
+    }
+    expect(ran).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+  });
+
+  it('the timers before a received frame all run first, whatever the budget', () => {
+    const { t, ran } = behind();
+    let rxAt = -1;
+    t.runAt(1000.5, () => {
+      rxAt = t.now();
+    });
+    expect(ran.length).toBe(1000);
+    expect(rxAt).toBe(1000.5);
+  });
+});

@@ -130,7 +130,7 @@ export class LocalRun {
       onMessage: opts.onMessage,
       onProgress: progressPrinter('local', opts),
       spawn: (req): ChildProcess =>
-        spawn(process.execPath, [...nodeProcessFlags(), entry], {
+        spawn(process.execPath, [...nodeProcessFlags(req.sync), entry], {
           env: { ...inherited, ...req.env },
           stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
           serialization: 'json',

@@ -127,7 +127,14 @@ export class NetnsRun {
       spawn: (req): ChildProcess =>
         spawn(
           'ip',
-          ['netns', 'exec', namespaces.get(req.node)!, process.execPath, ...nodeProcessFlags(), entry],
+          [
+            'netns',
+            'exec',
+            namespaces.get(req.node)!,
+            process.execPath,
+            ...nodeProcessFlags(req.sync),
+            entry,
+          ],
           {
             env: { ...inherited, ...req.env },
             stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
