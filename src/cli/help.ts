@@ -6,7 +6,7 @@ export const HELP = `rocelab — RoCEv2 congestion-control testbed (NIC and swit
 
 Usage:
   rocelab run <scenario.yaml> [--runtime virtual|local|netns] [--cc NAME] [--set key=value]...
-              [--seed N] [--out DIR] [--pcap] [--json] [--allow-late]
+              [--seed N] [--out DIR] [--pcap] [--json] [--allow-late] [--keep-logs]
   rocelab compare <scenario.yaml> --cc a,b[,c…] [--runtime …] [--set key=value]... [--set-for ALG:key=value]... [--seed N]
               [--out DIR] [--json]
   rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]

@@ -24,6 +24,8 @@ export interface RunOptions {
   json: boolean;
   /** `--allow-late`: a wallclock run with late frames still writes its results (as warnings). */
   allowLate?: boolean;
+  /** `--keep-logs`: real runtimes keep each node process's log in DIR/logs. */
+  keepLogs?: boolean;
   /** Terminal output; null = silent (compare runs). */
   print?: ((text: string) => void) | null;
   /** Progress of a virtual run, about every 100 ms of wall time (the CLI's progress line). */

@@ -21,12 +21,14 @@ table. A progress line (emulated time, events/s, ETA) is drawn on stderr when it
 
 ${RUN_OPTIONS_HELP}
   --pcap            also write the emulated frames of every port as pcap files (DIR/pcap/)
+  --keep-logs       local and netns runtimes: keep each node process's log in DIR/logs/
 `;
 
 const FLAGS = {
   ...SCENARIO_FLAGS,
   pcap: { type: 'boolean' },
   'allow-late': { type: 'boolean' },
+  'keep-logs': { type: 'boolean' },
 } as const;
 
 export function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -39,6 +41,11 @@ async function run(file: string, values: ArgValues, io: CliIo): Promise<number> 
   if (ccFlag !== undefined && (ccFlag.trim() === '' || ccFlag.includes(',')))
     throw new UsageError(`--cc expects one algorithm name, got ${JSON.stringify(ccFlag)}`);
   const cc = ccFlag?.trim();
+  const keepLogs = values['keep-logs'] === true;
+  if (keepLogs && runtime === 'virtual')
+    throw new UsageError(
+      '--keep-logs needs a real runtime (--runtime local or netns): virtual time has no node processes',
+    );
   const scenario = loadFor(io, file, overrides);
   await checkAlgorithms(io, file, cc !== undefined ? [cc] : [], [scenario]);
 
@@ -56,6 +63,7 @@ async function run(file: string, values: ArgValues, io: CliIo): Promise<number> 
       pcap: values.pcap === true,
       json,
       allowLate: values['allow-late'] === true,
+      keepLogs,
       print: (t) => {
         progress?.clear();
         io.stdout(t);

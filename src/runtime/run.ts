@@ -33,6 +33,8 @@ export interface RunOptions {
   json?: boolean;
   /** Real runtimes, sync wallclock: keep the results of a run with late frames (else exit 3). */
   allowLate?: boolean;
+  /** Real runtimes: keep each node process's log in OUT/logs (else only a failed node's is quoted, and the logs go). */
+  keepLogs?: boolean;
   /** Terminal output (default: process.stdout); null = silent. */
   print?: ((text: string) => void) | null;
   /** Firmware and loss hooks for tests. */

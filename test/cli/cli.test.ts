@@ -375,6 +375,10 @@ describe('bad input: exit 2 with one line', () => {
       ['compare', 'tiny.yaml', '--cc', 'a,b', '--pcap'],
       'rocelab: unknown option --pcap for compare (see rocelab compare --help)',
     ],
+    [
+      ['run', 'tiny.yaml', '--keep-logs'],
+      'rocelab: --keep-logs needs a real runtime (--runtime local or netns): virtual time has no node processes',
+    ],
     [['run'], 'rocelab: run needs a scenario file (rocelab run FILE)'],
     [['run', 'tiny.yaml', 'extra'], 'rocelab: unexpected argument "extra" for run (see rocelab run --help)'],
     [['run', 'missing.yaml'], 'rocelab: missing.yaml: file not found'],

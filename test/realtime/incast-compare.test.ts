@@ -4,6 +4,8 @@
  * hosts of its results.json are those of the same scenario in virtual time, exactly: both
  * runtimes handle the same events in the same order. Both are printed side by side.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NodeMessage } from '../../src/runtime/real/protocol.js';
 import { runScenario } from '../../src/runtime/run.js';
@@ -16,11 +18,13 @@ describe('local runtime vs virtual time: 4-to-1 DCQCN incast', () => {
     const s = scenario(INCAST_4TO1);
     const virtual = runScenario({ scenario: s, outDir: tmp(), print: null });
     const pids: number[] = [];
+    const localDir = tmp();
     const local = await runScenario({
       scenario: s,
       runtime: 'local',
-      outDir: tmp(),
+      outDir: localDir,
       print: null,
+      keepLogs: true,
       // test hook of the local launcher: collect the node PIDs
       ...({ onMessage: (m: NodeMessage) => m.t === 'ready' && pids.push(m.pid) } as object),
     });
@@ -62,6 +66,15 @@ describe('local runtime vs virtual time: 4-to-1 DCQCN incast', () => {
     // same results.json shape as virtual time, plus the real-time section
     expect(Object.keys(local.results).filter((k) => k !== 'realtime')).toEqual(Object.keys(virtual.results));
     expect(local.results.realtime?.sync).toBe('lockstep');
+    // --keep-logs: every process's log stays in OUT/logs, with each of its nodes' start line.
+    const logs = readdirSync(join(localDir, 'logs')).map((f) =>
+      readFileSync(join(localDir, 'logs', f), 'utf8'),
+    );
+    expect(logs.length).toBe(local.results.realtime?.processes);
+    for (const n of ['h1', 'h2', 'h3', 'h4', 'h5', 's1'])
+      expect(logs.some((text) => text.includes(`"node":"${n}"`) && text.includes('"msg":"started"'))).toBe(
+        true,
+      );
     expect(local.results.flows).toEqual(virtual.results.flows);
     expect(local.results.ports).toEqual(virtual.results.ports);
     expect(local.results.hosts).toEqual(virtual.results.hosts);

@@ -45,8 +45,6 @@ export interface LocalOptions extends RunOptions {
   leadMs?: number;
   /** Override the scenario's `processes` (tests that kill nodes need `per-node`). */
   processes?: 'per-node' | 'auto' | number;
-  /** Keep node logs in OUT/logs (default: only on failure they are quoted). */
-  keepLogs?: boolean;
   onMessage?(m: NodeMessage): void;
 }
 

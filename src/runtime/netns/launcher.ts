@@ -39,8 +39,6 @@ export interface NetnsOptions extends RunOptions {
   timeScale?: number;
   watchdogMs?: number;
   leadMs?: number;
-  /** Keep node logs in OUT/logs. */
-  keepLogs?: boolean;
   /** Namespace tag (default random); namespaces are `rl-<pid>-<tag>-<node>`. */
   tag?: string;
   /** Real ms of queueing tc accepts before dropping (default 500) and of bursts it passes (default 20). */
