@@ -4,7 +4,7 @@
  * Exit status: 0 done, 2 bad configuration (one line on stderr), 1 internal error.
  */
 import { isConfigError } from '../../config/errors.js';
-import { runNode } from './node.js';
+import { runNode } from './run-node.js';
 
 try {
   await runNode({ env: process.env });

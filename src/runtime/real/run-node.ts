@@ -1,0 +1,52 @@
+/**
+ * `rocelab node` and the launchers' node processes (node-main.ts): the nodes NODE names, in one
+ * process, from their environment (docs/realtime.md), until each has finished.
+ */
+import { nodeConfigsFromEnv, RealNode } from './node.js';
+import { hostMonotonicNs, type LauncherMessage, type NodeMessage } from './protocol.js';
+
+/**
+ * The `rocelab node` command: the node, or the nodes, NODE names. Resolves when every one of them
+ * has finished; bad configuration throws a ConfigError (the CLI exits 2 with one line).
+ */
+export async function runNode(opts: { env: Record<string, string | undefined> }): Promise<void> {
+  const cfgs = nodeConfigsFromEnv(opts.env);
+  const ipc = typeof process.send === 'function' && process.connected;
+  // The last message handed to the IPC channel: a large report (long queue series) takes a while
+  // to flush, and disconnecting (then exiting) before that would lose it.
+  let flushed: Promise<void> = Promise.resolve();
+  const send = ipc
+    ? (m: NodeMessage) => {
+        flushed = new Promise<void>((resolve) => {
+          process.send!(m, undefined, undefined, () => resolve());
+        });
+      }
+    : null;
+  const nodes = cfgs.map((cfg) => new RealNode(cfg, send));
+  const closeAll = () => Promise.all(nodes.map((n) => n.close()));
+  const onSignal = () => {
+    for (const node of nodes) if (node.env !== null) void node.finish(node.env.now());
+    if (nodes.every((n) => n.env === null)) void closeAll().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  if (ipc) {
+    process.on('message', (m: LauncherMessage) => {
+      for (const node of nodes) node.onLauncherMessage(m);
+    });
+    // The launcher went away: do not outlive it.
+    process.on('disconnect', () => {
+      void closeAll().then(() => process.exit(0));
+    });
+  }
+  for (const node of nodes) await node.open();
+  if (!ipc) {
+    const t0 = cfgs[0].startAtMonoNs ?? hostMonotonicNs() + cfgs[0].startDelayMs * 1e6;
+    for (const node of nodes) node.start(t0);
+  }
+  await Promise.all(nodes.map((n) => n.done()));
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  await flushed;
+  if (ipc) process.disconnect();
+}
