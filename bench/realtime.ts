@@ -329,8 +329,7 @@ async function startBenchNode(
   map: Record<string, string>,
   env: Record<string, string>,
 ): Promise<ChildProcess> {
-  const sync = env.SYNC === 'wallclock' ? 'wallclock' : 'lockstep';
-  const child = spawn(process.execPath, [...nodeProcessFlags(sync), nodeEntry()], {
+  const child = spawn(process.execPath, [...nodeProcessFlags(), nodeEntry()], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE: name,

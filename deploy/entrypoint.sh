@@ -17,7 +17,5 @@ if [ "${1:-node}" = node ]; then
   eval "$start"
 fi
 # --single-threaded-gc: a compose testbed puts more node containers than cores on a machine, and
-# parallel scavenges stall there; NODE_GC_FLAGS (set above for sync: wallclock) keep GC pauses
-# short (src/runtime/real/node-process.ts). Unquoted on purpose: one word per flag.
-# shellcheck disable=SC2086
-exec node --single-threaded-gc ${NODE_GC_FLAGS:-} bin/rocelab.js "$@"
+# parallel scavenges stall there (src/runtime/real/node-process.ts).
+exec node --single-threaded-gc bin/rocelab.js "$@"

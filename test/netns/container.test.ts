@@ -2,7 +2,6 @@
  * The container side of the docker testbed without docker: tc plans for a container's links,
  * the start gate between nodes and the traffic job, and the job's progress from /metrics.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,13 +9,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import {
   containerShapeCommands,
-  prepareContainer,
   prepareContainerNode,
   readStartGate,
 } from '../../src/runtime/netns/container.js';
 import { parseMetrics, runTrafficJob } from '../../src/runtime/netns/traffic-job.js';
 import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
-import { nodeProcessFlags, WALLCLOCK_GC_FLAGS } from '../../src/runtime/real/node-process.js';
 import { hostMonotonicNs } from '../../src/runtime/real/protocol.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -128,26 +125,5 @@ describe('start gate and traffic job', () => {
       { name: 'rocelab_port_queue_bytes', labels: { port: '1', node: 's1' }, value: 1500 },
       { name: 'rocelab_time_scale', labels: {}, value: 4000 },
     ]);
-  });
-});
-
-describe('node process flags', () => {
-  it('gives wallclock nodes the short-pause GC flags, in launchers and containers, and Node accepts them', async () => {
-    expect(nodeProcessFlags('lockstep', {})).toEqual(['--single-threaded-gc']);
-    expect(nodeProcessFlags('wallclock', { ROCELAB_NODE_ARGS: '--prof' })).toEqual([
-      '--single-threaded-gc',
-      ...WALLCLOCK_GC_FLAGS,
-      '--prof',
-    ]);
-    const ok = spawnSync(process.execPath, [...nodeProcessFlags('wallclock', {}), '-e', '0']);
-    expect(ok.status, ok.stderr.toString()).toBe(0);
-    // The container entry gets them from container-main's exports (deploy/entrypoint.sh).
-    const env: Record<string, string> = { ...composeEnv('h1'), SHAPE: '0' };
-    delete env.START_GATE;
-    const quiet = { log: () => {} };
-    expect((await prepareContainer({ ...env, SYNC: 'wallclock' }, quiet)).NODE_GC_FLAGS).toBe(
-      WALLCLOCK_GC_FLAGS.join(' '),
-    );
-    expect((await prepareContainer({ ...env, SYNC: 'lockstep' }, quiet)).NODE_GC_FLAGS).toBeUndefined();
   });
 });

@@ -128,7 +128,7 @@ export class LocalRun {
       onMessage: opts.onMessage,
       onProgress: progressPrinter('local', opts),
       spawn: (req): ChildProcess =>
-        spawn(process.execPath, [...nodeProcessFlags(req.sync), entry], {
+        spawn(process.execPath, [...nodeProcessFlags(), entry], {
           env: { ...inherited, ...req.env },
           stdio: ['ignore', req.logFd, req.logFd, 'ipc'],
           serialization: 'json',

@@ -22,7 +22,6 @@ import {
   resolveAddressMapRetrying,
 } from '../real/addresses.js';
 import { type NodeConfig, nodeConfigFromEnv } from '../real/node.js';
-import { WALLCLOCK_GC_FLAGS } from '../real/node-process.js';
 import { hostMonotonicNs } from '../real/protocol.js';
 import { setupRun } from '../scenario-setup.js';
 import { GateError, passHttpGate } from './http-gate.js';
@@ -237,10 +236,7 @@ export async function prepareContainer(env: Env, io: PrepareIo): Promise<Record<
   }
   if (map === null || !hasDnsNames(map)) {
     const t0 = await prepareContainerNode(env, io);
-    return {
-      ...gcFlagVars(nodeConfigFromEnv(env).sync),
-      ...(t0 === null ? {} : { START_AT_MONO_NS: String(t0) }),
-    };
+    return t0 === null ? {} : { START_AT_MONO_NS: String(t0) };
   }
   const named = map;
   const resolveAll = async (timeoutMs: number) => {
@@ -268,11 +264,7 @@ export async function prepareContainer(env: Env, io: PrepareIo): Promise<Record<
   const cfg = nodeConfigFromEnv({ ...env, ADDRESS_MAP: JSON.stringify(final) });
   shapeNode(cfg, env, io, true);
   // The names as given, for a node that re-resolves a peer whose sends fail (not wired yet).
-  const out: Record<string, string> = {
-    ADDRESS_MAP: JSON.stringify(final),
-    ADDRESS_MAP_NAMES: raw!,
-    ...gcFlagVars(cfg.sync),
-  };
+  const out: Record<string, string> = { ADDRESS_MAP: JSON.stringify(final), ADDRESS_MAP_NAMES: raw! };
   // The pod interface's MTU, for a node that sizes its datagrams to it (not wired yet).
   const other = Object.keys(final).find((k) => k !== cfg.name && !k.includes(':'));
   const dev = other === undefined ? null : routeDev(addressOf(final, other).host);
@@ -280,11 +272,6 @@ export async function prepareContainer(env: Env, io: PrepareIo): Promise<Record<
   if (mtu !== null) out.POD_MTU = String(mtu);
   if (t0 !== null) out.START_AT_MONO_NS = String(t0);
   return out;
-}
-
-/** The node's extra Node.js flags for the entry's command line (NODE_GC_FLAGS; node-process.ts). */
-function gcFlagVars(sync: 'lockstep' | 'wallclock'): Record<string, string> {
-  return sync === 'wallclock' ? { NODE_GC_FLAGS: WALLCLOCK_GC_FLAGS.join(' ') } : {};
 }
 
 /** `export K='v'` lines for sh (single quotes; a quote inside becomes '\''). */

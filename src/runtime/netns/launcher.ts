@@ -125,14 +125,7 @@ export class NetnsRun {
       spawn: (req): ChildProcess =>
         spawn(
           'ip',
-          [
-            'netns',
-            'exec',
-            namespaces.get(req.node)!,
-            process.execPath,
-            ...nodeProcessFlags(req.sync),
-            entry,
-          ],
+          ['netns', 'exec', namespaces.get(req.node)!, process.execPath, ...nodeProcessFlags(), entry],
           {
             env: { ...inherited, ...req.env },
             stdio: ['ignore', req.logFd, req.logFd, 'ipc'],

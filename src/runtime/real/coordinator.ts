@@ -28,8 +28,6 @@ export interface SpawnRequest {
   env: Record<string, string>;
   /** File the node's stdout/stderr go to. */
   logFd: number;
-  /** How the nodes keep time (the process's GC flags depend on it: node-process.ts). */
-  sync: 'lockstep' | 'wallclock';
 }
 
 export interface CoordinatorOptions {
@@ -200,7 +198,6 @@ export class Coordinator {
       incarnation,
       env: this.baseEnv(nodes, incarnation),
       logFd: fd,
-      sync: this.sync,
     });
     const mine = new Map<string, Child>();
     for (const node of nodes) {
