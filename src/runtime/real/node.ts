@@ -370,6 +370,10 @@ export class RealNode {
   private readonly skewNs: number;
   private epochNs = 0;
   private finished = false;
+  /** The node has reached its end and is finishing (reporting, then lingering for its neighbours). */
+  get finishing(): boolean {
+    return this.finished;
+  }
   private readonly syncRef: string;
   private syncedOnce = false;
   private readonly warnings: string[] = [];
@@ -1024,6 +1028,8 @@ export class RealNode {
   async close(): Promise<void> {
     this.loop.disable();
     this.gcObserver?.disconnect();
+    // A later node of the process (after a warm-up run's) counts the pauses from then on.
+    if (processPausesOwner === this) processPausesOwner = null;
     this.sync?.close();
     this.timers?.close();
     try {

@@ -4,6 +4,7 @@
  */
 import { nodeConfigsFromEnv, RealNode } from './node.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage } from './protocol.js';
+import { warmUpRealPath } from './warm-up-run.js';
 
 /**
  * The `rocelab node` command: the node, or the nodes, NODE names. Resolves when every one of them
@@ -39,6 +40,8 @@ export async function runNode(opts: { env: Record<string, string | undefined> })
       void closeAll().then(() => process.exit(0));
     });
   }
+  // Before the nodes bind and say ready: the launcher's start lead only begins after that.
+  if (cfgs[0].warmUp) await warmUpRealPath(cfgs[0]);
   for (const node of nodes) await node.open();
   if (!ipc) {
     const t0 = cfgs[0].startAtMonoNs ?? hostMonotonicNs() + cfgs[0].startDelayMs * 1e6;

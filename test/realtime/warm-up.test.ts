@@ -1,0 +1,32 @@
+/**
+ * The real-path JIT warm-up a node process runs before its nodes bind (warm-up-run.ts): a real
+ * incast between nodes of its own on loopback, in the process's sync mode, that ends within its
+ * budget and leaves nothing behind.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
+import { warmUpRealPath } from '../../src/runtime/real/warm-up-run.js';
+import { INCAST_4TO1, tmp } from './helpers.js';
+
+const udpSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
+
+describe('real-path warm-up', () => {
+  const file = join(tmp(), 'incast.yaml');
+  writeFileSync(file, INCAST_4TO1);
+
+  it.each([
+    'lockstep',
+    'wallclock',
+  ] as const)('%s: sends the whole incast over real sockets, within 1.5 s, and closes them', async (sync) => {
+    const like = nodeConfigFromEnv({ NODE: 'h1', SCENARIO: file, SYNC: sync, LOG_LEVEL: 'silent' });
+    const before = udpSockets();
+    const run = await warmUpRealPath(like);
+    // Three senders of 150 KB: their data alone is 450 KB of emulated bytes on the wire.
+    expect(run.bytesSent).toBeGreaterThan(3 * 150_000);
+    expect(run.wallMs).toBeLessThan(1500 + 500);
+    await new Promise((r) => setTimeout(r, 50)); // dgram releases a closed socket's handle a turn later
+    expect(udpSockets()).toBe(before);
+  }, 10_000);
+});
