@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
+import { nodeConfigFromEnv, RealNode } from '../../src/runtime/real/node.js';
 import { warmUpRealPath } from '../../src/runtime/real/warm-up-run.js';
 import { INCAST_4TO1, tmp } from './helpers.js';
 
@@ -29,4 +29,13 @@ describe('real-path warm-up', () => {
     await new Promise((r) => setTimeout(r, 50)); // dgram releases a closed socket's handle a turn later
     expect(udpSockets()).toBe(before);
   }, 10_000);
+
+  it('a fatal error in a warm-up node ends that node, not the process', async () => {
+    const cfg = nodeConfigFromEnv({ NODE: 'h1', SCENARIO: file, SYNC: 'wallclock', LOG_LEVEL: 'silent' });
+    const node = new RealNode(cfg, null, false);
+    const done = node.done();
+    node.fatal(new Error('firmware bug'));
+    await done;
+    expect(node.finishing).toBe(true);
+  });
 });

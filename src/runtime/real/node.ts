@@ -381,7 +381,15 @@ export class RealNode {
   private readonly send: ((m: NodeMessage) => void) | null;
   private exitResolve: (() => void) | null = null;
 
-  constructor(cfg: NodeConfig, send: ((m: NodeMessage) => void) | null) {
+  /**
+   * `send`: the launcher's IPC channel (null: standalone). `fatalExits: false` (a warm-up's nodes,
+   * warm-up-run.ts): a fatal error closes the node and ends it instead of exiting the process.
+   */
+  constructor(
+    cfg: NodeConfig,
+    send: ((m: NodeMessage) => void) | null,
+    private readonly fatalExits = true,
+  ) {
     this.cfg = cfg;
     this.send = send;
     ({ setup: this.setup, plan: this.plan } = sharedSetup(cfg));
@@ -1045,6 +1053,13 @@ export class RealNode {
     const message = err instanceof Error ? err.message : String(err);
     this.log.error({ err: message, stack: err instanceof Error ? err.stack : undefined }, 'fatal');
     this.send?.({ t: 'fatal', node: this.me.name, message });
+    if (!this.fatalExits) {
+      this.finished = true;
+      this.timers?.close();
+      this.lockstep?.close();
+      void this.close().finally(() => this.exitResolve?.());
+      return;
+    }
     void this.close().finally(() => process.exit(1));
   }
 

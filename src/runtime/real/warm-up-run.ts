@@ -13,8 +13,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { loadScenario } from '../../config/load.js';
-import type { NodeConfig } from './node.js';
-import { RealNode } from './node.js';
+import { type NodeConfig, RealNode } from './node.js';
 import { hostMonotonicNs } from './protocol.js';
 
 /** The warm-up incast's nodes: a star of four hosts, three sending to the fourth. */
@@ -77,7 +76,8 @@ workload:
         warmUp: false,
         dropEvery: 0,
       };
-      nodes.push(new RealNode(cfg, null));
+      // A fatal error in the warm-up ends its node, not the process.
+      nodes.push(new RealNode(cfg, null, false));
     }
     for (const n of nodes) await n.open();
     const t0 = hostMonotonicNs() + LEAD_MS * 1e6;
