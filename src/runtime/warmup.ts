@@ -9,19 +9,20 @@
 import { createNic } from '../../nic/api.js';
 import { createSwitch } from '../../switch/api.js';
 import { loadScenario } from '../config/load.js';
+import type { Scenario } from '../config/scenario.js';
 import { decapsulate, decapsulateVxlan, encapsulate, encapsulateVxlan } from '../wire/encap.js';
 import type { Packet } from '../wire/packet.js';
 import { setupRun } from './scenario-setup.js';
 import { VirtualRun } from './virtual/virtual-run.js';
 
-/** Runs for at most ~`budgetMs` real ms. */
-export function warmUp(ccName: string, budgetMs = 400): void {
-  const t0 = performance.now();
-  const frames: Packet[] = [];
-  try {
-    const s = loadScenario({
-      text: `name: warmup
-duration: 400us
+/**
+ * The warm-up incast, for this virtual warm-up and the real path's (real/warm-up-run.ts): a star
+ * of four hosts (and its switch s1), three sending 150 KB to the fourth, with `ccName`.
+ */
+export function warmUpScenario(ccName: string, duration: string): Scenario {
+  return loadScenario({
+    text: `name: warmup
+duration: ${duration}
 defaults:
   link: { rate: 100Gbps, delay: 1us }
   nic: { cc: ${JSON.stringify(ccName)}, mtu: 1000 }
@@ -30,7 +31,15 @@ topology: { kind: star, hosts: 4 }
 workload:
   - { kind: incast, senders: [h1, h2, h3], receiver: h4, size: 150KB, start: 0 }
 `,
-    });
+  });
+}
+
+/** Runs for at most ~`budgetMs` real ms. */
+export function warmUp(ccName: string, budgetMs = 400): void {
+  const t0 = performance.now();
+  const frames: Packet[] = [];
+  try {
+    const s = warmUpScenario(ccName, '400us');
     const setup = setupRun(s);
     const run = new VirtualRun({
       scenario: 'warmup',

@@ -1055,7 +1055,6 @@ export class RealNode {
     this.send?.({ t: 'fatal', node: this.me.name, message });
     if (!this.fatalExits) {
       this.finished = true;
-      this.timers?.close();
       this.lockstep?.close();
       void this.close().finally(() => this.exitResolve?.());
       return;

@@ -12,11 +12,11 @@
  * its own, and throws it away.
  */
 import { createSocket } from 'node:dgram';
-import { loadScenario } from '../../config/load.js';
+import { warmUpScenario } from '../warmup.js';
 import { type NodeConfig, RealNode } from './node.js';
 import { hostMonotonicNs } from './protocol.js';
 
-/** The warm-up incast's nodes: a star of four hosts, three sending to the fourth. */
+/** The warm-up incast's nodes (warmUpScenario: a star of four hosts, three sending to the fourth). */
 const NODES = ['h1', 'h2', 'h3', 'h4', 's1'];
 /** Emulated length of the warm-up, and its time scale per sync mode (lockstep runs as fast as it can). */
 const DURATION = '200us';
@@ -40,18 +40,7 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   const startMs = performance.now();
   const nodes: RealNode[] = [];
   try {
-    const scenario = loadScenario({
-      text: `name: real-path-warmup
-duration: ${DURATION}
-defaults:
-  link: { rate: 100Gbps, delay: 1us }
-  nic: { cc: ${JSON.stringify(like.cc ?? like.scenario.defaults.nic.cc)}, mtu: 1000 }
-  switch: { buffer: 4MB, ecn: { kmin: 20KB, kmax: 80KB, pmax: 0.2 }, pfc: true }
-topology: { kind: star, hosts: 4 }
-workload:
-  - { kind: incast, senders: [h1, h2, h3], receiver: h4, size: 150KB, start: 0 }
-`,
-    });
+    const scenario = warmUpScenario(like.cc ?? like.scenario.defaults.nic.cc, DURATION);
     const ports = await freeLoopbackPorts(NODES.length);
     const addresses = Object.fromEntries(NODES.map((n, i) => [n, `127.0.0.1:${ports[i]}`]));
     for (const name of NODES) {
