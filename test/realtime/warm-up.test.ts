@@ -1,7 +1,7 @@
 /**
- * The real-path JIT warm-up a node process runs before its nodes bind (warm-up-run.ts): a real
- * incast between nodes of its own on loopback, in the process's sync mode, that ends within its
- * budget and leaves nothing behind.
+ * The real-path JIT warm-up a node process runs before its nodes bind (warm-up-run.ts): the start
+ * of its own scenario (a small one) or an incast, between real nodes of its own on loopback, in
+ * the process's sync mode, that ends within its budget and leaves nothing behind.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,15 +19,26 @@ describe('real-path warm-up', () => {
   it.each([
     'lockstep',
     'wallclock',
-  ] as const)('%s: sends the whole incast over real sockets, within 1.5 s, and closes them', async (sync) => {
+  ] as const)('%s: runs the start of its own scenario over real sockets, within 2 s, and closes them', async (sync) => {
     const like = nodeConfigFromEnv({ NODE: 'h1', SCENARIO: file, SYNC: sync, LOG_LEVEL: 'silent' });
     const before = udpSockets();
     const run = await warmUpRealPath(like);
-    // Three senders of 150 KB: their data alone is 450 KB of emulated bytes on the wire.
-    expect(run.bytesSent).toBeGreaterThan(3 * 150_000);
-    expect(run.wallMs).toBeLessThan(1500 + 500);
+    expect(run.ran).toBe('own-scenario');
+    // Four senders of 150 KB, all sent within its 300 µs: 600 KB of emulated bytes on the wire.
+    expect(run.bytesSent).toBeGreaterThan(4 * 150_000);
+    expect(run.wallMs).toBeLessThan(2000 + 500);
     await new Promise((r) => setTimeout(r, 50)); // dgram releases a closed socket's handle a turn later
     expect(udpSockets()).toBe(before);
+  }, 10_000);
+
+  it('a topology too large for one process warms up on the incast instead', async () => {
+    const big = join(tmp(), 'big.yaml');
+    writeFileSync(big, INCAST_4TO1.replace('hosts: 5', 'hosts: 30'));
+    const like = nodeConfigFromEnv({ NODE: 'h1', SCENARIO: big, SYNC: 'lockstep', LOG_LEVEL: 'silent' });
+    const run = await warmUpRealPath(like);
+    expect(run.ran).toBe('incast');
+    // The incast's three senders of 150 KB.
+    expect(run.bytesSent).toBeGreaterThan(3 * 150_000);
   }, 10_000);
 
   it('a fatal error in a warm-up node ends that node, not the process', async () => {

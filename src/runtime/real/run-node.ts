@@ -2,6 +2,7 @@
  * `rocelab node` and the launchers' node processes (node-main.ts): the nodes NODE names, in one
  * process, from their environment (docs/realtime.md), until each has finished.
  */
+import { deprioritizeHelperThreads } from './helper-threads.js';
 import { nodeConfigsFromEnv, RealNode } from './node.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage } from './protocol.js';
 import { warmUpRealPath } from './warm-up-run.js';
@@ -12,6 +13,7 @@ import { warmUpRealPath } from './warm-up-run.js';
  */
 export async function runNode(opts: { env: Record<string, string | undefined> }): Promise<void> {
   const cfgs = nodeConfigsFromEnv(opts.env);
+  deprioritizeHelperThreads();
   const ipc = typeof process.send === 'function' && process.connected;
   // The last message handed to the IPC channel: a large report (long queue series) takes a while
   // to flush, and disconnecting (then exiting) before that would lose it.

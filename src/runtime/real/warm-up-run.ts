@@ -7,53 +7,99 @@
  * environment, which V8 had compiled for the virtual one. Measured on incast-8to1 under
  * `sync: wallclock` at timeScale 5000 in one process: batches of 11-63 events took 2-4.5 ms real
  * (about 100 µs an event, 30 times the warm cost) for the first 45 µs emulated, and 1 074 of the
- * run's 1 122 late frames came in its first 100 µs. So the process first runs a short incast of
- * its own, with real nodes of its algorithm, sync mode, overlay and trains, on loopback ports of
- * its own, and throws it away.
+ * run's 1 122 late frames came in its first 100 µs. So the process first runs a short piece of
+ * a real run of its own, with real nodes of its sync mode, overlay, trains and metrics, on
+ * loopback ports of its own, and throws it away.
+ *
+ * What it runs: the run's own scenario, its first 300 µs emulated, when the topology is small
+ * enough for every node of it to run in this one process (the same flows, algorithms, queue depths
+ * and object shapes as the run, so V8 compiles what the run will call); else a short incast of the
+ * process's algorithm. With the generic incast, incast-8to1 (wallclock, timeScale 1000, auto
+ * layout) still made 220 and 126 TurboFan compilations in its two processes after t=0, and the
+ * hosts ran 10-30 ms behind their clock for the first 100 µs. On its own scenario, incast-8to1 at
+ * timeScale 2000 (wallclock, time windows) had 3 139 / 2 708 late frames against 6 236 / 3 310
+ * with the incast, and 4 100 / 2 977 with only 100 µs of itself (docs/realtime.md "Lifecycle").
  */
 import { createSocket } from 'node:dgram';
+import type { Scenario } from '../../config/scenario.js';
+import { setupRun } from '../scenario-setup.js';
 import { warmUpScenario } from '../warmup.js';
 import { type NodeConfig, RealNode } from './node.js';
 import { hostMonotonicNs } from './protocol.js';
 
 /** The warm-up incast's nodes (warmUpScenario: a star of four hosts, three sending to the fourth). */
-const NODES = ['h1', 'h2', 'h3', 'h4', 's1'];
-/** Emulated length of the warm-up, and its time scale per sync mode (lockstep runs as fast as it can). */
-const DURATION = '200us';
-const TIME_SCALE = { lockstep: 1, wallclock: 1000 } as const;
+const INCAST_NODES = ['h1', 'h2', 'h3', 'h4', 's1'];
+/** Emulated length of the warm-up incast, and its time scale per sync mode (lockstep runs as fast as it can). */
+const INCAST_DURATION = '200us';
+const INCAST_TIME_SCALE = { lockstep: 1, wallclock: 1000 } as const;
+/** The largest topology whose own scenario the warm-up runs (every node in this one process). */
+const OWN_SCENARIO_MAX_NODES = 24;
+/** Emulated length of a warm-up on the run's own scenario, and its time scale under wallclock. */
+const OWN_SCENARIO_DURATION_NS = 300_000;
+const OWN_SCENARIO_WALLCLOCK_TIME_SCALE = 5000;
 /** Most real time the warm-up may take; nodes still running then are closed. */
-const BUDGET_MS = 1500;
+const BUDGET_MS = 2000;
 /** Between the warm-up nodes' start and their emulated t=0 (clock sync's first rounds). */
 const LEAD_MS = 30;
 
-/** What a warm-up did: its real time, and the emulated bytes its nodes sent. */
+/** What a warm-up did: what it ran, its real time, and the emulated bytes its nodes sent. */
 export interface WarmUpRun {
+  ran: 'own-scenario' | 'incast';
   wallMs: number;
   bytesSent: number;
 }
 
+/** What the warm-up runs for `like`: its own scenario's start when small enough, else the incast. */
+function warmUpPlan(like: NodeConfig): {
+  ran: WarmUpRun['ran'];
+  scenario: Scenario;
+  names: string[];
+  timeScale: number;
+  own: boolean;
+} {
+  try {
+    const scenario: Scenario = { ...like.scenario, durationNs: OWN_SCENARIO_DURATION_NS };
+    const names = setupRun(scenario, { cc: like.cc, seed: like.seed }).topo.nodes.map((n) => n.name);
+    if (names.length <= OWN_SCENARIO_MAX_NODES) {
+      const timeScale = like.sync === 'lockstep' ? 1 : OWN_SCENARIO_WALLCLOCK_TIME_SCALE;
+      return { ran: 'own-scenario', scenario, names, timeScale, own: true };
+    }
+  } catch {
+    // a scenario this process cannot set up whole: the incast instead
+  }
+  return {
+    ran: 'incast',
+    scenario: warmUpScenario(like.cc ?? like.scenario.defaults.nic.cc, INCAST_DURATION),
+    names: INCAST_NODES,
+    timeScale: INCAST_TIME_SCALE[like.sync],
+    own: false,
+  };
+}
+
 /**
- * Runs the warm-up incast with `like`'s algorithm, sync, overlay, trains and timer settings.
+ * Runs the warm-up (warmUpPlan) with `like`'s sync, overlay, trains, metrics and timer settings.
  * Never throws: a process whose warm-up fails only starts colder.
  */
 export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   const startMs = performance.now();
   const nodes: RealNode[] = [];
+  const plan = warmUpPlan(like);
   try {
-    const scenario = warmUpScenario(like.cc ?? like.scenario.defaults.nic.cc, DURATION);
-    const ports = await freeLoopbackPorts(NODES.length);
-    const addresses = Object.fromEntries(NODES.map((n, i) => [n, `127.0.0.1:${ports[i]}`]));
-    for (const name of NODES) {
+    const { names } = plan;
+    const ports = await freeLoopbackPorts(names.length);
+    const addresses = Object.fromEntries(names.map((n, i) => [n, `127.0.0.1:${ports[i]}`]));
+    for (const [i, name] of names.entries()) {
       const cfg: NodeConfig = {
         ...like,
         name,
-        scenario,
-        cc: undefined,
-        seed: undefined,
-        timeScale: TIME_SCALE[like.sync],
+        scenario: plan.scenario,
+        cc: plan.own ? like.cc : undefined,
+        seed: plan.own ? like.seed : undefined,
+        timeScale: plan.timeScale,
         addresses,
-        bind: { host: '127.0.0.1', port: ports[NODES.indexOf(name)] },
-        metrics: null,
+        bind: { host: '127.0.0.1', port: ports[i] },
+        // Metrics taps run on every frame: on (an ephemeral port) when the run has them.
+        metrics: like.metrics === null ? null : { host: '127.0.0.1', port: 0 },
         logLevel: 'silent',
         pcapDir: null,
         skewRealNs: 0,
@@ -83,7 +129,7 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   }
   let bytesSent = 0;
   for (const n of nodes) for (const b of n.env?.counters.portTxBytes ?? []) bytesSent += b;
-  return { wallMs: performance.now() - startMs, bytesSent };
+  return { ran: plan.ran, wallMs: performance.now() - startMs, bytesSent };
 }
 
 /** `count` UDP ports on 127.0.0.1 that were free a moment ago (bound to port 0, then released). */
