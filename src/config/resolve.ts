@@ -535,6 +535,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     timeScale: p.timeScale,
     sync: p.sync,
     train: p.train,
+    timeWindow: p.timeWindow,
     processes: p.processes,
     sampleIntervalNs,
     defaults: { link, nic, switch: sw },

@@ -272,6 +272,13 @@ export interface Scenario {
    */
   train: 'auto' | 'off';
   /**
+   * How `sync: wallclock` nodes run their events (docs/realtime.md "Time windows"): `link` in
+   * batches at the edges of windows as long as the shortest link delay, the same edges on every
+   * node, so a frame is late only when it took more than a window of real time to arrive; `off`
+   * each event as it falls due.
+   */
+  timeWindow: 'link' | 'off';
+  /**
    * How many OS processes the local runtime runs the nodes in (docs/realtime.md "Processes"):
    * `per-node` (one each), a number, or `auto`: as many as the machine has cores (nodes share
    * them). Other launchers give every node its own process, namespace or container.
@@ -668,6 +675,7 @@ export const scenarioSchema = strict({
   timeScale: positiveNumber().default(1000),
   sync: oneOf(['lockstep', 'wallclock'] as const).default('lockstep'),
   train: oneOf(['auto', 'off'] as const).default('auto'),
+  timeWindow: oneOf(['link', 'off'] as const).default('link'),
   processes: processCount().default('auto'),
   sampleInterval: duration({ min: 1 }).optional(),
   defaults: strict({

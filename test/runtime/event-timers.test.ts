@@ -1,6 +1,7 @@
 /** EventTimers.runAt: received frames as events at their arrival stamps (docs/realtime.md). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventTimers } from '../../src/runtime/real/event-timers.js';
+import { PreciseWake } from '../../src/runtime/real/precise-wake.js';
 import { RealClock } from '../../src/time/real-clock.js';
 
 /** A clock whose real time only moves when the test says so (timeScale 1: real ns = emulated ns). */
@@ -16,8 +17,8 @@ function manualClock() {
 }
 
 const open: EventTimers[] = [];
-function timers(clock: RealClock): EventTimers {
-  const t = new EventTimers(clock);
+function timers(clock: RealClock, windowNs = 0): EventTimers {
+  const t = new EventTimers(clock, { windowNs });
   open.push(t);
   return t;
 }
@@ -116,5 +117,108 @@ describe('EventTimers batches', () => {
     });
     expect(ran.length).toBe(1000);
     expect(rxAt).toBe(1000.5);
+  });
+});
+
+describe('EventTimers time windows (docs/realtime.md "Time windows")', () => {
+  it('runs events only up to the last window edge the clock passed, each at its own time', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock, 1000);
+    const ran: number[] = [];
+    for (const at of [300, 900, 1000, 1200, 2500]) t.setTimer(at, () => ran.push(t.now()));
+    advance(999);
+    t.runDue();
+    expect(ran).toEqual([]); // no edge passed yet
+    advance(1); // the clock is at the edge 1000
+    t.runDue();
+    expect(ran).toEqual([300, 900, 1000]);
+    advance(1400); // 2400: the edge 2000 passed, 3000 not
+    t.runDue();
+    expect(ran).toEqual([300, 900, 1000, 1200]);
+    expect(t.horizonNs()).toBe(2000);
+  });
+
+  it('a received frame stamped past the edge does not run the timers after the edge', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock, 1000);
+    const log: string[] = [];
+    t.setTimer(900, () => log.push(`timer900@${t.now()}`));
+    t.setTimer(1500, () => log.push(`timer1500@${t.now()}`));
+    advance(1700);
+    t.runAt(1600, () => log.push(`rx@${t.now()}`));
+    // Up to the edge 1000 only: a peer's frame stamped 1001..1599 may still be on its way.
+    expect(log).toEqual(['timer900@900', 'rx@1000']);
+  });
+
+  it('a timer set between batches before the clock stays at its own time, not the clock', () => {
+    const { clock, advance } = manualClock();
+    const t = timers(clock, 1000);
+    let seen = -1;
+    t.setTimer(100, () => {});
+    advance(1000);
+    t.runDue(); // the batch at the edge 1000; lastEventNs 100
+    advance(700); // the clock is at 1700, the next edge 2000
+    t.setTimer(1400, () => {
+      seen = t.now();
+    }); // a held frame due at its stamp 1400
+    advance(300);
+    t.runDue();
+    expect(seen).toBe(1400);
+  });
+
+  it('wakes itself at the window edge after the next timer (PreciseWake), on the real clock', async () => {
+    const clock = new RealClock({ timeScale: 1000, epochRealNs: performance.now() * 1e6 });
+    const t = timers(clock, 1000); // windows of 1 µs emulated = 1 ms real
+    const startRealMs = performance.now();
+    const fired = await new Promise<{ atNs: number; realMs: number }>((resolve) =>
+      t.setTimer(2300, () => resolve({ atNs: t.now(), realMs: performance.now() - startRealMs })),
+    );
+    expect(fired.atNs).toBe(2300);
+    // Due at the edge 3000 ns emulated = 3 ms real: never before it.
+    expect(fired.realMs).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('PreciseWake', () => {
+  it('calls each subscriber once, at or after the instant it asked for, earliest first', async () => {
+    const wake = PreciseWake.get();
+    const now = () => Number(process.hrtime.bigint());
+    const order: string[] = [];
+    const late: number[] = [];
+    const at = (name: string, inMs: number) =>
+      new Promise<void>((resolve) => {
+        const dueNs = now() + inMs * 1e6;
+        wake.at(() => {
+          order.push(name);
+          late.push(now() - dueNs);
+          resolve();
+        }, dueNs);
+      });
+    await Promise.all([at('b', 4.5), at('a', 1.5), at('c', 7)]);
+    expect(order).toEqual(['a', 'b', 'c']);
+    for (const ns of late) expect(ns).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a cancelled request never fires, and a later one replaces an earlier one of the same subscriber', async () => {
+    const wake = PreciseWake.get();
+    const now = () => Number(process.hrtime.bigint());
+    let cancelledRuns = 0;
+    const cancelled = () => {
+      cancelledRuns++;
+    };
+    wake.at(cancelled, now() + 1e6);
+    wake.cancel(cancelled);
+    let calls = 0;
+    await new Promise<void>((resolve) => {
+      const fn = () => {
+        calls++;
+        resolve();
+      };
+      wake.at(fn, now() + 50e6);
+      wake.at(fn, now() + 2e6); // replaces the 50 ms request
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls).toBe(1);
+    expect(cancelledRuns).toBe(0);
   });
 });

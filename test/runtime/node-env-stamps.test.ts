@@ -24,10 +24,11 @@ import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
 /** A switch-like node with two ports (peers a and b, 1 µs links) and a fake UDP socket. */
-function rig(opts: { intMulti?: number } = {}) {
+function rig(opts: { intMulti?: number; windowNs?: number } = {}) {
+  const { windowNs, ...envOpts } = opts;
   let realNs = 1e9;
   const clock = new RealClock({ timeScale: 1, epochRealNs: 1e9, source: () => realNs });
-  const timers = new EventTimers(clock);
+  const timers = new EventTimers(clock, { windowNs });
   const sent: { buf: Buffer; port: number; host: string }[] = [];
   const socket = Object.assign(new EventEmitter(), {
     send(buf: Buffer, port: number, host: string) {
@@ -58,7 +59,7 @@ function rig(opts: { intMulti?: number } = {}) {
     rng: createRng(1),
     log: nullLogger,
     preciseNow: () => clock.now(),
-    ...opts,
+    ...envOpts,
   });
   const got: string[] = [];
   const received: Packet[] = [];
@@ -139,6 +140,30 @@ describe('arrival stamps: receive delay lines', () => {
     r.deliver(1, 4, 900); // late by the real clock, but nothing later had happened: exact
     expect(r.got).toEqual(['p0:psn1@100', 'p0:psn2@200', 'p1:psn3@200', 'p1:psn4@900']);
     expect(r.env.counters).toMatchObject({ stampedFrames: 4, lateFrames: 1, maxLateNs: 50 });
+  });
+
+  it('in time windows, a frame whose stamp the clock passed but no event did waits for the batch, in stamp order', () => {
+    const r = rig({ windowNs: 1000 });
+    rigs.push(r);
+    r.advance(1500); // the clock is past both stamps; the last edge (1000) has not been run
+    r.deliver(0, 1, 1200);
+    r.deliver(1, 2, 1100); // arrived second, stamped first
+    expect(r.got).toEqual([]); // not at once, as without windows: the batch at 2000 runs them
+    r.advance(500);
+    r.timers.runDue();
+    expect(r.got).toEqual(['p1:psn2@1100', 'p0:psn1@1200']);
+    expect(r.env.counters).toMatchObject({ stampedFrames: 2, lateFrames: 0 });
+  });
+
+  it('in time windows, a frame stamped before an event already run is late, and counted', () => {
+    const r = rig({ windowNs: 1000 });
+    rigs.push(r);
+    r.deliver(0, 1, 900);
+    r.advance(1000);
+    r.timers.runDue(); // the batch at 1000 delivers it at 900
+    r.deliver(1, 2, 800); // 100 ns after an event it should have preceded
+    expect(r.got).toEqual(['p0:psn1@900', 'p1:psn2@900']);
+    expect(r.env.counters).toMatchObject({ stampedFrames: 2, lateFrames: 1, maxLateNs: 100 });
   });
 
   it('stamps what it sends with now + the link delay; the frames a link sends in one turn leave in one train', async () => {

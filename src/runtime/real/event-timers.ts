@@ -15,10 +15,19 @@
  *
  * The cost: frames leave in bursts of up to one host-timer period (≈1 ms real, i.e. 1 µs emulated
  * at timeScale 1000, 100 ns at 10 000). docs/realtime.md explains how to pick timeScale for that.
+ *
+ * Time windows (`windowNs`) make those bursts the same on every node: events run only at the
+ * edges of a window no longer than the shortest link delay, so whatever one node sends in a batch
+ * is due at its peers after their next edge. A frame is then late only when sending it, carrying
+ * it and waking the peer took more than a window of real time, not whenever one node's host timer
+ * fired later in its millisecond than another's. This is the fixed-window form of conservative
+ * synchronization (Nicol, "The cost of conservative synchronization in parallel discrete event
+ * simulations", JACM 1993), with synchronized clocks as the barrier instead of messages.
  */
 import type { TimerId, TimerService } from '../../env/env.js';
 import type { RealClock } from '../../time/real-clock.js';
 import { TimerQueue } from '../../time/timer-queue.js';
+import { PreciseWake } from './precise-wake.js';
 
 export interface EventTimerOptions {
   /**
@@ -26,6 +35,14 @@ export interface EventTimerOptions {
    * sleeping with setTimeout: sharper timing for more CPU. Default 0 (setTimeout only).
    */
   spinMs?: number;
+  /**
+   * Time window (emulated ns; 0 = off, the default): events run in batches at the window edges
+   * k·windowNs of the emulated clock, each batch running every event due by its edge, woken
+   * through PreciseWake. With windowNs at most the shortest link delay, a frame sent in one
+   * batch is due after the next edge, so it has a whole window of real time to arrive before
+   * any peer runs past its stamp (docs/realtime.md "Time windows").
+   */
+  windowNs?: number;
   /** Most callbacks in one batch before yielding to I/O. Default 20 000. */
   batchLimit?: number;
   /**
@@ -38,13 +55,17 @@ export interface EventTimerOptions {
   onError?: (err: unknown) => void;
 }
 
+/** The handle of a wake armed through PreciseWake. */
+const PRECISE = Symbol('precise wake');
+
 export class EventTimers implements TimerService {
   private readonly queue = new TimerQueue();
   private readonly spinMs: number;
+  readonly windowNs: number;
   private readonly batchLimit: number;
   private readonly batchBudgetNs: number;
   private readonly onError: ((err: unknown) => void) | undefined;
-  private handle: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private handle: NodeJS.Timeout | NodeJS.Immediate | typeof PRECISE | null = null;
   private handleIsImmediate = false;
   private armedForNs = Number.POSITIVE_INFINITY;
   private dispatching = false;
@@ -62,6 +83,7 @@ export class EventTimers implements TimerService {
     opts: EventTimerOptions = {},
   ) {
     this.spinMs = opts.spinMs ?? 0;
+    this.windowNs = opts.windowNs ?? 0;
     this.batchLimit = opts.batchLimit ?? 20_000;
     this.batchBudgetNs = (opts.batchBudgetMs ?? 1) * 1e6;
     this.onError = opts.onError;
@@ -81,6 +103,13 @@ export class EventTimers implements TimerService {
     return t > this.lastNs ? t : this.lastNs;
   }
 
+  /** The latest emulated instant events may run up to now: the clock, or its last window edge. */
+  horizonNs(): number {
+    const t = this.clock.now();
+    const w = this.windowNs;
+    return w > 0 ? Math.floor(t / w) * w : t;
+  }
+
   /** Emulated time of the last event handled (−∞ before the first). */
   get lastEventNs(): number {
     return this.lastNs;
@@ -89,7 +118,9 @@ export class EventTimers implements TimerService {
   setTimer(atNs: number, fn: () => void): TimerId {
     if (this.closed) return 0;
     if (Number.isNaN(atNs)) throw new RangeError('timer time must be a number of ns, got NaN');
-    const now = this.now();
+    // In time windows a timer set between batches (a held frame) may be before the clock: it is
+    // still due at its own time, in the next batch, not at the real clock.
+    const now = this.windowNs > 0 && !this.dispatching ? this.lastNs : this.now();
     const t = atNs > now ? Math.ceil(atNs) : now;
     const id = this.queue.push(t, fn);
     if (!this.dispatching && t < this.armedForNs) this.rearm();
@@ -112,10 +143,10 @@ export class EventTimers implements TimerService {
     };
   }
 
-  /** Run every timer due by the real clock now. */
+  /** Run every timer due by the real clock now (by its last window edge, in time windows). */
   runDue(): void {
     if (this.dispatching || this.closed) return;
-    if (this.queue.peekTime() > this.clock.now()) return;
+    if (this.queue.peekTime() > this.horizonNs()) return;
     this.dispatch(Number.POSITIVE_INFINITY);
   }
 
@@ -130,7 +161,7 @@ export class EventTimers implements TimerService {
       fn();
       return;
     }
-    const t = Math.min(atNs, this.clock.now());
+    const t = Math.min(atNs, this.horizonNs());
     if (this.queue.peekTime() <= t) this.dispatch(t);
     this.dispatching = true;
     this.eventNs = Math.max(t, this.lastNs);
@@ -152,7 +183,8 @@ export class EventTimers implements TimerService {
 
   private disarm(): void {
     if (this.handle !== null) {
-      if (this.handleIsImmediate) clearImmediate(this.handle as NodeJS.Immediate);
+      if (this.handle === PRECISE) PreciseWake.get().cancel(this.wakePrecise);
+      else if (this.handleIsImmediate) clearImmediate(this.handle as NodeJS.Immediate);
       else clearTimeout(this.handle as NodeJS.Timeout);
     }
     this.handle = null;
@@ -173,10 +205,16 @@ export class EventTimers implements TimerService {
     this.disarm();
     if (next === Number.POSITIVE_INFINITY) return;
     this.armedForNs = next;
-    const delayMs = next <= this.clock.now() ? 0 : (this.clock.toRealNs(next) - this.clock.realNowNs()) / 1e6;
+    const w = this.windowNs;
+    const at = w > 0 ? Math.ceil(next / w) * w : next;
+    const delayMs = at <= this.clock.now() ? 0 : (this.clock.toRealNs(at) - this.clock.realNowNs()) / 1e6;
     if (delayMs <= 0 || delayMs <= this.spinMs) {
       this.handleIsImmediate = true;
       this.handle = setImmediate(this.wake);
+    } else if (w > 0) {
+      this.handleIsImmediate = false;
+      this.handle = PRECISE;
+      PreciseWake.get().at(this.wakePrecise, Number(process.hrtime.bigint()) + delayMs * 1e6);
     } else {
       this.handleIsImmediate = false;
       // setTimeout rounds down to whole ms and then fires at the next loop turn after that.
@@ -184,10 +222,21 @@ export class EventTimers implements TimerService {
     }
   }
 
+  private readonly wakePrecise = (): void => {
+    this.handle = null;
+    this.wake();
+  };
+
   private readonly wake = (): void => {
+    if (this.closed) return;
+    if (this.windowNs > 0 && !this.handleIsImmediate) {
+      // Read what the sockets hold (the poll phase comes before setImmediate's) before the batch.
+      this.handleIsImmediate = true;
+      this.handle = setImmediate(this.wake);
+      return;
+    }
     this.handle = null;
     this.armedForNs = Number.POSITIVE_INFINITY;
-    if (this.closed) return;
     this.dispatch(Number.POSITIVE_INFINITY);
   };
 
@@ -205,13 +254,15 @@ export class EventTimers implements TimerService {
         : Number.POSITIVE_INFINITY;
     try {
       let realNow = this.clock.now();
+      let horizon = this.horizonNs();
       while (ran < this.batchLimit) {
         if ((ran & 63) === 63 && this.clock.realNowNs() > endRealNs) break;
         let t = this.queue.peekTime();
         if (t > limitNs) break;
-        if (t > realNow) {
+        if (t > horizon) {
           realNow = this.clock.now();
-          if (t > realNow) break;
+          horizon = this.horizonNs();
+          if (t > horizon) break;
         }
         const fn = this.queue.pop()!;
         t = this.queue.poppedTimeNs;

@@ -1031,7 +1031,8 @@ export class RealNodeEnv implements FirmwareEnv {
     const stamp = stampNs;
     if (stamp !== null) this.counters.stampedFrames++;
     const ring = this.rxRings[link.port];
-    if (stamp !== null && (ring.length > 0 || stamp > this.timers.clock.now())) {
+    const holdAfterNs = this.timers.windowNs > 0 ? this.timers.lastEventNs : this.timers.clock.now();
+    if (stamp !== null && (ring.length > 0 || stamp > holdAfterNs)) {
       // Early (the usual case: the sender did not hold it for the link delay): into this port's
       // delay line, delivered by a timer at its stamp, in order with every other event.
       if (ring.length >= MAX_HELD_FRAMES) {

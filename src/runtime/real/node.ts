@@ -48,7 +48,7 @@ import { Probe } from '../../probe/probe.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
 import type { SeriesPoints } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
-import type { TopologyNode } from '../../topology/model.js';
+import type { Topology, TopologyNode } from '../../topology/model.js';
 import type { Packet } from '../../wire/packet.js';
 import { HostApp } from '../app/host-app.js';
 import { firmwareReport, pairs } from '../app/node-report.js';
@@ -102,6 +102,11 @@ export interface NodeConfig {
   reportFile: string | null;
   incarnation: number;
   timerSpinMs: number;
+  /**
+   * Wallclock events run in time windows of the shortest link delay (`link`, the default) or as
+   * each falls due (`off`); TIME_WINDOW. EventTimers' `windowNs`, docs/realtime.md "Time windows".
+   */
+  timeWindow: 'link' | 'off';
   /** Check the ICRC of received frames; null: hosts do, switches do not (as in hardware). */
   verifyIcrc: boolean | null;
   /** A switch forwards frames in place (patching, not re-encoding); FORWARD_IN_PLACE=0 turns it off. */
@@ -210,6 +215,10 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
   const trainRaw = env.TRAIN !== undefined && env.TRAIN !== '' ? env.TRAIN : scenario.train;
   if (trainRaw !== 'auto' && trainRaw !== 'off')
     throw new ConfigError('TRAIN', `expected auto or off, got ${JSON.stringify(trainRaw)}`);
+  const windowRaw =
+    env.TIME_WINDOW !== undefined && env.TIME_WINDOW !== '' ? env.TIME_WINDOW : scenario.timeWindow;
+  if (windowRaw !== 'link' && windowRaw !== 'off')
+    throw new ConfigError('TIME_WINDOW', `expected link or off, got ${JSON.stringify(windowRaw)}`);
   if (syncRaw !== 'lockstep' && syncRaw !== 'wallclock')
     throw new ConfigError('SYNC', `expected lockstep or wallclock, got ${JSON.stringify(syncRaw)}`);
   if (syncRaw === 'lockstep' && overlay !== 'geneve')
@@ -272,6 +281,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     reportFile: env.REPORT_FILE !== undefined && env.REPORT_FILE !== '' ? env.REPORT_FILE : null,
     incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
     timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
+    timeWindow: windowRaw,
     // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
     forwardInPlace: env.FORWARD_IN_PLACE !== '0',
@@ -472,6 +482,8 @@ export class RealNode {
     this.clock = clock;
     this.timers = new EventTimers(clock, {
       spinMs: cfg.timerSpinMs,
+      windowNs:
+        cfg.sync === 'wallclock' && cfg.timeWindow === 'link' ? shortestLinkDelayNs(this.setup.topo) : 0,
       onError: (err) => this.fatal(err),
     });
     if (cfg.sync === 'lockstep') {
@@ -554,7 +566,10 @@ export class RealNode {
       // Standalone: end at the scenario's duration.
       this.timers.setTimer(cfg.scenario.durationNs, () => void this.finish(cfg.scenario.durationNs));
     }
-    this.log.info({ t0MonoNs, syncRef: this.syncRef, skewNs: this.skewNs }, 'started');
+    this.log.info(
+      { t0MonoNs, syncRef: this.syncRef, skewNs: this.skewNs, timeWindowNs: this.timers.windowNs },
+      'started',
+    );
   }
 
   private observeGc(): void {
@@ -1119,3 +1134,13 @@ function literalFirstLookup(
   } else dnsLookup(hostname, { ...options, all: false }, callback as never);
 }
 const knownLiterals = new Set<string>();
+
+/**
+ * The time window of a wallclock run: the shortest link delay anywhere in the topology, so every
+ * node computes the same one and a frame sent in one window is due after the next edge.
+ */
+export function shortestLinkDelayNs(topo: Topology): number {
+  let minNs = Number.POSITIVE_INFINITY;
+  for (const n of topo.nodes) for (const p of n.ports) if (p.delayNs < minNs) minNs = p.delayNs;
+  return Number.isFinite(minNs) && minNs > 0 ? minNs : 0;
+}

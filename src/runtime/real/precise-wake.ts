@@ -1,0 +1,86 @@
+/**
+ * Wakes the event loop at a real instant with sub-millisecond precision, without spinning.
+ *
+ * Node's timers count whole milliseconds: setTimeout wakes up to 1 ms after the instant it was
+ * meant for, which is a whole time window at timeScale 1000 over 1 µs links. One helper thread
+ * per process sleeps in Atomics.wait until the earliest instant any subscriber asked for (the
+ * futex timeout is precise to tens of µs), then posts a message, which wakes the main loop through
+ * its async handle. The main thread never blocks and never polls.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** The helper: sleeps until target[0] (host monotonic ns) or until seq[0] changes; posts on time. */
+const HELPER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const seq = new Int32Array(workerData, 0, 1);
+const target = new Float64Array(workerData, 8, 1);
+for (;;) {
+  const s = Atomics.load(seq, 0);
+  const at = target[0];
+  if (at === Infinity) { Atomics.wait(seq, 0, s); continue; }
+  const waitMs = (at - Number(process.hrtime.bigint())) / 1e6;
+  if (waitMs > 0) { Atomics.wait(seq, 0, s, waitMs); continue; }
+  parentPort.postMessage(s);
+  Atomics.wait(seq, 0, s);
+}
+`;
+
+/** A subscriber's wake callback. */
+type WakeFn = () => void;
+
+export class PreciseWake {
+  private static shared: PreciseWake | null = null;
+  private readonly worker: Worker;
+  private readonly seq: Int32Array;
+  private readonly target: Float64Array;
+  /** Subscribers and the real instant (host monotonic ns) each wants, Infinity when none. */
+  private readonly wants = new Map<WakeFn, number>();
+  private armedNs = Number.POSITIVE_INFINITY;
+
+  /** The process's one instance (its helper thread is started on first use). */
+  static get(): PreciseWake {
+    PreciseWake.shared ??= new PreciseWake();
+    return PreciseWake.shared;
+  }
+
+  private constructor() {
+    const sab = new SharedArrayBuffer(16);
+    this.seq = new Int32Array(sab, 0, 1);
+    this.target = new Float64Array(sab, 8, 1);
+    this.target[0] = Number.POSITIVE_INFINITY;
+    this.worker = new Worker(HELPER, { eval: true, workerData: sab });
+    this.worker.unref();
+    this.worker.on('message', () => this.fire());
+  }
+
+  /** Calls `fn` once at host monotonic `atNs` (or soon after); replaces fn's earlier request. */
+  at(fn: WakeFn, atNs: number): void {
+    this.wants.set(fn, atNs);
+    if (atNs < this.armedNs) this.arm(atNs);
+  }
+
+  cancel(fn: WakeFn): void {
+    this.wants.delete(fn);
+  }
+
+  private arm(atNs: number): void {
+    this.armedNs = atNs;
+    this.target[0] = atNs;
+    Atomics.add(this.seq, 0, 1);
+    Atomics.notify(this.seq, 0);
+  }
+
+  private fire(): void {
+    const now = Number(process.hrtime.bigint());
+    let next = Number.POSITIVE_INFINITY;
+    const due: WakeFn[] = [];
+    for (const [fn, at] of this.wants) {
+      if (at <= now) due.push(fn);
+      else if (at < next) next = at;
+    }
+    for (const fn of due) this.wants.delete(fn);
+    this.armedNs = Number.POSITIVE_INFINITY;
+    this.arm(next);
+    for (const fn of due) fn();
+  }
+}
