@@ -9,6 +9,10 @@
  * 32 k / 37 k / 58 k late frames against 52 k / 47 k / 48 k (worst 143-328 µs against 175-265 µs).
  * Compilation still runs whenever a core is idle; it just never preempts packet work.
  *
+ * Wallclock runs only (run-node.ts): under lockstep there is no deadline to miss, and compiling
+ * late only slows the run (incast-8to1 with a process per node: lockstep dilation p50 1 060-1 120
+ * with niced helpers, 898-936 without).
+ *
  * Linux only (threads are /proc/self/task entries, and setpriority on a thread id sets that
  * thread's nice value); elsewhere nothing happens. Threads started later (PreciseWake's helper,
  * libuv's pool) keep the default priority.

@@ -13,7 +13,8 @@ import { warmUpRealPath } from './warm-up-run.js';
  */
 export async function runNode(opts: { env: Record<string, string | undefined> }): Promise<void> {
   const cfgs = nodeConfigsFromEnv(opts.env);
-  deprioritizeHelperThreads();
+  // Wallclock only: under lockstep a starved compiler only makes the run slower, not wrong.
+  if (cfgs[0].sync === 'wallclock') deprioritizeHelperThreads();
   const ipc = typeof process.send === 'function' && process.connected;
   // The last message handed to the IPC channel: a large report (long queue series) takes a while
   // to flush, and disconnecting (then exiting) before that would lose it.
