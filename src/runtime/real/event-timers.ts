@@ -105,9 +105,13 @@ export class EventTimers implements TimerService {
 
   /** The latest emulated instant events may run up to now: the clock, or its last window edge. */
   horizonNs(): number {
-    const t = this.clock.now();
+    return this.horizonAt(this.clock.now());
+  }
+
+  /** The horizon when the emulated clock reads `nowNs`. */
+  private horizonAt(nowNs: number): number {
     const w = this.windowNs;
-    return w > 0 ? Math.floor(t / w) * w : t;
+    return w > 0 ? Math.floor(nowNs / w) * w : nowNs;
   }
 
   /** Emulated time of the last event handled (−∞ before the first). */
@@ -254,14 +258,14 @@ export class EventTimers implements TimerService {
         : Number.POSITIVE_INFINITY;
     try {
       let realNow = this.clock.now();
-      let horizon = this.horizonNs();
+      let horizon = this.horizonAt(realNow);
       while (ran < this.batchLimit) {
         if ((ran & 63) === 63 && this.clock.realNowNs() > endRealNs) break;
         let t = this.queue.peekTime();
         if (t > limitNs) break;
         if (t > horizon) {
           realNow = this.clock.now();
-          horizon = this.horizonNs();
+          horizon = this.horizonAt(realNow);
           if (t > horizon) break;
         }
         const fn = this.queue.pop()!;

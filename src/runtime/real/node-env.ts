@@ -1031,8 +1031,7 @@ export class RealNodeEnv implements FirmwareEnv {
     const stamp = stampNs;
     if (stamp !== null) this.counters.stampedFrames++;
     const ring = this.rxRings[link.port];
-    const holdAfterNs = this.timers.windowNs > 0 ? this.timers.lastEventNs : this.timers.clock.now();
-    if (stamp !== null && (ring.length > 0 || stamp > holdAfterNs)) {
+    if (stamp !== null && (ring.length > 0 || stamp > this.holdAfterNs())) {
       // Early (the usual case: the sender did not hold it for the link delay): into this port's
       // delay line, delivered by a timer at its stamp, in order with every other event.
       if (ring.length >= MAX_HELD_FRAMES) {
@@ -1048,6 +1047,14 @@ export class RealNodeEnv implements FirmwareEnv {
     this.rxPort = link.port;
     this.rxPkt = pkt;
     this.timers.runAt(stamp ?? Number.POSITIVE_INFINITY, this.deliver);
+  }
+
+  /**
+   * A frame stamped after this waits in its port's delay line: after the clock, or in time windows
+   * after the last event run (the next batch runs it, even when the clock has passed its stamp).
+   */
+  private holdAfterNs(): number {
+    return this.timers.windowNs > 0 ? this.timers.lastEventNs : this.timers.clock.now();
   }
 
   /** One frame of port's delay line is due: deliver it, then wait for the next one's stamp. */

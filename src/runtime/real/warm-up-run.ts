@@ -55,14 +55,13 @@ function warmUpPlan(like: NodeConfig): {
   scenario: Scenario;
   names: string[];
   timeScale: number;
-  own: boolean;
 } {
   try {
     const scenario: Scenario = { ...like.scenario, durationNs: OWN_SCENARIO_DURATION_NS };
     const names = setupRun(scenario, { cc: like.cc, seed: like.seed }).topo.nodes.map((n) => n.name);
     if (names.length <= OWN_SCENARIO_MAX_NODES) {
       const timeScale = like.sync === 'lockstep' ? 1 : OWN_SCENARIO_WALLCLOCK_TIME_SCALE;
-      return { ran: 'own-scenario', scenario, names, timeScale, own: true };
+      return { ran: 'own-scenario', scenario, names, timeScale };
     }
   } catch {
     // a scenario this process cannot set up whole: the incast instead
@@ -72,7 +71,6 @@ function warmUpPlan(like: NodeConfig): {
     scenario: warmUpScenario(like.cc ?? like.scenario.defaults.nic.cc, INCAST_DURATION),
     names: INCAST_NODES,
     timeScale: INCAST_TIME_SCALE[like.sync],
-    own: false,
   };
 }
 
@@ -86,6 +84,7 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   const plan = warmUpPlan(like);
   try {
     const { names } = plan;
+    const own = plan.ran === 'own-scenario';
     const ports = await freeLoopbackPorts(names.length);
     const addresses = Object.fromEntries(names.map((n, i) => [n, `127.0.0.1:${ports[i]}`]));
     for (const [i, name] of names.entries()) {
@@ -93,8 +92,8 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
         ...like,
         name,
         scenario: plan.scenario,
-        cc: plan.own ? like.cc : undefined,
-        seed: plan.own ? like.seed : undefined,
+        cc: own ? like.cc : undefined,
+        seed: own ? like.seed : undefined,
         timeScale: plan.timeScale,
         addresses,
         bind: { host: '127.0.0.1', port: ports[i] },
