@@ -104,6 +104,22 @@ const FIELD_TAG_F64 = 1;
 export const MAX_FIELD_NAME_BYTES = GENEVE_MAX_OPTION_DATA_BYTES - 10;
 
 const utf8Encoder = new TextEncoder();
+/**
+ * Field names' UTF-8 bytes, by name. Firmware uses a handful of names, and encoding one costs an
+ * ArrayBuffer each time (every frame that carries fields is sized and then written, so twice per
+ * frame): garbage a real-time node's young collections then free one by one. Bounded, so names a
+ * program makes up on the fly cannot grow it.
+ */
+const fieldNameBytes = new Map<string, Uint8Array>();
+const FIELD_NAMES_KEPT = 256;
+
+function encodedFieldName(key: string): Uint8Array {
+  const kept = fieldNameBytes.get(key);
+  if (kept !== undefined) return kept;
+  const name = utf8Encoder.encode(key);
+  if (fieldNameBytes.size < FIELD_NAMES_KEPT) fieldNameBytes.set(key, name);
+  return name;
+}
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 function bad(pkt: Packet, what: string): never {
@@ -153,7 +169,7 @@ function fieldGroups(
     const v = fields[key];
     if (typeof v !== 'number') bad(pkt, `field ${key} is not a number`);
     if (key === '__proto__') bad(pkt, 'field name __proto__ is not allowed');
-    const name = utf8Encoder.encode(key);
+    const name = encodedFieldName(key);
     if (name.length === 0 || name.length > MAX_FIELD_NAME_BYTES) {
       bad(pkt, `field name "${key}" must be 1..${MAX_FIELD_NAME_BYTES} UTF-8 bytes`);
     }

@@ -385,6 +385,22 @@ describe('Geneve encapsulation', () => {
     expect(must(decapsulate(d))).toEqual(p);
   });
 
+  it('encodes every field name right however many names a run has used (names are cached, boundedly)', () => {
+    // More distinct names than the encoder keeps, each name seen twice with different neighbours.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 300; i += 3) {
+        const p = dataPacket(0);
+        p.payload = new Uint8Array(0);
+        p.ext = {
+          ...createExt(),
+          fields: { [`n${i}`]: i, [`nom_${i + 1}_é`]: round, [`n${i + 2 + round}`]: 0.25 },
+        };
+        p.sizeBytes = emulatedSizeBytes(p);
+        expect(must(decapsulate(encapsulate(p, { vni: 1 })))).toEqual(p);
+      }
+    }
+  });
+
   it('refuses what Geneve cannot hold, with a clear error', () => {
     const p = dataPacket(0);
     const fields: Record<string, number> = {};
