@@ -33,7 +33,7 @@ import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createNic, type Nic } from '../../../nic/api.js';
 import { createSwitch, type Switch } from '../../../switch/api.js';
@@ -333,6 +333,24 @@ export function interfaceMtu(ip: string): number {
 
 /** Lockstep: progress reports and liveness checks, and keepalives, real ms apart. */
 const PROGRESS_MS = 250;
+/** Collections over 1 ms a node lists with their times (it counts all of them). */
+const LONG_GC_KEPT = 256;
+/** perf_hooks' GC kinds, by value. */
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+
+function gcKindName(kind: number | undefined): string {
+  return kind === undefined ? 'unknown' : (GC_KINDS[kind] ?? `kind ${kind}`);
+}
+
+/** A perf_hooks timestamp (ms since the time origin) as host monotonic ns (the same clock). */
+function monoNsAt(perfMs: number): number {
+  return hostMonotonicNs() - (performance.now() - perfMs) * 1e6;
+}
 /** Lockstep, after the report: keepalives carrying the final +∞ promise, real ms apart. */
 const LINGER_KEEPALIVES = 3;
 const LINGER_MS = 100;
@@ -372,6 +390,7 @@ export class RealNode {
   /** Garbage-collection pauses since the start: the longest, and how many took over 1 ms real. */
   private gcMaxNs = 0;
   private gcOver1Ms = 0;
+  private readonly gcLong: NonNullable<NodeLoadReport['gcLong']> = [];
   private gcObserver: PerformanceObserver | null = null;
   private readonly queueSeries = new Map<number, number[]>();
   private readonly queueMax = new Map<number, number>();
@@ -583,7 +602,14 @@ export class RealNode {
       for (const e of list.getEntries()) {
         const ns = e.duration * 1e6;
         if (ns > this.gcMaxNs) this.gcMaxNs = ns;
-        if (ns > 1e6) this.gcOver1Ms++;
+        if (ns <= 1e6) continue;
+        this.gcOver1Ms++;
+        if (this.gcLong.length < LONG_GC_KEPT)
+          this.gcLong.push({
+            atMonoNs: Math.round(monoNsAt(e.startTime)),
+            durationNs: Math.round(ns),
+            kind: gcKindName((e as { detail?: { kind?: number } }).detail?.kind),
+          });
       }
     });
     this.gcObserver.observe({ entryTypes: ['gc'] });
@@ -940,6 +966,7 @@ export class RealNode {
       timerMaxLateNs: lag?.maxLateNs ?? 0,
       gcMaxNs: this.gcMaxNs,
       gcOver1Ms: this.gcOver1Ms,
+      gcLong: this.gcLong,
       ports: this.portLoad.map((pl, port) => {
         const achieved = pl.loadedNs > 0 ? (pl.loadedBytes * 8e9) / pl.loadedNs : 0;
         const expected = pl.loadedNs > 0 ? pl.expectedBitNs / pl.loadedNs : 0;

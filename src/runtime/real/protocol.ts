@@ -38,6 +38,11 @@ export interface NodeLoadReport {
   /** Garbage-collection pauses (perf_hooks 'gc'), real ns: the longest, and how many took > 1 ms. */
   gcMaxNs: number;
   gcOver1Ms: number;
+  /**
+   * The collections over 1 ms, each with when it began (host CLOCK_MONOTONIC, ns: hostMonotonicNs)
+   * and its kind (perf_hooks: minor, major, incremental, weakcb); the first LONG_GC_KEPT of them.
+   */
+  gcLong?: { atMonoNs: number; durationNs: number; kind: string }[];
   /** Per port: achieved / expected rate over the windows in which the port had work. */
   ports: {
     port: number;
