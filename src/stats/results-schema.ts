@@ -109,6 +109,16 @@ export const resultsSchema = z.strictObject({
         gcMaxMs: z.number().nonnegative(),
         gcOver1Ms: nonNegInt,
         eventLoopMaxMs: z.number().nonnegative(),
+        longGc: z
+          .array(
+            z.strictObject({
+              node: z.string(),
+              atNs: z.number().nonnegative(),
+              durationMs: z.number().positive(),
+              kind: z.string(),
+            }),
+          )
+          .optional(),
       }),
     })
     .optional(),

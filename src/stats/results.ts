@@ -117,9 +117,15 @@ export interface RealtimeResult {
   minLinkDelayNs: number;
   /**
    * Real pauses of the node processes: the longest garbage collection, how many took over 1 ms,
-   * and the longest event-loop delay (perf_hooks), in real ms, over all nodes.
+   * and the longest event-loop delay (perf_hooks), in real ms, over all nodes; and the collections
+   * over 1 ms by emulated time (the first LONG_GC_LISTED), to set beside late frames.
    */
-  pauses: { gcMaxMs: number; gcOver1Ms: number; eventLoopMaxMs: number };
+  pauses: {
+    gcMaxMs: number;
+    gcOver1Ms: number;
+    eventLoopMaxMs: number;
+    longGc?: { node: string; atNs: number; durationMs: number; kind: string }[];
+  };
   /** Datagrams the overlay sent again because the real network lost or reordered them. */
   resentDatagrams: number;
 }

@@ -74,11 +74,20 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
   let gcMaxNs = 0;
   let gcOver1Ms = 0;
   let loopMaxNs = 0;
+  const longGc: { node: string; atNs: number; durationMs: number; kind: string }[] = [];
   for (const r of reports.values()) {
     gcMaxNs = Math.max(gcMaxNs, r.load.gcMaxNs ?? 0);
     gcOver1Ms += r.load.gcOver1Ms ?? 0;
     loopMaxNs = Math.max(loopMaxNs, r.load.eventLoopMaxNs);
+    for (const g of r.load.gcLong ?? [])
+      longGc.push({
+        node: r.node,
+        atNs: g.atNs,
+        durationMs: Math.round(g.durationNs / 1e3) / 1e3,
+        kind: g.kind,
+      });
   }
+  longGc.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node));
   const linksDown: { node: string; port: number; peer: string; atNs: number }[] = [];
   for (const r of reports.values()) for (const d of r.linksDown ?? []) linksDown.push({ node: r.node, ...d });
   linksDown.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node) || a.port - b.port);
@@ -100,9 +109,13 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
       gcMaxMs: Math.round(gcMaxNs / 1e3) / 1e3,
       gcOver1Ms,
       eventLoopMaxMs: Math.round(loopMaxNs / 1e3) / 1e3,
+      longGc: longGc.slice(0, LONG_GC_LISTED),
     },
   };
 }
+
+/** Collections over 1 ms results.json lists (the earliest; gcOver1Ms counts them all). */
+const LONG_GC_LISTED = 200;
 
 /** min / median / max, rounded to 3 significant digits. */
 function spread(xs: number[]): { min: number; p50: number; max: number } {

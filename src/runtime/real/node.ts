@@ -74,6 +74,7 @@ import { type Overlay, RealNodeEnv } from './node-env.js';
 import {
   hostMonotonicNs,
   type LauncherMessage,
+  type LongGc,
   type NodeLoadReport,
   type NodeMessage,
   type NodeReport,
@@ -390,7 +391,7 @@ export class RealNode {
   /** Garbage-collection pauses since the start: the longest, and how many took over 1 ms real. */
   private gcMaxNs = 0;
   private gcOver1Ms = 0;
-  private readonly gcLong: NonNullable<NodeLoadReport['gcLong']> = [];
+  private readonly gcLong: LongGc[] = [];
   private gcObserver: PerformanceObserver | null = null;
   private readonly queueSeries = new Map<number, number[]>();
   private readonly queueMax = new Map<number, number>();
@@ -604,12 +605,14 @@ export class RealNode {
         if (ns > this.gcMaxNs) this.gcMaxNs = ns;
         if (ns <= 1e6) continue;
         this.gcOver1Ms++;
-        if (this.gcLong.length < LONG_GC_KEPT)
-          this.gcLong.push({
-            atMonoNs: Math.round(monoNsAt(e.startTime)),
-            durationNs: Math.round(ns),
-            kind: gcKindName((e as { detail?: { kind?: number } }).detail?.kind),
-          });
+        if (this.gcLong.length >= LONG_GC_KEPT) continue;
+        const atMonoNs = Math.round(monoNsAt(e.startTime));
+        this.gcLong.push({
+          atMonoNs,
+          atNs: Math.max(0, Math.round((atMonoNs - this.epochNs) / this.cfg.timeScale)),
+          durationNs: Math.round(ns),
+          kind: gcKindName((e as { detail?: { kind?: number } }).detail?.kind),
+        });
       }
     });
     this.gcObserver.observe({ entryTypes: ['gc'] });

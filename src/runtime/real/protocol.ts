@@ -27,6 +27,14 @@ export interface NodeClockReport {
   syncRef: string;
 }
 
+/** One garbage collection that took over 1 ms real. */
+export interface LongGc {
+  atMonoNs: number;
+  atNs: number;
+  durationNs: number;
+  kind: string;
+}
+
 export interface NodeLoadReport {
   /** Event-loop delay (perf_hooks), real ns. */
   eventLoopP50Ns: number;
@@ -39,10 +47,11 @@ export interface NodeLoadReport {
   gcMaxNs: number;
   gcOver1Ms: number;
   /**
-   * The collections over 1 ms, each with when it began (host CLOCK_MONOTONIC, ns: hostMonotonicNs)
-   * and its kind (perf_hooks: minor, major, incremental, weakcb); the first LONG_GC_KEPT of them.
+   * The collections over 1 ms, each with when it began (host CLOCK_MONOTONIC, ns: hostMonotonicNs;
+   * and emulated ns since t0) and its kind (perf_hooks: minor, major, incremental, weakcb); the
+   * first LONG_GC_KEPT of them.
    */
-  gcLong?: { atMonoNs: number; durationNs: number; kind: string }[];
+  gcLong?: LongGc[];
   /** Per port: achieved / expected rate over the windows in which the port had work. */
   ports: {
     port: number;
