@@ -601,12 +601,14 @@ export class RealNode {
   private observeGc(): void {
     this.gcObserver = new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
+        const atMonoNs = Math.round(monoNsAt(e.startTime));
         const ns = e.duration * 1e6;
+        // A collection over before t0 (the lead, in which the node built its run) paused no event.
+        if (atMonoNs + ns < this.epochNs) continue;
         if (ns > this.gcMaxNs) this.gcMaxNs = ns;
         if (ns <= 1e6) continue;
         this.gcOver1Ms++;
         if (this.gcLong.length >= LONG_GC_KEPT) continue;
-        const atMonoNs = Math.round(monoNsAt(e.startTime));
         this.gcLong.push({
           atMonoNs,
           atNs: Math.max(0, Math.round((atMonoNs - this.epochNs) / this.cfg.timeScale)),
