@@ -120,6 +120,9 @@ export const resultsSchema = z.strictObject({
           )
           .optional(),
       }),
+      lateOverTime: z
+        .strictObject({ binNs: z.number().int().positive(), counts: z.array(nonNegInt) })
+        .optional(),
     })
     .optional(),
   /** Only when the scenario has a `probes` key (docs/results.md "probes"). */

@@ -128,6 +128,11 @@ export interface RealtimeResult {
   };
   /** Datagrams the overlay sent again because the real network lost or reordered them. */
   resentDatagrams: number;
+  /**
+   * Wallclock: late frames summed over the nodes by the emulated time they were due, in bins of
+   * binNs (the scenario's duration in 100 bins, as many as the run lasted).
+   */
+  lateOverTime?: { binNs: number; counts: number[] };
 }
 
 /** Raw per-flow numbers from a runtime. */

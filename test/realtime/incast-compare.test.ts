@@ -129,5 +129,11 @@ describe('a wallclock run that lasts its whole duration', () => {
       expect(g.atNs).toBeLessThanOrEqual(local.results.durationNs);
     }
     expect(long.map((g) => g.atNs)).toEqual(long.map((g) => g.atNs).sort((a, b) => a - b));
+    // Late frames by the time they were due add up to the count, over the bins the run lasted.
+    const rt = local.results.realtime!;
+    const late = rt.lateOverTime!;
+    expect(late.counts.reduce((a, b) => a + b, 0)).toBe(rt.lateFrames);
+    expect(late.binNs * late.counts.length).toBeGreaterThanOrEqual(local.results.durationNs);
+    expect(late.binNs * (late.counts.length - 1)).toBeLessThan(local.results.durationNs);
   }, 60_000);
 });

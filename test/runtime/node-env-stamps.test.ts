@@ -24,7 +24,7 @@ import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
 /** A switch-like node with two ports (peers a and b, 1 µs links) and a fake UDP socket. */
-function rig(opts: { intMulti?: number; windowNs?: number } = {}) {
+function rig(opts: { intMulti?: number; windowNs?: number; lateBinNs?: number } = {}) {
   const { windowNs, ...envOpts } = opts;
   let realNs = 1e9;
   const clock = new RealClock({ timeScale: 1, epochRealNs: 1e9, source: () => realNs });
@@ -140,6 +140,24 @@ describe('arrival stamps: receive delay lines', () => {
     r.deliver(1, 4, 900); // late by the real clock, but nothing later had happened: exact
     expect(r.got).toEqual(['p0:psn1@100', 'p0:psn2@200', 'p1:psn3@200', 'p1:psn4@900']);
     expect(r.env.counters).toMatchObject({ stampedFrames: 4, lateFrames: 1, maxLateNs: 50 });
+    // By the time it was due: 150 ns, the first 10 µs bin.
+    expect(r.env.counters.lateByBin[0]).toBe(1);
+    expect(r.env.counters.lateByBin.reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it('bins late frames by when they were due; the last bin also takes those after it', () => {
+    const r = rig({ lateBinNs: 100 });
+    rigs.push(r);
+    r.deliver(0, 1, 50_000);
+    r.advance(60_000);
+    r.timers.runDue();
+    r.deliver(1, 2, 250); // due at 250: bin 2
+    r.deliver(1, 3, 40_000); // due after the last bin's start (9 900): the last bin
+    expect(r.env.counters.lateFrames).toBe(2);
+    const bins = r.env.counters.lateByBin;
+    expect(bins[2]).toBe(1);
+    expect(bins[bins.length - 1]).toBe(1);
+    expect(bins.reduce((a, b) => a + b, 0)).toBe(2);
   });
 
   it('in time windows, a frame whose stamp the clock passed but no event did waits for the batch, in stamp order', () => {

@@ -38,6 +38,32 @@ export function mergeReports(inp: MergeInput): Results {
   return results;
 }
 
+/**
+ * The nodes' late frames summed by the emulated time they were due, over the bins the run lasted
+ * (the scenario's duration in 100 bins; a run that ends early fills fewer), or null when no node
+ * counted them (lockstep).
+ */
+function lateOverTime(inp: MergeInput): { binNs: number; counts: number[] } | null {
+  let binNs = 0;
+  let counts: number[] = [];
+  for (const r of inp.reports.values()) {
+    const bins = r.io.lateByBin;
+    const w = r.io.lateBinNs ?? 0;
+    if (r.sync?.mode === 'lockstep' || bins === undefined || !(w > 0)) continue;
+    if (binNs === 0) {
+      binNs = w;
+      counts = new Array<number>(bins.length).fill(0);
+    }
+    if (w !== binNs || bins.length !== counts.length) continue;
+    for (let i = 0; i < bins.length; i++) counts[i] += bins[i];
+  }
+  if (binNs === 0) return null;
+  const used = Math.min(counts.length, Math.max(1, Math.ceil(inp.endNs / binNs)));
+  // The last bin kept also counts frames due after it (none, unless the run overran its end).
+  for (let i = used; i < counts.length; i++) counts[used - 1] += counts[i];
+  return { binNs, counts: counts.slice(0, used) };
+}
+
 /** How emulated time was kept (results.json `realtime`, docs/results.md). */
 function realtimeSection(inp: MergeInput): RealtimeResult {
   const { plan, reports } = inp;
@@ -92,6 +118,7 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
   for (const r of reports.values()) for (const d of r.linksDown ?? []) linksDown.push({ node: r.node, ...d });
   linksDown.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node) || a.port - b.port);
   const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
+  const late = lateOverTime(inp);
   return {
     sync,
     processes: inp.processes ?? plan.topo.nodes.length,
@@ -111,6 +138,7 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
       eventLoopMaxMs: Math.round(loopMaxNs / 1e3) / 1e3,
       longGc: longGc.slice(0, LONG_GC_LISTED),
     },
+    ...(late !== null ? { lateOverTime: late } : {}),
   };
 }
 
@@ -161,6 +189,16 @@ function healthWarnings(inp: MergeInput): string[] {
         );
       }
     }
+  }
+  const late = lateOverTime(inp);
+  const lateTotal = late?.counts.reduce((a, b) => a + b, 0) ?? 0;
+  if (late !== null && lateTotal > 0) {
+    const tenthNs = inp.endNs / 10;
+    let early = 0;
+    for (let i = 0; i < late.counts.length && (i + 1) * late.binNs <= tenthNs; i++) early += late.counts[i];
+    warnings.push(
+      `of the ${lateTotal} late frames, ${Math.round((100 * early) / lateTotal)}% were due in the run's first tenth (before ${fmtUs(tenthNs)} emulated); results.realtime.lateOverTime has them by time`,
+    );
   }
 
   return warnings;

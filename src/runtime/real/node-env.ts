@@ -108,6 +108,8 @@ export interface NodeEnvOptions {
   onLinkError?(message: string): void;
   /** Tests: lose every n-th first transmission of a sequenced datagram (0: never). */
   dropEvery?: number;
+  /** Width of the bins late frames are counted in by the emulated time they were due (default 10 µs). */
+  lateBinNs?: number;
   /**
    * Hand every sent Packet back to the packet factory's free list (recyclePacket), which the next
    * decoded frame takes (default false): for a switch, whose firmware lets go of a frame once it
@@ -139,6 +141,9 @@ const WALLCLOCK_ACK_MS = 4 * NACK_SPACING_MS;
 /** Why a datagram was dropped before firmware saw it. */
 export type GarbageReason = 'unknown-peer' | 'bad-overlay' | 'bad-port' | string;
 
+/** Bins of NodeCounters.lateByBin. */
+export const LATE_BINS = 100;
+
 /** Largest frame we hold for propagation delay per port before dropping (a stalled socket). */
 const MAX_HELD_FRAMES = 1 << 16;
 
@@ -169,6 +174,12 @@ export interface NodeIoCounters {
    */
   lateFrames: number;
   maxLateNs: number;
+  /**
+   * Late frames by the emulated time they were due, in bins of lateBinNs (the last bin also counts
+   * everything after it): whether a run was late at its start only, or throughout.
+   */
+  lateByBin: number[];
+  lateBinNs: number;
   /** Emulated bytes sent per port (for achieved-rate accounting). */
   portTxBytes: number[];
   /** Lockstep: promise (null-message) datagrams sent and received. */
@@ -369,6 +380,8 @@ export class RealNodeEnv implements FirmwareEnv {
       stampedFrames: 0,
       lateFrames: 0,
       maxLateNs: 0,
+      lateByBin: new Array<number>(LATE_BINS).fill(0),
+      lateBinNs: Math.max(1, Math.round(opts.lateBinNs ?? 10_000)),
       portTxBytes: this.links.map(() => 0),
       promisesTx: 0,
       promisesRx: 0,
@@ -1043,7 +1056,7 @@ export class RealNodeEnv implements FirmwareEnv {
       return;
     }
     // Late or unstamped: now, or at the stamp if that is still after the last event.
-    if (stamp !== null) this.countLate(this.timers.lastEventNs - stamp);
+    if (stamp !== null) this.countLate(stamp, this.timers.lastEventNs - stamp);
     this.rxPort = link.port;
     this.rxPkt = pkt;
     this.timers.runAt(stamp ?? Number.POSITIVE_INFINITY, this.deliver);
@@ -1063,13 +1076,16 @@ export class RealNodeEnv implements FirmwareEnv {
     ring.timer = null;
     if (ring.length === 0) return;
     // Due at its stamp rounded up to whole ns: later than that, an event of a late frame came first.
-    this.countLate(this.timers.now() - ring.peekKey() - 1);
+    this.countLate(ring.peekKey(), this.timers.now() - ring.peekKey() - 1);
     this.deliverTo(port, ring.shift()!);
     if (ring.length > 0) ring.timer = this.timers.setTimer(ring.peekKey(), this.rxFires[port]);
   }
 
-  private countLate(lateNs: number): void {
+  /** A frame due at `dueNs` came `lateNs` after an event later than that had run (if > 0). */
+  private countLate(dueNs: number, lateNs: number): void {
     if (!(lateNs > 0)) return;
+    const c = this.counters;
+    c.lateByBin[Math.min(LATE_BINS - 1, Math.max(0, Math.floor(dueNs / c.lateBinNs)))]++;
     this.counters.lateFrames++;
     if (lateNs > this.counters.maxLateNs) this.counters.maxLateNs = lateNs;
   }

@@ -70,7 +70,7 @@ import {
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
 import { inputOrderOf, LockstepScheduler } from './lockstep.js';
-import { type Overlay, RealNodeEnv } from './node-env.js';
+import { LATE_BINS, type Overlay, RealNodeEnv } from './node-env.js';
 import {
   hostMonotonicNs,
   type LauncherMessage,
@@ -538,6 +538,7 @@ export class RealNode {
       maxDatagramBytes: Math.min(65_507, cfg.mtu - 28),
       onLinkError: (m) => this.fatal(new Error(m)),
       dropEvery: cfg.dropEvery,
+      lateBinNs: Math.ceil(cfg.scenario.durationNs / LATE_BINS),
     });
     this.env = env;
     this.createFirmware(env);
@@ -1034,6 +1035,7 @@ export class RealNode {
         stampedFrames: io?.stampedFrames ?? 0,
         lateFrames: io?.lateFrames ?? 0,
         maxLateNs: io?.maxLateNs ?? 0,
+        ...(io !== undefined ? { lateByBin: [...io.lateByBin], lateBinNs: io.lateBinNs } : {}),
         promisesTx: io?.promisesTx ?? 0,
         promisesRx: io?.promisesRx ?? 0,
         dataTx: io?.dataTx ?? 0,

@@ -82,6 +82,9 @@ export interface NodeReport extends AppNodeReport {
     stampedFrames: number;
     lateFrames: number;
     maxLateNs: number;
+    /** Late frames by the emulated time they were due, in bins of lateBinNs (node-env.ts). */
+    lateByBin?: number[];
+    lateBinNs?: number;
     /** Lockstep null messages sent and received, and data datagrams sent. */
     promisesTx: number;
     promisesRx: number;
