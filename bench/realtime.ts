@@ -475,8 +475,9 @@ async function benchHostLineRate(
 /**
  * The lowest dilation lockstep reaches: scenarios run on the local runtime at timeScale 1, so the
  * wall clock never holds a node back and emulated time goes as fast as promises and the CPU let
- * it. Each scenario runs with a process per node and with `processes: auto` (as many processes as
- * cores), side by side. Prints real time per emulated time (median window and whole run) and
+ * it. Each scenario runs with a process per node, with `processes: auto` (as many processes as
+ * cores), and with `processes: auto` and the nodes of a process linked in memory
+ * (`inProcessLinks: memory`), side by side. Prints real time per emulated time (median window and whole run) and
  * null messages per data frame. ROCELAB_BENCH_LOCKSTEP=0 skips it.
  */
 async function benchLockstep(): Promise<void> {
@@ -487,9 +488,13 @@ async function benchLockstep(): Promise<void> {
   ];
   console.log('\nlockstep, local runtime at timeScale 1 (the lowest dilation it reaches here):');
   for (const c of cases) {
-    for (const processes of ['per-node', 'auto'] as const) {
+    for (const [processes, links] of [
+      ['per-node', 'socket'],
+      ['auto', 'socket'],
+      ['auto', 'memory'],
+    ] as const) {
       const out = await runLocal({
-        scenario: loadScenario(c.file, ['timeScale=1', `processes=${processes}`]),
+        scenario: loadScenario(c.file, ['timeScale=1', `processes=${processes}`, `inProcessLinks=${links}`]),
         outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-ls-')),
         print: null,
         metricsPort: null,
@@ -497,9 +502,9 @@ async function benchLockstep(): Promise<void> {
       const r = out.results;
       const rt = r.realtime!;
       const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
-      const label = `${c.label} (${rt.processes} processes)`;
+      const label = `${c.label} (${rt.processes} processes${links === 'memory' ? ', in memory' : ''})`;
       console.log(
-        `  ${label.padEnd(28)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
+        `  ${label.padEnd(40)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
       );
       rmSync(out.outDir, { recursive: true, force: true });
     }

@@ -536,6 +536,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     sync: p.sync,
     train: p.train,
     timeWindow: p.timeWindow,
+    inProcessLinks: p.inProcessLinks,
     processes: p.processes,
     sampleIntervalNs,
     defaults: { link, nic, switch: sw },

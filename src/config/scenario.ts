@@ -279,6 +279,12 @@ export interface Scenario {
    */
   timeWindow: 'link' | 'off';
   /**
+   * How the nodes of one process exchange datagrams (docs/realtime.md "Processes"): `socket`
+   * through the kernel like any other, `memory` handed over in memory; `auto`, memory under
+   * lockstep and the socket under wallclock.
+   */
+  inProcessLinks: 'auto' | 'socket' | 'memory';
+  /**
    * How many OS processes the local runtime runs the nodes in (docs/realtime.md "Processes"):
    * `per-node` (one each), a number, or `auto`: as many as the machine has cores (nodes share
    * them). Other launchers give every node its own process, namespace or container.
@@ -676,6 +682,7 @@ export const scenarioSchema = strict({
   sync: oneOf(['lockstep', 'wallclock'] as const).default('lockstep'),
   train: oneOf(['auto', 'off'] as const).default('auto'),
   timeWindow: oneOf(['link', 'off'] as const).default('link'),
+  inProcessLinks: oneOf(['auto', 'socket', 'memory'] as const).default('auto'),
   processes: processCount().default('auto'),
   sampleInterval: duration({ min: 1 }).optional(),
   defaults: strict({

@@ -90,6 +90,18 @@ describe('local runtime vs virtual time: 4-to-1 DCQCN incast', () => {
     expect(pids.length).toBe(6);
     expect(await survivors(pids)).toEqual([]);
   });
+
+  it('with the nodes of a process linked in memory (inProcessLinks: memory), identical to virtual time too', async () => {
+    const s = scenario(INCAST_4TO1, ['inProcessLinks=memory', 'processes=2']);
+    const virtual = runScenario({ scenario: s, outDir: tmp(), print: null });
+    const local = await runScenario({ scenario: s, runtime: 'local', outDir: tmp(), print: null });
+    expect(local.results.realtime?.processes).toBe(2);
+    expect(local.results.summary.flowsCompleted).toBe(local.results.summary.flowsTotal);
+    expect(local.results.flows).toEqual(virtual.results.flows);
+    expect(local.results.ports).toEqual(virtual.results.ports);
+    expect(local.results.hosts).toEqual(virtual.results.hosts);
+    expect(local.results.series).toEqual(virtual.results.series);
+  });
 });
 
 describe('a wallclock run that lasts its whole duration', () => {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
 import { EventTimers } from '../../src/runtime/real/event-timers.js';
+import { registerLocalReceiver } from '../../src/runtime/real/in-process-links.js';
 import { RealNodeEnv } from '../../src/runtime/real/node-env.js';
 import { RealClock } from '../../src/time/real-clock.js';
 import type { Topology, TopologyNode } from '../../src/topology/model.js';
@@ -24,7 +25,9 @@ import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
 /** A switch-like node with two ports (peers a and b, 1 µs links) and a fake UDP socket. */
-function rig(opts: { intMulti?: number; windowNs?: number; lateBinNs?: number } = {}) {
+function rig(
+  opts: { intMulti?: number; windowNs?: number; lateBinNs?: number; inProcessLinks?: boolean } = {},
+) {
   const { windowNs, ...envOpts } = opts;
   let realNs = 1e9;
   const clock = new RealClock({ timeScale: 1, epochRealNs: 1e9, source: () => realNs });
@@ -200,6 +203,44 @@ describe('arrival stamps: receive delay lines', () => {
     expect(reader.reset(r.sent[0].buf)).toBeNull();
     expect(reader.count).toBe(2);
     expect(reader.linkSeq).toBe(0);
+  });
+
+  it('in-process links: a datagram to a node of this process skips the socket and comes on its next turn, a copy, from our address', async () => {
+    const got: { msg: Buffer; from: { address: string; port: number } }[] = [];
+    const undo = registerLocalReceiver(PEERS[1], 6081, {
+      receiveLocal: (msg, from) => got.push({ msg, from }),
+    });
+    try {
+      const r = rig({ inProcessLinks: true });
+      rigs.push(r);
+      r.env.send(1, dataPkt(9));
+      r.env.send(0, dataPkt(10)); // peer a is not in this process: the socket
+      await new Promise((res) => setImmediate(res));
+      expect(r.sent.map((x) => x.host)).toEqual([PEERS[0]]);
+      expect(got).toHaveLength(1);
+      expect(got[0].from).toEqual({ address: '127.0.0.1', port: 6081 });
+      const reader = new TrainReader();
+      expect(reader.reset(got[0].msg)).toBeNull();
+      expect(reader.count).toBe(1);
+      expect(r.env.counters.txDatagrams).toBe(2);
+      // The send completed at once: nothing for drain() to wait on.
+      await r.env.drain(50);
+    } finally {
+      undo();
+    }
+  });
+
+  it('in-process links: what a node of this process hands over is read like a datagram from the socket', async () => {
+    const r = rig({ inProcessLinks: true });
+    rigs.push(r);
+    const buf = encapsulate(dataPkt(3), { vni: 0, arrivalNs: 100 });
+    r.env.receiveLocal(buf, { address: PEERS[0], port: 6081 });
+    expect(r.env.counters.rxDatagrams).toBe(0); // not before our next turn
+    await new Promise((res) => setImmediate(res));
+    expect(r.env.counters.rxDatagrams).toBe(1);
+    r.advance(1000);
+    r.timers.runDue();
+    expect(r.got).toEqual(['p0:psn3@100']);
   });
 });
 

@@ -43,6 +43,7 @@ import {
 } from '../../wire/train.js';
 import { type AddressMap, addressOf, type Endpoint } from './addresses.js';
 import type { EventTimers } from './event-timers.js';
+import { copyToSlab, type LocalReceiver, localReceiver, registerLocalReceiver } from './in-process-links.js';
 import type { LockstepScheduler } from './lockstep.js';
 import { PortRing } from './port-ring.js';
 import { ResendRing } from './resend-ring.js';
@@ -108,6 +109,11 @@ export interface NodeEnvOptions {
   onLinkError?(message: string): void;
   /** Tests: lose every n-th first transmission of a sequenced datagram (0: never). */
   dropEvery?: number;
+  /**
+   * Datagrams to nodes of this process go over memory, not the kernel (in-process-links.ts;
+   * scenario key `inProcessLinks: memory`). Default false.
+   */
+  inProcessLinks?: boolean;
   /** Width of the bins late frames are counted in by the emulated time they were due (default 10 µs). */
   lateBinNs?: number;
   /**
@@ -205,7 +211,7 @@ export interface NodeIoCounters {
   duplicateDatagrams: number;
 }
 
-export class RealNodeEnv implements FirmwareEnv {
+export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   readonly node: TopologyNode;
   readonly links: PortLink[];
   readonly rng: Rng;
@@ -280,6 +286,15 @@ export class RealNodeEnv implements FirmwareEnv {
   private readonly rxMeta: DecapsulatedMeta = createDecapsulatedMeta();
   private packetIds = 0;
   private closed = false;
+  /** In-process links: on, each port's address as its peer knows it, the peer taking our datagrams in memory (null: another process; undefined: not looked up yet), and what undoes our registration. */
+  private readonly localLinks: boolean;
+  private readonly selfRinfos: { address: string; port: number }[];
+  private readonly localPeers: (LocalReceiver | null | undefined)[];
+  private readonly unregisterLocal: (() => void)[] = [];
+  /** Datagrams from nodes of this process, read on our next turn, in the order they were sent. */
+  private readonly localMsgs: Buffer[] = [];
+  private readonly localFrom: { address: string; port: number }[] = [];
+  private localScheduled = false;
   readonly preciseNow: () => number;
   private readonly arrivalStamps: boolean;
   /** Frames we send carry arrival stamps (Geneve only), so peers delay them, not us. */
@@ -327,6 +342,20 @@ export class RealNodeEnv implements FirmwareEnv {
       const byIp = this.ingressByIp.get(l.peer.host);
       if (byIp === undefined) this.ingressByIp.set(l.peer.host, [l]);
       else byIp.push(l);
+    }
+    this.localLinks = opts.inProcessLinks === true;
+    this.selfRinfos = this.links.map((l) => {
+      const e = addressOf(opts.addresses, opts.node.name, l.port);
+      return { address: e.host, port: e.port };
+    });
+    this.localPeers = this.links.map(() => undefined);
+    if (this.localLinks) {
+      const seen = new Set<string>();
+      for (const e of this.selfRinfos) {
+        if (seen.has(`${e.address}:${e.port}`)) continue;
+        seen.add(`${e.address}:${e.port}`);
+        this.unregisterLocal.push(registerLocalReceiver(e.address, e.port, this));
+      }
     }
     this.rings = this.links.map(() => new PortRing<Buffer>());
     this.ringFires = this.links.map((_, i) => () => this.fireRing(i));
@@ -766,10 +795,41 @@ export class RealNodeEnv implements FirmwareEnv {
   private transmit(link: PortLink, buf: Buffer): void {
     this.counters.txDatagrams++;
     this.counters.txBytes += buf.length;
+    if (this.localLinks) {
+      let peer = this.localPeers[link.port];
+      if (peer === undefined)
+        peer = this.localPeers[link.port] = localReceiver(link.peer.host, link.peer.port) ?? null;
+      if (peer !== null) {
+        // A copy, so the send is complete at once (the resend ring may reuse its bytes).
+        this.sendsIssued++;
+        this.sendsDone++;
+        peer.receiveLocal(copyToSlab(buf), this.selfRinfos[link.port]);
+        return;
+      }
+    }
     this.sending++;
     this.sendsIssued++;
     this.socket.send(buf, link.peer.port, link.peer.host, this.onSent);
   }
+
+  /** A datagram from a node of this process (in-process-links.ts): read on our next turn, as the socket's would be. */
+  receiveLocal(msg: Buffer, from: { address: string; port: number }): void {
+    this.localMsgs.push(msg);
+    this.localFrom.push(from);
+    if (!this.localScheduled) {
+      this.localScheduled = true;
+      setImmediate(this.readLocal);
+    }
+  }
+
+  private readonly readLocal = (): void => {
+    this.localScheduled = false;
+    const msgs = this.localMsgs;
+    const from = this.localFrom;
+    for (let i = 0; i < msgs.length; i++) this.onMessage(msgs[i], from[i]);
+    msgs.length = 0;
+    from.length = 0;
+  };
 
   /** Datagrams handed to the socket whose send has not completed yet. */
   private sending = 0;
@@ -1120,6 +1180,7 @@ export class RealNodeEnv implements FirmwareEnv {
 
   close(): void {
     this.closed = true;
+    for (const undo of this.unregisterLocal) undo();
     if (this.nackTimer !== null) clearTimeout(this.nackTimer);
     if (this.ackTimer !== null) clearInterval(this.ackTimer);
     this.socket.off('message', this.onMessage);

@@ -21,6 +21,8 @@
  *   SYNC              lockstep (default: the scenario's `sync`) | wallclock (docs/realtime.md)
  *   PEER_TIMEOUT_MS   lockstep: a neighbour silent this long (real ms) is declared down (5000)
  *   TRAIN             auto (default: the scenario's `train`) | off: frames of one turn in one datagram
+ *   IN_PROCESS_LINKS  auto (default: the scenario's `inProcessLinks`) | socket | memory: datagrams to
+ *                     nodes of this process handed over in memory (auto: under lockstep)
  *   MTU, POD_MTU      MTU of the real path (default: read from the interface holding BIND's address)
  *   DROP_EVERY        tests: lose every n-th sequenced datagram once (the overlay resends it)
  *
@@ -117,6 +119,8 @@ export interface NodeConfig {
   sync: 'lockstep' | 'wallclock';
   peerTimeoutMs: number;
   train: 'auto' | 'off';
+  /** Datagrams to nodes of this process over memory (in-process-links.ts). */
+  inProcessLinks: 'socket' | 'memory';
   /** MTU of the real path; datagrams stay below it − 28 bytes (IPv4 + UDP), so IP never fragments. */
   mtu: number;
   dropEvery: number;
@@ -218,6 +222,12 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     throw new ConfigError('TRAIN', `expected auto or off, got ${JSON.stringify(trainRaw)}`);
   const windowRaw =
     env.TIME_WINDOW !== undefined && env.TIME_WINDOW !== '' ? env.TIME_WINDOW : scenario.timeWindow;
+  const localRaw =
+    env.IN_PROCESS_LINKS !== undefined && env.IN_PROCESS_LINKS !== ''
+      ? env.IN_PROCESS_LINKS
+      : (scenario.inProcessLinks ?? 'auto');
+  if (localRaw !== 'auto' && localRaw !== 'socket' && localRaw !== 'memory')
+    throw new ConfigError('IN_PROCESS_LINKS', `expected auto, socket or memory, got ${JSON.stringify(localRaw)}`);
   if (windowRaw !== 'link' && windowRaw !== 'off')
     throw new ConfigError('TIME_WINDOW', `expected link or off, got ${JSON.stringify(windowRaw)}`);
   if (syncRaw !== 'lockstep' && syncRaw !== 'wallclock')
@@ -291,6 +301,10 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     sync: syncRaw,
     peerTimeoutMs: num(env, 'PEER_TIMEOUT_MS', 5000, (v) => v >= 100),
     train: trainRaw,
+    // auto: in memory under lockstep, where it only makes the run faster (its results are virtual
+    // time's either way); under wallclock the socket, since memory was not better there
+    // (docs/realtime.md "Processes").
+    inProcessLinks: localRaw === 'auto' ? (syncRaw === 'lockstep' ? 'memory' : 'socket') : localRaw,
     dropEvery: num(env, 'DROP_EVERY', 0, (v) => Number.isInteger(v) && v >= 0),
     mtu: num(
       env,
@@ -535,6 +549,7 @@ export class RealNode {
       arrivalStamps: cfg.arrivalStamps,
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
       trains: cfg.train !== 'off',
+      inProcessLinks: cfg.inProcessLinks === 'memory',
       maxDatagramBytes: Math.min(65_507, cfg.mtu - 28),
       onLinkError: (m) => this.fatal(new Error(m)),
       dropEvery: cfg.dropEvery,

@@ -1,0 +1,56 @@
+/**
+ * Datagrams between nodes of one process, handed over in memory instead of through the kernel
+ * (`inProcessLinks: memory`, docs/realtime.md "Processes").
+ *
+ * Nodes that share a process still bind a socket each, and by default a datagram from one to
+ * another goes through loopback: a `sendmsg`, a `recvmsg` and, in Node, a buffer with a backing
+ * store of its own that a young collection must free. In memory, the sender copies the bytes
+ * into a slab shared by many datagrams (the receiver may keep views of them: a switch forwards
+ * in place) and the receiver reads them on its next turn, in send order, as if the socket had.
+ */
+
+/** A node that takes datagrams from nodes of its own process. */
+export interface LocalReceiver {
+  receiveLocal(msg: Buffer, from: { address: string; port: number }): void;
+}
+
+const receivers = new Map<string, LocalReceiver>();
+
+const key = (host: string, port: number) => `${host}:${port}`;
+
+/** `r` takes the datagrams sent to host:port in this process; returns the undo. */
+export function registerLocalReceiver(host: string, port: number, r: LocalReceiver): () => void {
+  const k = key(host, port);
+  receivers.set(k, r);
+  return () => {
+    if (receivers.get(k) === r) receivers.delete(k);
+  };
+}
+
+/** The receiver at host:port in this process, if any. */
+export function localReceiver(host: string, port: number): LocalReceiver | undefined {
+  return receivers.get(key(host, port));
+}
+
+/** Slab size: datagrams copied into one share its backing store. */
+const SLAB_BYTES = 256 * 1024;
+let slab: Buffer | null = null;
+let slabUsed = 0;
+
+/**
+ * A copy of `src` in a shared slab. The slab is never written again once full; it lives as long
+ * as any copy in it does.
+ */
+export function copyToSlab(src: Buffer): Buffer {
+  const n = src.length;
+  if (n > SLAB_BYTES / 4) return Buffer.from(src);
+  if (slab === null || slabUsed + n > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const at = slabUsed;
+  src.copy(slab, at);
+  // 8-byte aligned, as Node's own pool does.
+  slabUsed = (at + n + 7) & ~7;
+  return slab.subarray(at, at + n);
+}
