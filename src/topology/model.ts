@@ -41,3 +41,14 @@ export interface Topology {
 
 /** For each switch: destination host IP → egress ports on equal-cost shortest paths. */
 export type RoutingTable = Map<number, number[]>;
+
+/**
+ * The shortest one-way link delay anywhere in the topology (0 when there is no link): the time
+ * window every wallclock node of a run computes alike, and the slack a late frame is measured
+ * against.
+ */
+export function shortestLinkDelayNs(topo: Topology): number {
+  let minNs = Number.POSITIVE_INFINITY;
+  for (const n of topo.nodes) for (const p of n.ports) if (p.delayNs < minNs) minNs = p.delayNs;
+  return Number.isFinite(minNs) && minNs > 0 ? minNs : 0;
+}

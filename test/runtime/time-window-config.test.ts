@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isConfigError } from '../../src/config/errors.js';
-import { nodeConfigFromEnv, shortestLinkDelayNs } from '../../src/runtime/real/node.js';
+import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { shortestLinkDelayNs } from '../../src/topology/model.js';
 
 const YAML = `
 name: tw

@@ -6,6 +6,7 @@
  */
 
 import type { RealtimeResult, Results } from '../../stats/results.js';
+import { shortestLinkDelayNs } from '../../topology/model.js';
 import { mergeReports as mergeNodeReports, type MergeInput as SharedMergeInput } from '../app/node-report.js';
 import type { NodeReport } from './protocol.js';
 
@@ -29,21 +30,24 @@ function fmtUs(ns: number): string {
 }
 
 export function mergeReports(inp: MergeInput): Results {
+  const late = lateOverTime(inp);
   const results = mergeNodeReports({
     ...inp,
     warnings: [...inp.plan.warnings, ...inp.warnings],
-    runtimeWarnings: healthWarnings(inp),
+    runtimeWarnings: healthWarnings(inp, late),
   });
-  results.realtime = realtimeSection(inp);
+  results.realtime = realtimeSection(inp, late);
   return results;
 }
+
+type LateOverTime = NonNullable<RealtimeResult['lateOverTime']>;
 
 /**
  * The nodes' late frames summed by the emulated time they were due, over the bins the run lasted
  * (the scenario's duration in 100 bins; a run that ends early fills fewer), or null when no node
  * counted them (lockstep).
  */
-function lateOverTime(inp: MergeInput): { binNs: number; counts: number[] } | null {
+function lateOverTime(inp: MergeInput): LateOverTime | null {
   let binNs = 0;
   let counts: number[] = [];
   for (const r of inp.reports.values()) {
@@ -65,7 +69,7 @@ function lateOverTime(inp: MergeInput): { binNs: number; counts: number[] } | nu
 }
 
 /** How emulated time was kept (results.json `realtime`, docs/results.md). */
-function realtimeSection(inp: MergeInput): RealtimeResult {
+function realtimeSection(inp: MergeInput, late: LateOverTime | null): RealtimeResult {
   const { plan, reports } = inp;
   let promiseDatagrams = 0;
   let dataFrames = 0;
@@ -81,9 +85,7 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
     trainDatagrams += r.io.trainDatagrams ?? 0;
     nodeDilations.push(...(r.sync?.dilations ?? []));
   }
-  let minLinkDelayNs = Number.POSITIVE_INFINITY;
-  for (const n of plan.topo.nodes)
-    for (const p of n.ports) minLinkDelayNs = Math.min(minLinkDelayNs, p.delayNs);
+  const minLinkDelayNs = shortestLinkDelayNs(plan.topo);
   for (const r of reports.values()) {
     if (r.sync?.mode === 'lockstep') continue;
     lateFrames += r.io.lateFrames ?? 0;
@@ -118,7 +120,6 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
   for (const r of reports.values()) for (const d of r.linksDown ?? []) linksDown.push({ node: r.node, ...d });
   linksDown.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node) || a.port - b.port);
   const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
-  const late = lateOverTime(inp);
   return {
     sync,
     processes: inp.processes ?? plan.topo.nodes.length,
@@ -130,7 +131,7 @@ function realtimeSection(inp: MergeInput): RealtimeResult {
     linksDown,
     lateFrames,
     worstLate,
-    minLinkDelayNs: Number.isFinite(minLinkDelayNs) ? minLinkDelayNs : 0,
+    minLinkDelayNs,
     resentDatagrams,
     pauses: {
       gcMaxMs: Math.round(gcMaxNs / 1e3) / 1e3,
@@ -153,7 +154,7 @@ function spread(xs: number[]): { min: number; p50: number; max: number } {
 }
 
 /** Node health: garbage, encoding, and whether each host kept up with the dilation. */
-function healthWarnings(inp: MergeInput): string[] {
+function healthWarnings(inp: MergeInput, late: LateOverTime | null): string[] {
   const { plan, reports } = inp;
   const warnings: string[] = [];
   const rttNs = plan.minBaseRttNs > 0 ? plan.minBaseRttNs : 1000;
@@ -190,7 +191,6 @@ function healthWarnings(inp: MergeInput): string[] {
       }
     }
   }
-  const late = lateOverTime(inp);
   const lateTotal = late?.counts.reduce((a, b) => a + b, 0) ?? 0;
   if (late !== null && lateTotal > 0) {
     const tenthNs = inp.endNs / 10;

@@ -286,7 +286,11 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   private readonly rxMeta: DecapsulatedMeta = createDecapsulatedMeta();
   private packetIds = 0;
   private closed = false;
-  /** In-process links: on, each port's address as its peer knows it, the peer taking our datagrams in memory (null: another process; undefined: not looked up yet), and what undoes our registration. */
+  /**
+   * In-process links: on; each port's address as its peer knows it; the peer that takes our
+   * datagrams in memory (null: another process; undefined: not looked up yet); and what undoes
+   * our registration.
+   */
   private readonly localLinks: boolean;
   private readonly selfRinfos: { address: string; port: number }[];
   private readonly localPeers: (LocalReceiver | null | undefined)[];
@@ -344,10 +348,14 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       else byIp.push(l);
     }
     this.localLinks = opts.inProcessLinks === true;
-    this.selfRinfos = this.links.map((l) => {
-      const e = addressOf(opts.addresses, opts.node.name, l.port);
-      return { address: e.host, port: e.port };
-    });
+    // Our address per port as each peer knows it (the `from` of what we hand over), only in use
+    // with in-process links.
+    this.selfRinfos = this.localLinks
+      ? this.links.map((l) => {
+          const e = addressOf(opts.addresses, opts.node.name, l.port);
+          return { address: e.host, port: e.port };
+        })
+      : [];
     this.localPeers = this.links.map(() => undefined);
     if (this.localLinks) {
       const seen = new Set<string>();
@@ -1146,8 +1154,8 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     if (!(lateNs > 0)) return;
     const c = this.counters;
     c.lateByBin[Math.min(LATE_BINS - 1, Math.max(0, Math.floor(dueNs / c.lateBinNs)))]++;
-    this.counters.lateFrames++;
-    if (lateNs > this.counters.maxLateNs) this.counters.maxLateNs = lateNs;
+    c.lateFrames++;
+    if (lateNs > c.maxLateNs) c.maxLateNs = lateNs;
   }
 
   /** runAt's callback for the frame in rxPort/rxPkt (fireRx, which runAt may run first, does not touch them). */

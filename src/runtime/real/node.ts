@@ -50,7 +50,7 @@ import { Probe } from '../../probe/probe.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
 import type { SeriesPoints } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
-import type { Topology, TopologyNode } from '../../topology/model.js';
+import { shortestLinkDelayNs, type TopologyNode } from '../../topology/model.js';
 import type { Packet } from '../../wire/packet.js';
 import { HostApp } from '../app/host-app.js';
 import { firmwareReport, pairs } from '../app/node-report.js';
@@ -136,6 +136,17 @@ function num(env: Env, key: string, def: number, check: (v: number) => boolean =
   return v;
 }
 
+/** env[key] when set and not empty, else the scenario's `def`: one of `allowed`, or a ConfigError. */
+function choice<T extends string>(env: Env, key: string, def: string, allowed: readonly T[]): T {
+  const set = env[key];
+  const raw = set !== undefined && set !== '' ? set : def;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    const expected = `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}`;
+    throw new ConfigError(key, `expected ${expected}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
 const norm = (s: string) => s.toLowerCase().replace(/_/g, '');
 
 /** CC_<PARAM>=value → cc.<algorithm>.<param>, matching the registry's names and aliases. */
@@ -216,23 +227,15 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
   if (overlayRaw !== 'geneve' && overlayRaw !== 'vxlan')
     throw new ConfigError('OVERLAY', `expected geneve or vxlan, got ${JSON.stringify(overlayRaw)}`);
   const overlay: Overlay = overlayRaw;
-  const syncRaw = env.SYNC !== undefined && env.SYNC !== '' ? env.SYNC : scenario.sync;
-  const trainRaw = env.TRAIN !== undefined && env.TRAIN !== '' ? env.TRAIN : scenario.train;
-  if (trainRaw !== 'auto' && trainRaw !== 'off')
-    throw new ConfigError('TRAIN', `expected auto or off, got ${JSON.stringify(trainRaw)}`);
-  const windowRaw =
-    env.TIME_WINDOW !== undefined && env.TIME_WINDOW !== '' ? env.TIME_WINDOW : scenario.timeWindow;
-  const localRaw =
-    env.IN_PROCESS_LINKS !== undefined && env.IN_PROCESS_LINKS !== ''
-      ? env.IN_PROCESS_LINKS
-      : (scenario.inProcessLinks ?? 'auto');
-  if (localRaw !== 'auto' && localRaw !== 'socket' && localRaw !== 'memory')
-    throw new ConfigError('IN_PROCESS_LINKS', `expected auto, socket or memory, got ${JSON.stringify(localRaw)}`);
-  if (windowRaw !== 'link' && windowRaw !== 'off')
-    throw new ConfigError('TIME_WINDOW', `expected link or off, got ${JSON.stringify(windowRaw)}`);
-  if (syncRaw !== 'lockstep' && syncRaw !== 'wallclock')
-    throw new ConfigError('SYNC', `expected lockstep or wallclock, got ${JSON.stringify(syncRaw)}`);
-  if (syncRaw === 'lockstep' && overlay !== 'geneve')
+  const train = choice(env, 'TRAIN', scenario.train, ['auto', 'off']);
+  const inProcessLinks = choice(env, 'IN_PROCESS_LINKS', scenario.inProcessLinks ?? 'auto', [
+    'auto',
+    'socket',
+    'memory',
+  ]);
+  const timeWindow = choice(env, 'TIME_WINDOW', scenario.timeWindow, ['link', 'off']);
+  const sync = choice(env, 'SYNC', scenario.sync, ['lockstep', 'wallclock']);
+  if (sync === 'lockstep' && overlay !== 'geneve')
     throw new ConfigError('OVERLAY', 'lockstep needs the geneve overlay (frames carry their arrival stamps)');
   let addresses: AddressMap;
   const rawMap = env.ADDRESS_MAP;
@@ -292,19 +295,19 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     reportFile: env.REPORT_FILE !== undefined && env.REPORT_FILE !== '' ? env.REPORT_FILE : null,
     incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
     timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
-    timeWindow: windowRaw,
+    timeWindow,
     // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
     forwardInPlace: env.FORWARD_IN_PLACE !== '0',
     warmUp: env.WARMUP !== '0',
     arrivalStamps: env.ARRIVAL_STAMPS !== '0',
-    sync: syncRaw,
+    sync,
     peerTimeoutMs: num(env, 'PEER_TIMEOUT_MS', 5000, (v) => v >= 100),
-    train: trainRaw,
+    train,
     // auto: in memory under lockstep, where it only makes the run faster (its results are virtual
     // time's either way); under wallclock the socket, since memory was not better there
     // (docs/realtime.md "Processes").
-    inProcessLinks: localRaw === 'auto' ? (syncRaw === 'lockstep' ? 'memory' : 'socket') : localRaw,
+    inProcessLinks: inProcessLinks === 'auto' ? (sync === 'lockstep' ? 'memory' : 'socket') : inProcessLinks,
     dropEvery: num(env, 'DROP_EVERY', 0, (v) => Number.isInteger(v) && v >= 0),
     mtu: num(
       env,
@@ -1189,13 +1192,3 @@ function literalFirstLookup(
   } else dnsLookup(hostname, { ...options, all: false }, callback as never);
 }
 const knownLiterals = new Set<string>();
-
-/**
- * The time window of a wallclock run: the shortest link delay anywhere in the topology, so every
- * node computes the same one and a frame sent in one window is due after the next edge.
- */
-export function shortestLinkDelayNs(topo: Topology): number {
-  let minNs = Number.POSITIVE_INFINITY;
-  for (const n of topo.nodes) for (const p of n.ports) if (p.delayNs < minNs) minNs = p.delayNs;
-  return Number.isFinite(minNs) && minNs > 0 ? minNs : 0;
-}
