@@ -445,6 +445,95 @@ export function whyChart(data: CompareData, alg: string, index: number): ChartSp
   };
 }
 
+/**
+ * Real runs under wallclock: the frames that reached firmware after their emulated arrival
+ * instant, by the emulated time they were due (results.json `realtime.lateOverTime`), with every
+ * collection over 1 ms (`realtime.pauses.longGc`) as a rule at the emulated instant it began: a
+ * cluster of late frames right after a rule is a pause the host could not absorb. Null when no
+ * run has late frames or long collections to show.
+ */
+export function lateChart(data: CompareData): ChartSpec | null {
+  const rows: Record<string, unknown>[] = [];
+  const series: string[] = [];
+  let maxNs = 0;
+  for (const alg of data.algorithms) maxNs = Math.max(maxNs, data.byAlgorithm[alg].durationNs);
+  const unit = timeUnit(maxNs);
+  const at = (ns: number) => r3(ns / unit.ns);
+  for (const alg of data.algorithms) {
+    const rt = data.byAlgorithm[alg].realtime;
+    if (rt === undefined) continue;
+    const late = rt.lateOverTime;
+    if (late !== undefined && rt.lateFrames > 0) {
+      series.push(`late ${alg}`);
+      late.counts.forEach((count, i) => {
+        if (count === 0) return;
+        const from = at(i * late.binNs);
+        const to = at((i + 1) * late.binNs);
+        rows.push({
+          algorithm: alg,
+          layer: 'late',
+          t: from,
+          t2: to,
+          count,
+          desc: `late ${alg} — ${count} frames due at ${from}–${to} ${unit.name}`,
+        });
+      });
+    }
+    const gcs = rt.pauses.longGc ?? [];
+    if (gcs.length > 0) series.push(`gc ${alg}`);
+    for (const g of gcs)
+      rows.push({
+        algorithm: alg,
+        layer: 'gc',
+        t: at(g.atNs),
+        ms: g.durationMs,
+        desc: `gc ${alg} — ${g.node}: ${g.kind} collection of ${r3(g.durationMs)} ms real at ${at(g.atNs)} ${unit.name}`,
+      });
+  }
+  if (series.length === 0) return null;
+  const x = {
+    field: 't',
+    type: 'quantitative',
+    title: `emulated time the frame was due (${unit.name})`,
+    scale: { domain: [0, at(maxNs)], nice: false },
+  };
+  return {
+    id: 'late',
+    title: 'Late frames and long collections (real runtimes, wallclock)',
+    caption:
+      'Bars: frames that reached firmware after their emulated arrival instant, by when they were due (summed over nodes). Dashed rules: garbage collections over 1 ms real in a node process, at the emulated instant each began (the first 200 of a run). Late frames right after a rule are a pause the run could not absorb; raise timeScale, or use sync: lockstep, which is never late.',
+    series,
+    vl: top({
+      data: { values: rows },
+      width: 720,
+      height: 200,
+      layer: [
+        {
+          transform: [{ filter: "datum.layer === 'late'" }],
+          mark: { type: 'bar', opacity: 0.75 },
+          encoding: {
+            x,
+            x2: { field: 't2' },
+            y: { field: 'count', type: 'quantitative', title: 'late frames', stack: null },
+            y2: { datum: 0 },
+            color: algColor(data),
+            description: { field: 'desc' },
+          },
+        },
+        {
+          transform: [{ filter: "datum.layer === 'gc'" }],
+          mark: { type: 'rule', strokeDash: [4, 3], strokeWidth: 1 },
+          encoding: {
+            x,
+            color: algColor(data),
+            description: { field: 'desc' },
+          },
+        },
+      ],
+    }),
+  };
+}
+
 /** Every chart of a report, in page order. */
 export function reportCharts(data: CompareData, runs: readonly RunInput[]): ChartSpec[] {
   const charts: (ChartSpec | null)[] = [
@@ -454,6 +543,7 @@ export function reportCharts(data: CompareData, runs: readonly RunInput[]): Char
     ...runs.map((r, i) => rateChart(r, i)),
     countersChart(data),
     ...data.algorithms.map((a, i) => whyChart(data, a, i)),
+    lateChart(data),
   ];
   return charts.filter((c): c is ChartSpec => c !== null);
 }

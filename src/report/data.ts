@@ -3,7 +3,7 @@
  * of the same scenario and seed). The HTML report embeds exactly this object, so its charts and
  * tables and this file cannot disagree. Contract: docs/results.md ("compare.json").
  */
-import type { PortResult, Results, SummaryResult } from '../stats/results.js';
+import type { PortResult, RealtimeResult, Results, SummaryResult } from '../stats/results.js';
 import { type BucketRule, type BucketStats, sizeBuckets, slowdownByBucket } from './buckets.js';
 import { seriesPercentile } from './series.js';
 
@@ -73,7 +73,14 @@ export interface AlgorithmReport {
   counters: Counters;
   slowFlows: SlowFlow[];
   warnings: string[];
+  /**
+   * Real runtimes only: how emulated time was kept (results.json `realtime`), with the run's
+   * timeScale. Absent for virtual runs, so their compare.json is unchanged.
+   */
+  realtime?: RealtimeReport;
 }
+
+export type RealtimeReport = RealtimeResult & { timeScale: number };
 
 export interface CompareData {
   version: 1;
@@ -197,6 +204,7 @@ export function compareData(runs: readonly RunInput[]): CompareData {
       counters: counters(r),
       slowFlows: slowFlows(r),
       warnings: r.warnings,
+      ...(r.realtime !== undefined ? { realtime: { timeScale: r.timeScale, ...r.realtime } } : {}),
     };
   }
   return {

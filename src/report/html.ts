@@ -204,6 +204,32 @@ function slowFlowTable(alg: string, flows: readonly SlowFlow[]): string {
   return `<h3>${esc(alg)}</h3><table class="slow-flows" data-alg="${esc(alg)}"><thead><tr><th>flow</th><th>path</th><th>size</th><th>FCT</th><th>slowdown</th><th>rate/window cuts by cause</th><th>changes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** Real runs: how emulated time was kept, one row per algorithm (results.json `realtime`). */
+function realtimeTable(d: CompareData): string {
+  const rows: string[] = [];
+  for (const a of d.algorithms) {
+    const rt = d.byAlgorithm[a].realtime;
+    if (rt === undefined) continue;
+    const at = (key: string) => ({ alg: a, table: 'realtime', key });
+    const worst = rt.worstLate;
+    rows.push(
+      `<tr><th>${esc(a)}</th><td>${esc(rt.sync)}</td>${[
+        num(rt.timeScale, int, at('timeScale')),
+        num(rt.processes, int, at('processes')),
+        num(rt.dilation?.p50 ?? null, fixed(0), at('dilationP50')),
+        num(rt.lateFrames, int, at('lateFrames')),
+        num(worst?.maxLateNs ?? null, formatNs, at('worstLateNs')),
+        num(rt.pauses.gcOver1Ms, int, at('gcOver1Ms')),
+        num(rt.pauses.gcMaxMs, fixed(2), at('gcMaxMs')),
+        num(rt.pauses.eventLoopMaxMs, fixed(2), at('eventLoopMaxMs')),
+        num(rt.resentDatagrams, int, at('resentDatagrams')),
+        num(rt.linksDown.length, int, at('linksDown')),
+      ].join('')}</tr>`,
+    );
+  }
+  return `<table id="realtime"><thead><tr><th>algorithm</th><th>sync</th><th>timeScale</th><th>processes</th><th>dilation p50</th><th>late frames</th><th>worst late</th><th>GCs over 1 ms</th><th>longest GC (ms)</th><th>longest event-loop delay (ms)</th><th>datagrams resent</th><th>links down</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
 /** The full report page for compare data and its rendered charts. */
 export function reportHtml(d: CompareData, charts: readonly RenderedChart[], generated: string): string {
   const fig = (prefix: string) =>
@@ -218,9 +244,16 @@ export function reportHtml(d: CompareData, charts: readonly RenderedChart[], gen
     .filter((f): f is string => f !== null)
     .map((f) => `<code>${esc(f)}</code>`)
     .join(', ');
+  const real = d.algorithms.some((a) => d.byAlgorithm[a].realtime !== undefined);
+  const realSection = real
+    ? `<h2 id="realtime">Real time</h2>
+<p class="meta">How the real runtime kept emulated time (results.json <code>realtime</code>, docs/realtime.md): under lockstep the achieved dilation (real ns per emulated ns) and never a late frame; under wallclock the frames that reached firmware after their emulated arrival instant, and the pauses of the node processes (real ms).</p>
+${realtimeTable(d)}
+${fig('late')}`
+    : '';
   const body = `<h1>${esc(title)}</h1>
 <p class="meta">seed ${d.seed} · ${esc(d.runtime)} runtime · ${d.algorithms.length === 1 ? 'algorithm' : 'algorithms'}: <b>${d.algorithms.map(esc).join(', ')}</b>${results !== '' ? ` · results: ${results}` : ''} · ${esc(generated)}</p>
-<nav><a href="#fct">FCT slowdown</a><a href="#queues">Queues</a><a href="#rates">Rates</a><a href="#pfc">PFC &amp; notifications</a><a href="#why">Why rates dropped</a></nav>
+<nav><a href="#fct">FCT slowdown</a><a href="#queues">Queues</a><a href="#rates">Rates</a><a href="#pfc">PFC &amp; notifications</a><a href="#why">Why rates dropped</a>${real ? '<a href="#realtime">Real time</a>' : ''}</nav>
 <h2 id="overview">Overview</h2>
 ${summaryTable(d)}
 <h2 id="fct">FCT slowdown by flow size</h2>
@@ -238,6 +271,7 @@ ${counterTable(d)}
 <p class="meta">The slowest flows (by slowdown; unfinished flows by the slowdown they had at least) with the events that cut their rate or window and their last rate changes, from the NIC's rate trace (results.json <code>trace</code>).</p>
 ${fig('why')}
 ${d.algorithms.map((a) => slowFlowTable(a, d.byAlgorithm[a].slowFlows)).join('\n')}
+${realSection}
 ${warnings.length > 0 ? `<h2 id="warnings">Warnings</h2><ul class="warnings">${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : ''}`;
   return page(title, body, d);
 }

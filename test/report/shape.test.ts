@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LADDER_BASE_BYTES, sizeBuckets, sizeLabel, slowdownByBucket } from '../../src/report/buckets.js';
 import { reportCharts } from '../../src/report/charts.js';
 import { busiestPorts, compareData, type RunInput } from '../../src/report/data.js';
+import { reportHtml } from '../../src/report/html.js';
+import { renderSvg } from '../../src/report/render-svg.js';
 import { CDF_STEPS, cdfPoints, thin } from '../../src/report/series.js';
 import { percentile } from '../../src/stats/aggregate.js';
 import { buildResults, type FlowRecord, type PortResult, type Results } from '../../src/stats/results.js';
@@ -204,5 +206,84 @@ describe('compare data', () => {
       const rows = (c.vl.data as { values: { desc: string }[] }).values;
       for (const s of c.series) expect(rows.some((r) => r.desc.startsWith(`${s} — `))).toBe(true);
     }
+  });
+});
+
+describe('real runs in the report', () => {
+  /** A wallclock run: results('a', 2) with the realtime section a real runtime adds. */
+  function wallclock(): Results {
+    const r = results('a', 2);
+    r.runtime = 'local';
+    r.timeScale = 1000;
+    r.realtime = {
+      sync: 'wallclock',
+      processes: 2,
+      dilation: null,
+      promiseDatagrams: 0,
+      dataFrames: 500,
+      datagrams: 400,
+      trainDatagrams: 20,
+      linksDown: [],
+      lateFrames: 12,
+      worstLate: { node: 's1', maxLateNs: 2500 },
+      minLinkDelayNs: 1000,
+      pauses: {
+        gcMaxMs: 3.5,
+        gcOver1Ms: 2,
+        eventLoopMaxMs: 4.25,
+        longGc: [
+          { node: 's1', atNs: 150, durationMs: 3.5, kind: 'minor' },
+          { node: 'h1', atNs: 4200, durationMs: 1.25, kind: 'major' },
+        ],
+      },
+      resentDatagrams: 3,
+      lateOverTime: { binNs: 100, counts: [0, 10, 0, 2] },
+    };
+    return resultsSchema.parse(r) as Results;
+  }
+
+  it('carries the realtime section with the timeScale; virtual runs have none, so their compare.json is unchanged', () => {
+    const d = compareData([
+      { name: 'real', results: wallclock() },
+      { name: 'virtual', results: results('b', 3) },
+    ]);
+    expect(d.byAlgorithm.real.realtime).toMatchObject({ timeScale: 1000, sync: 'wallclock', lateFrames: 12 });
+    expect('realtime' in d.byAlgorithm.virtual).toBe(false);
+  });
+
+  it('charts late frames by due time (only bins with some) and the long collections of each run', async () => {
+    const runs: RunInput[] = [{ name: 'real', results: wallclock() }];
+    const late = reportCharts(compareData(runs), runs).find((c) => c.id === 'late');
+    expect(late?.series).toEqual(['late real', 'gc real']);
+    const rows = (late!.vl.data as { values: Record<string, unknown>[] }).values;
+    expect(rows.filter((r) => r.layer === 'late').map((r) => [r.t, r.t2, r.count])).toEqual([
+      [0.1, 0.2, 10],
+      [0.3, 0.4, 2],
+    ]);
+    expect(rows.filter((r) => r.layer === 'gc').map((r) => [r.t, r.ms])).toEqual([
+      [0.15, 3.5],
+      [4.2, 1.25],
+    ]);
+    // Both layers draw: every mark carries its row's description.
+    const svg = await renderSvg(late!.vl);
+    expect(svg.match(/aria-label="[^"]*late real — /g)?.length).toBe(2);
+    expect(svg.match(/aria-label="[^"]*gc real — /g)?.length).toBe(2);
+    // No late frame and no long collection: nothing to chart.
+    const quiet = wallclock();
+    quiet.realtime!.lateFrames = 0;
+    quiet.realtime!.lateOverTime = { binNs: 100, counts: [0, 0] };
+    quiet.realtime!.pauses.longGc = [];
+    const q: RunInput[] = [{ name: 'q', results: quiet }];
+    expect(reportCharts(compareData(q), q).map((c) => c.id)).not.toContain('late');
+  });
+
+  it('the page has a Real time section with the numbers for real runs only', () => {
+    const real = compareData([{ name: 'real', results: wallclock() }]);
+    const html = reportHtml(real, [], 'test');
+    expect(html).toContain('<h2 id="realtime">Real time</h2>');
+    expect(html).toContain('data-alg="real" data-table="realtime" data-key="lateFrames" data-value="12"');
+    expect(html).toContain('data-key="gcMaxMs" data-value="3.5"');
+    const virtual = compareData([{ name: 'v', results: results('b', 3) }]);
+    expect(reportHtml(virtual, [], 'test')).not.toContain('id="realtime"');
   });
 });
