@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildReport } from '../../src/report/report.js';
 import type { NodeMessage } from '../../src/runtime/real/protocol.js';
 import { runScenario } from '../../src/runtime/run.js';
 import { ensureBuilt, INCAST_4TO1, scenario, survivors, tmp } from './helpers.js';
@@ -147,5 +148,14 @@ describe('a wallclock run that lasts its whole duration', () => {
     expect(late.counts.reduce((a, b) => a + b, 0)).toBe(rt.lateFrames);
     expect(late.binNs * late.counts.length).toBeGreaterThanOrEqual(local.results.durationNs);
     expect(late.binNs * (late.counts.length - 1)).toBeLessThan(local.results.durationNs);
+    // The report shows the run's realtime numbers, and charts its late frames and long
+    // collections when it had any.
+    const report = await buildReport([{ name: 'run', results: local.results }]);
+    expect(report.data.byAlgorithm.run.realtime).toMatchObject({
+      timeScale: 5000,
+      lateFrames: rt.lateFrames,
+    });
+    expect(report.html).toContain(`data-key="lateFrames" data-value="${rt.lateFrames}"`);
+    expect(report.html.includes('id="chart-late"')).toBe(rt.lateFrames > 0 || long.length > 0);
   }, 60_000);
 });
