@@ -102,7 +102,7 @@ function realtimeSection(inp: MergeInput, late: LateOverTime | null): RealtimeRe
   let gcMaxNs = 0;
   let gcOver1Ms = 0;
   let loopMaxNs = 0;
-  const longGc: { node: string; atNs: number; durationMs: number; kind: string }[] = [];
+  const longGc: NonNullable<RealtimeResult['pauses']['longGc']> = [];
   for (const r of reports.values()) {
     gcMaxNs = Math.max(gcMaxNs, r.load.gcMaxNs ?? 0);
     gcOver1Ms += r.load.gcOver1Ms ?? 0;

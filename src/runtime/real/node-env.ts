@@ -357,14 +357,9 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
         })
       : [];
     this.localPeers = this.links.map(() => undefined);
-    if (this.localLinks) {
-      const seen = new Set<string>();
-      for (const e of this.selfRinfos) {
-        if (seen.has(`${e.address}:${e.port}`)) continue;
-        seen.add(`${e.address}:${e.port}`);
-        this.unregisterLocal.push(registerLocalReceiver(e.address, e.port, this));
-      }
-    }
+    // Ports that share an address register it again: the same receiver, undone alike.
+    for (const e of this.selfRinfos)
+      this.unregisterLocal.push(registerLocalReceiver(e.address, e.port, this));
     this.rings = this.links.map(() => new PortRing<Buffer>());
     this.ringFires = this.links.map((_, i) => () => this.fireRing(i));
     this.rxRings = this.links.map(() => new PortRing<Packet>());

@@ -75,6 +75,7 @@ import { inputOrderOf, LockstepScheduler } from './lockstep.js';
 import { LATE_BINS, type Overlay, RealNodeEnv } from './node-env.js';
 import {
   hostMonotonicNs,
+  hostMonotonicNsAt,
   type LauncherMessage,
   type LongGc,
   type NodeLoadReport,
@@ -365,10 +366,6 @@ function gcKindName(kind: number | undefined): string {
   return kind === undefined ? 'unknown' : (GC_KINDS[kind] ?? `kind ${kind}`);
 }
 
-/** A perf_hooks timestamp (ms since the time origin) as host monotonic ns (the same clock). */
-function monoNsAt(perfMs: number): number {
-  return hostMonotonicNs() - (performance.now() - perfMs) * 1e6;
-}
 /** Lockstep, after the report: keepalives carrying the final +∞ promise, real ms apart. */
 const LINGER_KEEPALIVES = 3;
 const LINGER_MS = 100;
@@ -620,7 +617,7 @@ export class RealNode {
   private observeGc(): void {
     this.gcObserver = new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
-        const atMonoNs = Math.round(monoNsAt(e.startTime));
+        const atMonoNs = Math.round(hostMonotonicNsAt(e.startTime));
         const ns = e.duration * 1e6;
         // A collection over before t0 (the lead, in which the node built its run) paused no event.
         if (atMonoNs + ns < this.epochNs) continue;

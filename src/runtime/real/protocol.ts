@@ -154,5 +154,10 @@ const originNs = calibrateOriginNs();
 
 /** Host CLOCK_MONOTONIC in ns, shared by every process on this kernel (netns and containers too). */
 export function hostMonotonicNs(): number {
-  return performance.now() * 1e6 + originNs;
+  return hostMonotonicNsAt(performance.now());
+}
+
+/** A performance.now() reading of this thread (a perf_hooks entry's startTime) as host monotonic ns. */
+export function hostMonotonicNsAt(perfMs: number): number {
+  return perfMs * 1e6 + originNs;
 }
