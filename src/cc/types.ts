@@ -36,6 +36,11 @@ export interface FlowInfo {
   linkRatesBps?: readonly number[];
   /** One-way propagation delay of the path, ns (absent when unknown). */
   propDelayNs?: number;
+  /**
+   * The receiver paces this flow with credits (RCCC: the receiver NIC's `rccc` setting), so a
+   * sender window algorithm may leave last-hop congestion to it (NSCC). Absent = no.
+   */
+  receiverCredits?: boolean;
 }
 
 /** Outputs and services available to RP hooks. */
@@ -72,7 +77,12 @@ export type RpEvent =
    * (BTH.BECN on the ACK, as native InfiniBand CC does).
    */
   | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
-  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' }
+  /**
+   * NAK. `oos`/`rnr`: RoCEv2 AETH syndromes. `trim`: a selective NACK of one trimmed packet
+   * (multipath transports, issue 34): `bytes` its payload, `lastHop` true when it was trimmed at
+   * the receiver's last-hop switch (where receiver credits, RCCC, already pace the flow).
+   */
+  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; bytes?: number; lastHop?: boolean }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
   | { type: 'cnp'; pkt: Packet }
   /** Switch congestion notification (SRCC). Non-DOCA. */
