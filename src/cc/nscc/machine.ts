@@ -92,7 +92,12 @@ export function fairIncrement(fi: number, ackedBytes: number): number {
 }
 
 /** proportional_increase: inc += α × acked × (target − delay). */
-export function proportionalIncrement(alpha: number, ackedBytes: number, targetNs: number, delayNs: number): number {
+export function proportionalIncrement(
+  alpha: number,
+  ackedBytes: number,
+  targetNs: number,
+  delayNs: number,
+): number {
   return alpha * ackedBytes * Math.max(0, targetNs - delayNs);
 }
 

@@ -54,7 +54,15 @@ export interface NsccState {
   lastAdjustNs: number;
   /** Window last handed to the NIC. */
   appliedWindow: number;
-  stats: { fair: number; proportional: number; fast: number; eta: number; md: number; quickAdapt: number; nack: number };
+  stats: {
+    fair: number;
+    proportional: number;
+    fast: number;
+    eta: number;
+    md: number;
+    quickAdapt: number;
+    nack: number;
+  };
 }
 
 export function initNscc(flow: FlowInfo, p: NsccParams): NsccState {
@@ -62,7 +70,11 @@ export function initNscc(flow: FlowInfo, p: NsccParams): NsccState {
   const k = nsccConstants(p, flow.lineRateBps, mss, flow.baseRttNs);
   const baseRttNs = p.baseRttNs > 0 ? p.baseRttNs : k.networkRttNs;
   const maxWnd = Math.max(k.minWindowBytes, maxWindowBytes(baseRttNs, flow.lineRateBps, p.maxWindowBdp));
-  const cwnd = boundWindow(p.initialWindowBytes > 0 ? p.initialWindowBytes : maxWnd, k.minWindowBytes, maxWnd);
+  const cwnd = boundWindow(
+    p.initialWindowBytes > 0 ? p.initialWindowBytes : maxWnd,
+    k.minWindowBytes,
+    maxWnd,
+  );
   return {
     k,
     lineRateBps: flow.lineRateBps,
