@@ -19,6 +19,7 @@ import {
   type TopologySpec,
   type WorkloadSpec,
 } from './scenario.js';
+import { checkUetCombinations, rcccSettings } from './uet.js';
 import { formatDuration, formatSize, parseRate, showValue } from './units.js';
 
 type Path = ReadonlyArray<string | number>;
@@ -284,6 +285,7 @@ function nicOverrides(o: ParsedScenario['hosts'][string]): Partial<NicParams> {
   if (o.dataPrio !== undefined) out.dataPrio = o.dataPrio;
   if (o.ackPrio !== undefined) out.ackPrio = o.ackPrio;
   if (o.controlPrio !== undefined) out.controlPrio = o.controlPrio;
+  if (o.rccc !== undefined) out.rccc = rcccSettings(o.rccc);
   return out;
 }
 
@@ -318,6 +320,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     dataPrio: d.nic.dataPrio,
     ackPrio: d.nic.ackPrio ?? d.nic.controlPrio,
     controlPrio: d.nic.controlPrio,
+    rccc: rcccSettings(d.nic.rccc),
   };
   const sw = {
     bufferBytes: d.switch.buffer,
@@ -357,6 +360,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     checkHost(h, ['hosts', h]);
     hosts[h] = nicOverrides(o);
   }
+  checkUetCombinations(nic, hosts, hostNames);
 
   const links: LinkOverride[] = p.links.map((l, i) => {
     for (const end of ['a', 'b'] as const) {

@@ -10,6 +10,7 @@
  * The resolved `Scenario` carries units in its names (rateBps, delayNs, sizeBytes).
  */
 import { z } from 'zod';
+import type { RcccSettings } from '../../nic/rccc/settings.js';
 import { duration, flowSize, fraction, integer, positiveNumber, rate, showValue, size } from './units.js';
 
 // --------------------------------------------------------------------------------------------
@@ -38,6 +39,8 @@ export interface NicParams {
   dataPrio: number;
   ackPrio: number;
   controlPrio: number;
+  /** Receiver credits (UET RCCC) for the flows this host receives (docs/algorithms/rccc.md). */
+  rccc: RcccSettings;
 }
 
 export interface EcnThresholds {
@@ -452,6 +455,20 @@ const nicKeys = {
   cnpInterval: () => duration(),
 };
 
+/** `rccc: true`, `false` or a map of its settings (docs/algorithms/rccc.md). */
+const rcccSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      enabled: bool().default(true),
+      pullRate: fraction({ above: 0 }).default(0.99),
+      creditPerPull: integer({ min: 1, max: 64 }).default(4),
+      oversubscription: oneOf(['auto', 'on', 'off'] as const).default('auto'),
+    },
+    'true, false or a map like { pullRate: 0.99, creditPerPull: 4, oversubscription: auto }',
+  ),
+);
+
 const nicDefaults = strict({
   cc: nicKeys.cc().default('dcqcn'),
   mtu: nicKeys.mtu().default(1000),
@@ -463,6 +480,7 @@ const nicDefaults = strict({
   // to dataPrio for the HPCC simulator's placement (ACKs share the data queue in switches).
   ackPrio: prio().optional(),
   controlPrio: prio().default(0),
+  rccc: rcccSchema.prefault(false),
 });
 
 const nicOverride = strict({
@@ -474,6 +492,7 @@ const nicOverride = strict({
   dataPrio: prio().optional(),
   ackPrio: prio().optional(),
   controlPrio: prio().optional(),
+  rccc: rcccSchema.optional(),
 });
 
 const ecnThresholds = {
