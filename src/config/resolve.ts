@@ -509,6 +509,20 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           tag,
         };
       }
+      case 'matrix': {
+        const matrixFile = isAbsolute(w.file) ? w.file : resolvePath(opts.dir, w.file);
+        if (opts.fileExists !== undefined && !opts.fileExists(matrixFile))
+          fail(at('file'), `file not found: ${w.file}`);
+        return {
+          kind: 'matrix',
+          file: w.file,
+          matrixFile,
+          hosts: expand(w.hosts, at('hosts')),
+          verb: w.verb,
+          messageBytes: w.messageSize ?? null,
+          tag,
+        };
+      }
       case 'alltoall': {
         const hs = expand(w.hosts, at('hosts'));
         if (hs.length < 2) fail(at('hosts'), `alltoall needs at least 2 hosts, got ${hs.length}`);

@@ -233,11 +233,25 @@ export interface AllToAllWorkload {
   tag: string | null;
 }
 
+/** A connection matrix of the UEC reference simulator (src/workload/matrix.ts). */
+export interface MatrixWorkload {
+  kind: 'matrix';
+  /** The path as written, and resolved. */
+  file: string;
+  matrixFile: string;
+  /** Node i of the matrix is hosts[i]. */
+  hosts: string[];
+  verb: Verb;
+  messageBytes: number | null;
+  tag: string | null;
+}
+
 export type WorkloadSpec =
   | FlowsWorkload
   | IncastWorkload
   | PermutationWorkload
   | PoissonWorkload
+  | MatrixWorkload
   | AllToAllWorkload;
 export type WorkloadKind = WorkloadSpec['kind'];
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
@@ -246,6 +260,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'permutation',
   'poisson',
   'alltoall',
+  'matrix',
 ];
 export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
 
@@ -659,6 +674,14 @@ const workloadSchema = z.discriminatedUnion('kind', [
     start: duration().default(0),
     stop: duration().optional(),
     flows: count().optional(),
+    verb: verb(),
+    messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
+  strict({
+    kind: z.literal('matrix'),
+    file: text(),
+    hosts: hostSelector().default('all'),
     verb: verb(),
     messageSize: size({ min: 1 }).optional(),
     tag: text().optional(),
