@@ -78,11 +78,13 @@ export type RpEvent =
    */
   | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
   /**
-   * NAK. `oos`/`rnr`: RoCEv2 AETH syndromes. `trim`: a selective NACK of one trimmed packet
-   * (multipath transports, issue 34): `bytes` its payload, `lastHop` true when it was trimmed at
-   * the receiver's last-hop switch (where receiver credits, RCCC, already pace the flow).
+   * NAK. `oos`/`rnr`: RoCEv2's PSN sequence error / receiver not ready (go-back-N). `trim`: the
+   * selective-repeat transports' NACK of a packet whose payload a switch trimmed (`rocev2-sr`,
+   * `uet`); `lastHop` when the trimming switch faced the receiver (UET's NSCC does not shrink its
+   * window for those when RCCC runs), `nackedBytes` the payload the NIC will resend (0 when the
+   * packet was already resent or acknowledged). Both are false/0 for `oos`/`rnr`.
    */
-  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; bytes?: number; lastHop?: boolean }
+  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; lastHop?: boolean; nackedBytes?: number }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
   | { type: 'cnp'; pkt: Packet }
   /** Switch congestion notification (SRCC). Non-DOCA. */

@@ -297,7 +297,10 @@ export const nsccRp: RpAlgorithm<NsccParams, NsccState> = {
         nsccOnAck(s, ev.ackedBytes, ev.rttNs, ev.ecnEcho, p, io);
         break;
       case 'nack':
-        nsccOnNack(s, ev.bytes ?? s.mtuBytes, ev.lastHop === true, p, io);
+        // A trimmed packet that was already resent or acknowledged (nackedBytes 0) tells
+        // nothing new: the reference drops such NACKs before its window update (processNack).
+        if (ev.subtype === 'trim' && ev.nackedBytes === 0) break;
+        nsccOnNack(s, ev.nackedBytes ?? s.mtuBytes, ev.lastHop === true, p, io);
         break;
       case 'timeout':
         nsccOnTimeout(s, io);

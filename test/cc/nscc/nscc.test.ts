@@ -36,7 +36,7 @@ const ack = (delayNs: number, ecn = false, bytes = MTU): RpEvent =>
 const trimNack = (bytes: number, lastHop: boolean): RpEvent => ({
   ...(nackEvent(0) as Extract<RpEvent, { type: 'nack' }>),
   subtype: 'trim',
-  bytes,
+  nackedBytes: bytes,
   lastHop,
 });
 
@@ -283,6 +283,15 @@ describe('NSCC NACKs (trimmed packets)', () => {
     const w = r.s.cwnd;
     r.ev(trimNack(MTU, false));
     expect(r.s.cwnd).toBe(w);
+  });
+
+  it('a NACK of a packet already resent or acknowledged (0 bytes) changes nothing', () => {
+    const r = nscc({ cwnd: 100_000 });
+    r.at(1_000);
+    r.ev(trimNack(0, false));
+    expect(r.s.cwnd).toBe(100_000);
+    expect(r.s.avgDelayNs).toBe(0);
+    expect(r.s.triggerQa).toBe(false);
   });
 
   it('a timeout takes one packet off the window, not below one MTU', () => {
