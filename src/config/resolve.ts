@@ -566,6 +566,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     hostNames,
     source: { file: opts.file, dir: opts.dir },
     ...(p.probes === undefined ? {} : { probes: resolveProbes(p.probes, topology) }),
+    ...(p.variants === undefined ? {} : { variants: p.variants }),
   };
 }
 

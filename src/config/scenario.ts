@@ -325,6 +325,11 @@ export interface Scenario {
    * (docs/results.md "probes").
    */
   probes?: ScenarioProbes;
+  /**
+   * Named variants of the scenario, each a list of `key=value` overrides in `--set`'s language
+   * (`rocelab compare FILE` runs each; docs/scenario.md "variants"). Only when set.
+   */
+  variants?: Record<string, string[]>;
 }
 
 export interface ScenarioProbes {
@@ -746,6 +751,14 @@ export const scenarioSchema = strict({
     .array(strict({ a: name('a node name'), b: name('a node name'), ...linkOverride.shape }))
     .default([]),
   workload: z.array(workloadSchema).default([]),
+  variants: z
+    .record(name('a variant name'), z.array(text()).min(1), {
+      error: (iss) =>
+        iss.code === 'invalid_type'
+          ? `expected a map of variant → list of key=value overrides, got ${showValue(iss.input)}`
+          : undefined,
+    })
+    .optional(),
   probes: strict({
     bin: duration({ min: 1 }),
     ports: z
