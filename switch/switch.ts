@@ -270,9 +270,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     }
     const now = env.now();
     if (pkt.kind === FrameKind.Data && op.flows !== null) {
-      op.flows.touch(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp, now, pkt.sizeBytes);
-      if (flowForgetAtEnd && isMessageEnd(pkt.opcode))
-        op.flows.forget(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp);
+      op.flows.touch(pkt.srcIp, pkt.dstIp, pkt.destQp, now, pkt.sizeBytes);
+      if (flowForgetAtEnd && isMessageEnd(pkt.opcode)) op.flows.forget(pkt.srcIp, pkt.dstIp, pkt.destQp);
     }
     if (ecnAtEnqueue && q !== controlPrio && op.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
       maybeMark(op, pkt, op.queueBytesOf[q]);
