@@ -42,6 +42,25 @@ export interface PfcConfig {
   reserveBytes?: number;
   /** (optional) Pause time carried by XOFF frames, in quanta of 512 bit times. Default 65535. */
   pauseQuanta?: number;
+  /**
+   * (optional) The priorities PFC protects (lossless) when `enabled`; the others are lossy: no
+   * headroom, no XOFF threshold, never a pause, dropped (or trimmed, `SwitchConfig.trim`) when full.
+   * Default: all eight.
+   */
+  priorities?: readonly number[];
+}
+
+/**
+ * Packet trimming on the lossy data priorities (docs/switch.md "Trimming"), after the UEC's
+ * reference simulator (ultraethernet/uet-htsim, htsim/sim/compositequeue.cpp).
+ */
+export interface TrimConfig {
+  /** Cap of each trimming data queue (per egress port and priority), bytes. */
+  queueBytes: number;
+  /** Cap of each egress port's header queue (trimmed frames, strict priority), bytes. */
+  headerQueueBytes: number;
+  /** RED thresholds of the trimming data queues (they do not use `ecn`'s or a port's). */
+  ecn: Pick<EcnConfig, 'kminBytes' | 'kmaxBytes' | 'pmax'>;
 }
 
 export interface SwitchPortConfig {
@@ -57,6 +76,8 @@ export interface SwitchPortConfig {
    * smaller per doubling of the port rate above the NIC rate). Default pfc.dynamicAlpha.
    */
   pfcAlpha?: number;
+  /** (optional) The peer on this port is a host: a frame trimmed here is a last-hop trim. Default false. */
+  peerIsHost?: boolean;
 }
 
 export interface SwitchConfig {
@@ -111,6 +132,11 @@ export interface SwitchConfig {
    * (RunSetup.intMulti), which the real runtime also encodes and decodes with. Default 1.
    */
   intMulti?: number;
+  /**
+   * (optional) Trim data frames of the lossy priorities (those PFC does not protect) to their
+   * headers when their queue is full, instead of dropping them. Default: off (drop-tail).
+   */
+  trim?: TrimConfig | null;
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
@@ -142,6 +168,12 @@ export interface PortCounters {
   /** (added) Frames received on this port. */
   rxPackets: number;
   rxBytes: number;
+  /** (added) Data frames this egress port trimmed to their headers (arriving or queued). */
+  trims: number;
+  /** (added) Frames dropped because this port's header queue was full (or the buffer). */
+  headerDrops: number;
+  /** (added) Peak bytes in this port's header queue. */
+  maxHeaderQueueBytes: number;
 }
 
 /** (added) Switch-wide counters. */
@@ -156,6 +188,10 @@ export interface SwitchCounters {
   bufferDrops: number;
   /** Of those, drops in a PFC-enabled data class: a lossless drop, which should never happen. */
   losslessDrops: number;
+  /** (added) Data frames trimmed to their headers, over every port. */
+  trims: number;
+  /** (added) Frames dropped for want of header-queue room, over every port. */
+  headerDrops: number;
   /** Counters bumped by CP plug-ins through io.count. */
   cp: Record<string, number>;
 }

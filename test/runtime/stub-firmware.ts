@@ -73,6 +73,9 @@ export function createStubSwitch(env: FirmwareEnv, cfg: SwitchConfig): Switch {
         ingressDrops: 0,
         rxPackets: 0,
         rxBytes: 0,
+        trims: 0,
+        headerDrops: 0,
+        maxHeaderQueueBytes: 0,
       }));
     },
     queueBytes: (port: number) => ports[port].queueBytes,
@@ -82,6 +85,8 @@ export function createStubSwitch(env: FirmwareEnv, cfg: SwitchConfig): Switch {
       ttlExpired: 0,
       bufferDrops: 0,
       losslessDrops: 0,
+      trims: 0,
+      headerDrops: 0,
       cp: {},
     }),
   };
