@@ -17,6 +17,7 @@ import {
   type Scenario,
   type ScenarioProbes,
   type TopologySpec,
+  type TrimParams,
   type WorkloadSpec,
 } from './scenario.js';
 import { formatDuration, formatSize, parseRate, showValue } from './units.js';
@@ -271,6 +272,26 @@ function resolvePfc(p: ParsedScenario['defaults']['switch']['pfc'], bufferBytes:
     headroomBytes: p.headroom ?? null,
     resumeOffsetBytes: p.resumeOffset,
     reserveBytes: p.reserve,
+    priorities: p.priorities === undefined ? null : [...new Set(p.priorities)].sort((a, b) => a - b),
+  };
+}
+
+function resolveTrim(p: ParsedScenario['defaults']['switch']['trim']): TrimParams {
+  const path = ['defaults', 'switch', 'trim'];
+  if (p.kmin !== undefined && p.kmax !== undefined && p.kmin > p.kmax)
+    fail([...path, 'kmin'], `kmin (${formatSize(p.kmin)}) must not exceed kmax (${formatSize(p.kmax)})`);
+  if (p.kmax !== undefined && p.queueBytes !== undefined && p.kmax > p.queueBytes)
+    fail(
+      [...path, 'kmax'],
+      `kmax (${formatSize(p.kmax)}) exceeds queueBytes (${formatSize(p.queueBytes)}): the queue trims before RED marks everything`,
+    );
+  return {
+    enabled: p.enabled,
+    queueBytes: p.queueBytes ?? null,
+    headerQueueBytes: p.headerQueueBytes ?? null,
+    kminBytes: p.kmin ?? null,
+    kmaxBytes: p.kmax ?? null,
+    pmax: p.pmax,
   };
 }
 
@@ -325,7 +346,15 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     ecn: resolveEcn(d.switch.ecn),
     pfc: resolvePfc(d.switch.pfc, d.switch.buffer),
     int: d.switch.int,
+    trim: resolveTrim(d.switch.trim),
   };
+  for (const q of sw.pfc.priorities ?? []) {
+    if (q >= sw.queues)
+      fail(
+        ['defaults', 'switch', 'pfc', 'priorities'],
+        `priority ${q} needs at least ${q + 1} switch queues (defaults.switch.queues is ${sw.queues})`,
+      );
+  }
   for (const key of ['dataPrio', 'ackPrio', 'controlPrio'] as const) {
     if (nic[key] >= sw.queues)
       fail(
@@ -356,6 +385,16 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
   for (const [h, o] of Object.entries(p.hosts)) {
     checkHost(h, ['hosts', h]);
     hosts[h] = nicOverrides(o);
+  }
+  if (sw.trim.enabled && sw.pfc.enabled) {
+    // Trimming acts on lossy priorities only: a run where all data is lossless would trim nothing.
+    const lossless = new Set(sw.pfc.priorities ?? [0, 1, 2, 3, 4, 5, 6, 7]);
+    const dataPrios = new Set(hostNames.map((h) => hosts[h]?.dataPrio ?? nic.dataPrio));
+    if ([...dataPrios].every((q) => lossless.has(q)))
+      fail(
+        ['defaults', 'switch', 'trim'],
+        `trims only lossy priorities, but every host sends data on a lossless one (dataPrio ${[...dataPrios].join(', ')}); list the lossless priorities in defaults.switch.pfc.priorities, or set pfc: false`,
+      );
   }
 
   const links: LinkOverride[] = p.links.map((l, i) => {

@@ -67,6 +67,24 @@ export interface PfcConfig {
   resumeOffsetBytes: number;
   /** Per-port reserved buffer. */
   reserveBytes: number;
+  /** The priorities PFC protects (lossless); the others are lossy. null: all eight. */
+  priorities: number[] | null;
+}
+
+/**
+ * Trimming on the lossy data priorities (docs/switch.md "Trimming"). Unset sizes follow the UEC
+ * reference simulator's defaults, which depend on the network (its BDP): `setupRun` fills them.
+ */
+export interface TrimParams {
+  enabled: boolean;
+  /** Cap of each trimming data queue; null: 1 × BDP. */
+  queueBytes: number | null;
+  /** Cap of each port's header queue; null: 2 × queueBytes. */
+  headerQueueBytes: number | null;
+  /** RED thresholds of trimming queues; null: 0.2 and 0.8 × BDP, in whole packets. */
+  kminBytes: number | null;
+  kmaxBytes: number | null;
+  pmax: number;
 }
 
 export interface SwitchParams {
@@ -78,6 +96,7 @@ export interface SwitchParams {
   pfc: PfcConfig;
   /** Stamp INT records on packets that request them (HPCC, MPCC). */
   int: boolean;
+  trim: TrimParams;
 }
 
 export type LinkOverrideParams = Partial<LinkParams>;
@@ -520,8 +539,25 @@ const pfcSchema = z.preprocess(
       headroom: size().optional(),
       resumeOffset: size().default(3072),
       reserve: size().default(4096),
+      priorities: z.array(prio()).optional(),
     },
     'true, false or a map like { threshold: 600KB, headroom: 40KB }',
+  ),
+);
+
+const trimSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      // A map turns trimming on unless it says otherwise; no key at all leaves it off.
+      enabled: bool().default(true),
+      queueBytes: size({ min: 1 }).optional(),
+      headerQueueBytes: size({ min: 1 }).optional(),
+      kmin: size().optional(),
+      kmax: size().optional(),
+      pmax: fraction().default(1),
+    },
+    'true, false or a map like { enabled: true, queueBytes: 178KB, headerQueueBytes: 357KB }',
   ),
 );
 
@@ -531,6 +567,7 @@ const switchDefaults = strict({
   ecn: ecnSchema.prefault(true),
   pfc: pfcSchema.prefault(true),
   int: bool().default(true),
+  trim: trimSchema.prefault(false),
 });
 
 const count = (min = 1) => integer({ min });

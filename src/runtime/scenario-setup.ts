@@ -17,6 +17,7 @@ import { hostPath } from '../topology/path.js';
 import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
+import { switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
   scenario: Scenario;
@@ -243,6 +244,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       });
 
     const sw = s.defaults.switch;
+    const trim = switchTrimConfig(s, topo, routes);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
       const r = sw.ecn.byRate.find((e) => e.rateBps === rateBps);
@@ -284,6 +286,9 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
             ecn: ecnOf(p.rateBps),
             pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
             ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
+            ...(trim !== null
+              ? { peerIsHost: topo.byName.get(node.ports[i].peerNode)?.kind === 'host' }
+              : {}),
           })),
           bufferBytes: sw.bufferBytes,
           ecn: ecnOf(node.ports[0].rateBps),
@@ -295,6 +300,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
               sw.pfc.headroomBytes ?? headroomBytes(node.ports[0].rateBps, node.ports[0].delayNs),
             resumeOffsetBytes: sw.pfc.resumeOffsetBytes,
             reserveBytes: sw.pfc.reserveBytes,
+            ...(sw.pfc.priorities !== null ? { priorities: sw.pfc.priorities } : {}),
           },
           controlPrio: s.defaults.nic.controlPrio,
           // Per-switch salt, as the HPCC simulator seeds each switch with its node id: the same
@@ -307,6 +313,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ...(flowForgetAtEnd ? { activeFlowForgetAtEnd: true } : {}),
           ...(flowCounterNeeded ? {} : { activeFlowWindowNs: 0 }),
           ...(cp.length > 0 ? { cp } : {}),
+          ...(trim !== null ? { trim } : {}),
         };
       },
     };
