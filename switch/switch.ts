@@ -13,29 +13,26 @@
  */
 import type { FirmwareEnv } from '../src/env/env.js';
 import type { SwitchTrace } from '../src/env/trace.js';
-import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
-import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
 import { isMessageEnd } from '../src/wire/opcodes.js';
-import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
+import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
-import { PFC_DST_MAC, PFC_MAX_QUANTA, PFC_PRIORITIES } from '../src/wire/pfc.js';
+import { PFC_DST_MAC, PFC_PRIORITIES } from '../src/wire/pfc.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
 import { trimToHeader } from '../src/wire/trim.js';
 import type { PortCounters, Switch, SwitchConfig, SwitchCounters } from './api.js';
 import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
+import { stampInt } from './int-stamp.js';
 import { losslessMaskOf, SharedBufferMmu } from './mmu.js';
 import { HEADER_QUEUE, HEADER_QUEUE_BIT, Port } from './port.js';
 import { RouteLookup } from './route-lookup.js';
+import { isUint, isWellFormedFrame } from './validate.js';
 
 const PRIOS = PFC_PRIORITIES;
-const INT_MAX_HOPS = 5;
 const DEFAULT_CONTROL_KINDS: readonly FrameKind[] = [FrameKind.Cnp, FrameKind.Cnm];
 const DEFAULT_DRR_QUANTUM_BYTES = 1500;
 const DEFAULT_ACTIVE_FLOW_WINDOW_NS = 100_000;
-/** Frames larger than this are malformed (a jumbo frame with every extension is far below). */
-const MAX_FRAME_BYTES = 65_536;
 
 /** Index of the lowest set bit of a non-zero 32-bit value. */
 function lowestBit(x: number): number {
@@ -45,10 +42,6 @@ function lowestBit(x: number): number {
 /** `x` when it is a finite number >= 1 (a DRR quantum of NaN would never end a round), else `fallback`. */
 function positiveOr(x: number | undefined, fallback: number): number {
   return x !== undefined && Number.isFinite(x) && x >= 1 ? x : fallback;
-}
-
-function isUint(x: unknown, max: number): boolean {
-  return typeof x === 'number' && x >>> 0 === x && x <= max;
 }
 
 export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
@@ -119,46 +112,6 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   // ---------------------------------------------------------------- validation and routing
 
-  function isWellFormed(pkt: Packet): boolean {
-    if (typeof pkt !== 'object' || pkt === null) return false;
-    const size = pkt.sizeBytes;
-    if (typeof size !== 'number' || !(size > 0 && size <= MAX_FRAME_BYTES)) return false;
-    if (!isUint(pkt.prio, PRIOS - 1)) return false;
-    switch (pkt.kind) {
-      case FrameKind.Data:
-      case FrameKind.Ack:
-      case FrameKind.Nak:
-      case FrameKind.Cnp: {
-        if (!isUint(pkt.ttl, 255) || typeof pkt.dstIp !== 'number' || typeof pkt.srcIp !== 'number')
-          return false;
-        if (typeof pkt.srcPort !== 'number') return false;
-        const st = pkt.int;
-        if (st === null) return true;
-        return (
-          typeof st === 'object' &&
-          (st.layout === 'hpcc' || st.layout === 'mpcc') &&
-          Array.isArray(st.hops) &&
-          st.hops.length <= INT_MAX_HOPS &&
-          isUint(st.nhop, 0xffff)
-        );
-      }
-      case FrameKind.Cnm:
-        return typeof pkt.cnm === 'object' && pkt.cnm !== null && typeof pkt.dstIp === 'number';
-      case FrameKind.Pfc: {
-        const body = pkt.pfc;
-        if (typeof body !== 'object' || body === null || !isUint(body.classEnable, 0xffff)) return false;
-        const quanta = body.quanta;
-        if (!Array.isArray(quanta) || quanta.length < PRIOS) return false;
-        for (let n = 0; n < PRIOS; n++) {
-          if ((body.classEnable >>> n) & 1 && !isUint(quanta[n], PFC_MAX_QUANTA)) return false;
-        }
-        return true;
-      }
-      default:
-        return false;
-    }
-  }
-
   function route(pkt: Packet): number {
     const r = routes.find(pkt.dstIp);
     if (r < 0) return -1;
@@ -178,7 +131,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       return;
     }
     const ip = ports[inPort];
-    if (!isWellFormed(pkt)) {
+    if (!isWellFormedFrame(pkt)) {
       counters.malformed++;
       ip.ingressDrops++;
       return;
@@ -283,7 +236,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (!ecnAtEnqueue && port.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
       maybeMark(port, pkt, q, port.queueBytesOf[q]);
     }
-    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now, intMulti);
     beginTx(port, pkt, now);
   }
 
@@ -493,7 +446,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         maybeMark(port, pkt, q, port.queueBytesOf[q]);
       }
     }
-    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now, intMulti);
     for (let i = 0; i < dequeueCps.length; i++) dequeueCps[i].onDequeue!(pkt, port.index, q);
     return pkt;
   }
@@ -510,30 +463,6 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     }
     pkt.ecn = Ecn.Ce;
     port.ecnMarked++;
-  }
-
-  function stampInt(port: Port, pkt: Packet, now: number): void {
-    const st = pkt.int!;
-    const raw: IntHop = {
-      lineRateBps: port.rateBps,
-      timeNs: now,
-      txBytes: port.txBytes,
-      qlenBytes: port.queueBytes,
-      activeFlows: port.flows !== null ? port.flows.count(now) : 0,
-    };
-    // The hop as the wire carries it (docs/wire.md, "INT stacks"), so virtual time sees what a real run
-    // decodes with the run's INT_MULTI (the one the real runtime encodes HPCC's stack with).
-    if (st.layout === 'mpcc') {
-      // MPCC stops writing after five hops (docs/wire.md, "MPCC block"); nhop still counts.
-      if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
-    } else {
-      const hop = quantizeHpccHop(raw, intMulti);
-      // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (docs/wire.md, "INT stacks").
-      const slot = st.nhop % INT_MAX_HOPS;
-      if (slot < st.hops.length) st.hops[slot] = hop;
-      else st.hops.push(hop);
-    }
-    st.nhop++;
   }
 
   // ---------------------------------------------------------------- CP plug-ins
