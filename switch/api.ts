@@ -63,6 +63,19 @@ export interface TrimConfig {
   ecn: Pick<EcnConfig, 'kminBytes' | 'kmaxBytes' | 'pmax'>;
 }
 
+/**
+ * A change of one port's link at an emulated time (scenario `links` entries with `at`;
+ * docs/switch.md "Link events"). Both ends of a link get one, each on its own switch.
+ */
+export interface PortEvent {
+  atNs: number;
+  port: number;
+  /** New line rate from `atNs` on (the frame on the wire finishes at the old one). */
+  rateBps?: number;
+  /** true: the link fails (frames to, from and queued at the port are dropped); false: it is back. */
+  down?: boolean;
+}
+
 export interface SwitchPortConfig {
   rateBps: number;
   mac: number;
@@ -137,6 +150,8 @@ export interface SwitchConfig {
    * headers when their queue is full, instead of dropping them. Default: off (drop-tail).
    */
   trim?: TrimConfig | null;
+  /** (optional) Link changes at emulated times, applied by the switch's own timers. Default none. */
+  portEvents?: readonly PortEvent[];
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
@@ -174,6 +189,8 @@ export interface PortCounters {
   headerDrops: number;
   /** (added) Peak bytes in this port's header queue. */
   maxHeaderQueueBytes: number;
+  /** (added) Frames lost because this port's link was down (queued, sent, routed to or arriving on it). */
+  linkDownDrops: number;
 }
 
 /** (added) Switch-wide counters. */
@@ -192,6 +209,8 @@ export interface SwitchCounters {
   trims: number;
   /** (added) Frames dropped for want of header-queue room, over every port. */
   headerDrops: number;
+  /** (added) Frames lost to down links, over every port. */
+  linkDownDrops: number;
   /** Counters bumped by CP plug-ins through io.count. */
   cp: Record<string, number>;
 }
@@ -202,6 +221,12 @@ export interface Switch extends NodeFirmware {
   queueBytes(port: number): number;
   /** (added) Switch-wide drop and validation counters. */
   switchCounters(): SwitchCounters;
+  /** (added) Current line rate of `port` (a link event may have changed it); 0 while its link is down. */
+  portRateBps(port: number): number;
+  /** (added) Trimming is configured (`config.trim`): reports carry the trim counters. */
+  readonly trimming: boolean;
+  /** (added) Link events are configured (`config.portEvents`): reports carry `linkDownDrops`. */
+  readonly linkEvents: boolean;
 }
 
 export { createSwitch } from './switch.js';

@@ -106,6 +106,11 @@ export class SharedBufferMmu {
     }
   }
 
+  /** Port p's line rate changed: its refresh period follows (pause quanta are bit times). */
+  setPortRate(p: number, rateBps: number): void {
+    this.refreshNsOf[p] = pfcRefreshNs(this.pauseQuanta, rateBps);
+  }
+
   /** Control-class frames occupy the physical buffer only (queue 0 of the HPCC simulator). */
   chargeControl(s: number): boolean {
     if (this.usedBytes + s > this.bufferBytes) return false;

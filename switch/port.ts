@@ -63,6 +63,9 @@ export class Port extends TxPort {
   trims = 0;
   headerDrops = 0;
   maxHeaderQueueBytes = 0;
+  /** The link is down (a link event): nothing is sent or received on it. */
+  down = false;
+  linkDownDrops = 0;
 
   constructor(
     env: FirmwareEnv,

@@ -19,11 +19,12 @@ import { createPacket } from '../src/wire/packet-factory.js';
 import { PFC_DST_MAC, PFC_PRIORITIES } from '../src/wire/pfc.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
 import { trimToHeader } from '../src/wire/trim.js';
-import type { PortCounters, Switch, SwitchConfig, SwitchCounters } from './api.js';
+import type { PortCounters, PortEvent, Switch, SwitchConfig, SwitchCounters } from './api.js';
 import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
 import { stampInt } from './int-stamp.js';
+import { checkPortEvents, failoverPort, flushPort } from './link-events.js';
 import { losslessMaskOf, SharedBufferMmu } from './mmu.js';
 import { HEADER_QUEUE, HEADER_QUEUE_BIT, Port } from './port.js';
 import { RouteLookup } from './route-lookup.js';
@@ -102,8 +103,11 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     losslessDrops: 0,
     trims: 0,
     headerDrops: 0,
+    linkDownDrops: 0,
   };
   const cpCounters: Record<string, number> = {};
+  /** Ports whose link is down: routing looks past them only while there are some. */
+  let downPorts = 0;
 
   for (const port of ports) {
     port.onTxDone = () => txDone(port);
@@ -117,9 +121,20 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (r < 0) return -1;
     const n = routes.portCount(r);
     if (n === 0) return -1;
-    const e =
-      n === 1 ? routes.port(r, 0) : routes.port(r, ecmpHash(ecmpSeed, pkt.srcIp, pkt.dstIp, pkt.srcPort) % n);
-    return isUint(e, nPorts - 1) ? e : -1;
+    if (n === 1) {
+      const e = routes.port(r, 0);
+      return isUint(e, nPorts - 1) ? e : -1;
+    }
+    const hash = ecmpHash(ecmpSeed, pkt.srcIp, pkt.dstIp, pkt.srcPort);
+    let e = routes.port(r, hash % n);
+    if (!isUint(e, nPorts - 1)) return -1;
+    // Local fast failover (docs/switch.md "Link events"); with every port down the frame is
+    // dropped when it reaches the down port's queue.
+    if (downPorts > 0 && ports[e].down) {
+      const up = failoverPort(routes, r, n, hash, ports);
+      if (up >= 0) e = up;
+    }
+    return e;
   }
 
   // ---------------------------------------------------------------- ingress pipeline
@@ -133,6 +148,12 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     const ip = ports[inPort];
     if (!isWellFormedFrame(pkt)) {
       counters.malformed++;
+      ip.ingressDrops++;
+      return;
+    }
+    if (ip.down) {
+      // Still on the wire when the link failed.
+      linkDownDrop(ip);
       ip.ingressDrops++;
       return;
     }
@@ -168,6 +189,11 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   /** Admit `pkt` to queue q of `op` (MMU for data classes) and start the port if idle. */
   function enqueue(op: Port, q: number, pkt: Packet, inPort: number): boolean {
+    if (op.down) {
+      linkDownDrop(op);
+      if (inPort >= 0) ports[inPort].ingressDrops++;
+      return false;
+    }
     const s = pkt.sizeBytes;
     if (q === controlPrio || inPort < 0) {
       // Control frames bypass MMU admission and PFC accounting (queue 0 of the HPCC simulator);
@@ -353,7 +379,35 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   // ---------------------------------------------------------------- egress scheduling
 
   function kick(port: Port): void {
-    if (!port.busy) startNext(port, false);
+    if (!port.busy && !port.down) startNext(port, false);
+  }
+
+  // ---------------------------------------------------------------- link events
+
+  function linkDownDrop(port: Port): void {
+    port.linkDownDrops++;
+    counters.linkDownDrops++;
+  }
+
+  function applyPortEvent(ev: PortEvent): void {
+    const port = ports[ev.port];
+    if (ev.rateBps !== undefined) {
+      port.setRate(ev.rateBps);
+      port.pause.rateBps = ev.rateBps;
+      mmu.setPortRate(ev.port, ev.rateBps);
+    }
+    if (ev.down === true && !port.down) {
+      port.down = true;
+      downPorts++;
+      const dropped = flushPort(port, mmu, controlPrio, env.now());
+      port.linkDownDrops += dropped;
+      counters.linkDownDrops += dropped;
+      if (hooks !== null) hooks.queue(env.now(), port.index, port.queueBytes);
+    } else if (ev.down === false && port.down) {
+      port.down = false;
+      downPorts--;
+      kick(port);
+    }
   }
 
   /** Deficit round-robin over non-empty, unpaused data queues; -1 when none is eligible. */
@@ -417,6 +471,11 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   function txDone(port: Port): void {
     const pkt = port.finish();
+    if (port.down) {
+      // Its last bit left after the link failed: lost.
+      linkDownDrop(port);
+      return;
+    }
     if (hooks !== null) hooks.tx(env.now(), port.index, pkt);
     env.send(port.index, pkt);
     if (port.busy) return;
@@ -545,6 +604,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         trims: p.trims,
         headerDrops: p.headerDrops,
         maxHeaderQueueBytes: p.maxHeaderQueueBytes,
+        linkDownDrops: p.linkDownDrops,
       };
     });
   }
@@ -553,11 +613,18 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     return { ...counters, cp: { ...cpCounters } };
   }
 
+  const portEvents = config.portEvents ?? [];
+  checkPortEvents(config.name, portEvents, nPorts);
+  for (const ev of portEvents) env.setTimer(ev.atNs, () => applyPortEvent(ev));
+
   return {
     name: config.name,
     receive,
     portCounters,
     queueBytes: (port: number) => (checkPort(port) ? ports[port].queueBytes : 0),
     switchCounters,
+    portRateBps: (port: number) => (checkPort(port) && !ports[port].down ? ports[port].rateBps : 0),
+    trimming: trim !== null,
+    linkEvents: portEvents.length > 0,
   };
 }

@@ -403,7 +403,34 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
         fail(['links', i, end], unknownName('node', l[end], [...nodeSet].slice(0, 10_000)));
     }
     if (l.a === l.b) fail(['links', i], `a and b are both ${l.a}`);
-    return { a: l.a, b: l.b, ...overrideParams(l) };
+    if (l.at === undefined) {
+      if (l.down !== undefined) fail(['links', i, 'down'], 'needs at (at: 0 for a link down from the start)');
+      return { a: l.a, b: l.b, ...overrideParams(l) };
+    }
+    // A change at a time: the switches apply it (docs/switch.md "Link events").
+    for (const key of ['delay', 'loss'] as const) {
+      if (l[key] !== undefined) fail(['links', i, key], 'cannot change at a time (only rate and down can)');
+    }
+    if (l.rate === undefined && l.down === undefined) fail(['links', i], 'at needs rate or down');
+    for (const end of ['a', 'b'] as const) {
+      if (hostSet.has(l[end]))
+        fail(
+          ['links', i, end],
+          `${l[end]} is a host: only links between switches change at a time (a NIC's line rate is fixed for the run)`,
+        );
+    }
+    if (l.at >= durationNs)
+      fail(
+        ['links', i, 'at'],
+        `${formatDuration(l.at)} is not before the end of the run (duration ${formatDuration(durationNs)})`,
+      );
+    return {
+      a: l.a,
+      b: l.b,
+      ...overrideParams(l),
+      atNs: l.at,
+      ...(l.down !== undefined ? { down: l.down } : {}),
+    };
   });
 
   const expand = (sel: 'all' | string[], path: Path, exclude?: string): string[] => {

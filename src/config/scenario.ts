@@ -155,10 +155,18 @@ export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
   'explicit',
 ];
 
-/** Per-link override of a generated topology, matched on the two endpoint names. */
+/**
+ * Per-link override of a generated topology, matched on the two endpoint names. With `atNs`, a
+ * change of a link between two switches at that emulated time, in both directions (only
+ * `rateBps` and `down`; docs/scenario.md "links", docs/switch.md "Link events"); without it, the
+ * link as built.
+ */
 export interface LinkOverride extends LinkOverrideParams {
   a: string;
   b: string;
+  atNs?: number;
+  /** With atNs: true, the link fails; false, it is back. */
+  down?: boolean;
 }
 
 export type Verb = 'write' | 'send' | 'read';
@@ -738,7 +746,15 @@ export const scenarioSchema = strict({
     .default({}),
   topology: topologySchema,
   links: z
-    .array(strict({ a: name('a node name'), b: name('a node name'), ...linkOverride.shape }))
+    .array(
+      strict({
+        a: name('a node name'),
+        b: name('a node name'),
+        ...linkOverride.shape,
+        at: duration().optional(),
+        down: bool().optional(),
+      }),
+    )
     .default([]),
   workload: z.array(workloadSchema).default([]),
   probes: strict({

@@ -76,9 +76,13 @@ export function createStubSwitch(env: FirmwareEnv, cfg: SwitchConfig): Switch {
         trims: 0,
         headerDrops: 0,
         maxHeaderQueueBytes: 0,
+        linkDownDrops: 0,
       }));
     },
     queueBytes: (port: number) => ports[port].queueBytes,
+    portRateBps: (port: number) => cfg.ports[port]?.rateBps ?? 0,
+    trimming: false,
+    linkEvents: false,
     switchCounters: () => ({
       malformed: 0,
       unroutable: 0,
@@ -87,6 +91,7 @@ export function createStubSwitch(env: FirmwareEnv, cfg: SwitchConfig): Switch {
       losslessDrops: 0,
       trims: 0,
       headerDrops: 0,
+      linkDownDrops: 0,
       cp: {},
     }),
   };
