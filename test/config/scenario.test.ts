@@ -62,8 +62,17 @@ describe('defaults', () => {
         headroomBytes: null,
         resumeOffsetBytes: 3072,
         reserveBytes: 4096,
+        priorities: null,
       },
       int: true,
+      trim: {
+        enabled: false,
+        queueBytes: null,
+        headerQueueBytes: null,
+        kminBytes: null,
+        kmaxBytes: null,
+        pmax: 1,
+      },
     });
     expect(s.topology).toEqual({ kind: 'star', hosts: 9, link: { rateBps: 100e9, delayNs: 1000, loss: 0 } });
     expect(s.hostNames).toEqual(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8', 'h9']);
@@ -124,6 +133,7 @@ workload:
       headroomBytes: 40_000,
       resumeOffsetBytes: 2000,
       reserveBytes: 4096,
+      priorities: null,
     });
     const off = parseScenarioText(STAR + 'defaults: { switch: { pfc: false } }');
     expect(off.defaults.switch.pfc.enabled).toBe(false);
@@ -425,7 +435,7 @@ describe('bad input: one exact line each', () => {
     [STAR + 'workload: { kind: incast }', 'workload: expected a list, got a map'],
     [
       STAR + 'workload: [{ kind: incst }]',
-      'workload[0].kind: expected one of flows|incast|permutation|poisson|alltoall, got "incst" (did you mean incast?)',
+      'workload[0].kind: expected one of flows|incast|permutation|poisson|alltoall|matrix, got "incst" (did you mean incast?)',
     ],
     [
       STAR + 'defaults: { link: { rate: 100GBps } }',
