@@ -136,7 +136,7 @@ describe('the suite as scenarios', () => {
       '-q',
       '500',
     ]);
-    expect(r.defaults.nic).toMatchObject({ cc: 'none', ackBytes: 4000, rccc: { enabled: true } });
+    expect(r.defaults.nic).toMatchObject({ cc: 'none', sackBytes: 4000, rccc: { enabled: true } });
     expect(r.defaults.nic.paths).toEqual({ policy: 'reps', count: 64 });
     expect(r.cc).toEqual({});
     const b = s(

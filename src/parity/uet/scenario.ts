@@ -52,7 +52,7 @@ export function parityScenario(x: ParityScenarioInput): Record<string, unknown> 
     rto: Math.round(q.minRtoNs),
     transport: 'uet',
     paths: { policy: o.balancer, count: o.paths },
-    ackBytes: o.sackBytes,
+    sackBytes: o.sackBytes,
     rccc: o.receiverCc ? { enabled: true, oversubscription: 'auto' } : false,
   };
   const cc: Record<string, unknown> = {};
