@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registerReproSuite } from '../../experiments/registry.js';
-import { type CliIo, main } from '../../src/cli/app.js';
 import type { RunProgress } from '../../src/runtime/run.js';
+import { cli } from '../deploy/support.js';
 
 const snapshot = (emulatedNs: number, done: boolean): RunProgress => ({
   emulatedNs,
@@ -41,24 +41,11 @@ registerReproSuite({
   ],
 });
 
-async function reproduce(argv: string[], tty: boolean) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: {},
-    cwd: mkdtempSync(join(tmpdir(), 'rocelab-repro-progress-')),
+const reproduce = (argv: string[], tty: boolean) =>
+  cli(['reproduce', 'progress-fixture', ...argv], mkdtempSync(join(tmpdir(), 'rocelab-repro-progress-')), {
     stderrIsTTY: tty,
     columns: 200,
-  };
-  const code = await main(['reproduce', 'progress-fixture', ...argv], io);
-  return { code, stdout, stderr };
-}
+  });
 
 describe('reproduce progress', () => {
   it('logs each announced simulation when it ends, with the check and its wall time', async () => {
