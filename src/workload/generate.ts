@@ -4,9 +4,8 @@
  *
  * Every flow is known up front (ids, sizes, endpoints), which keeps runs reproducible and lets
  * results list unfinished flows. Closed-loop patterns (alltoall iterations) are expressed as
- * barrier groups: a flow may wait for a group of other flows to complete, and the engine starts
- * it when the group's last member completes (its completion callback) plus a gap, never before
- * its `startNs`.
+ * gates (./gate.ts): a flow may wait for events of its own host (earlier flows acknowledged or
+ * received) plus a compute delay, never starting before its `startNs`.
  */
 import type {
   AllToAllWorkload,
@@ -20,6 +19,7 @@ import type {
 import type { Rng } from '../env/rng.js';
 import type { Topology } from '../topology/model.js';
 import { type Cdf, cdfMeanBytes, loadCdf, sampleFlowSize, WorkloadError } from './cdf.js';
+import type { Gate, LocalEvent } from './gate.js';
 
 export type { Verb, WorkloadSpec };
 
@@ -30,30 +30,29 @@ export interface FlowSpec {
   dst: string;
   /** Bytes to transfer; Infinity = long-lived (sends until the run ends or `stopNs`). */
   sizeBytes: number;
-  /** Earliest start, ns. With `waitGroup` the flow starts at max(startNs, group completion + waitGapNs). */
+  /** Earliest start, ns. With a `gate` the flow starts at max(startNs, when the gate opens). */
   startNs: number;
   /** Long-lived flows stop posting at this time (null: run to the end). */
   stopNs: number | null;
   verb: Verb;
   /** Split into messages of this size (null: one message; long-lived flows default to 1 MB). */
   messageBytes: number | null;
-  /** Flows with equal keys share one QP (alltoall); otherwise every flow has its own. */
+  /**
+   * Flows with equal keys share one QP (alltoall); otherwise every flow has its own. The flows of
+   * one QP are posted in the plan's order (src/runtime/app/plan.ts `flowIds`).
+   */
   qpKey: string;
   /** Index of the workload entry that produced it. */
   entry: number;
   tag: string | null;
-  /** Barrier groups this flow counts toward. */
-  groups: number[];
-  /** Barrier group that must complete before this flow starts, or -1. */
-  waitGroup: number;
-  /** Pause after `waitGroup` completes before this flow starts, ns. */
-  waitGapNs: number;
+  /** Index of the gate (Workload.gates) the flow waits at, or -1: it starts at startNs. */
+  gate: number;
 }
 
 export interface Workload {
   flows: FlowSpec[];
-  /** Member count of each barrier group. */
-  groupSizes: number[];
+  /** Gates flows wait at (./gate.ts), each at the sender of the flows it holds. */
+  gates: Gate[];
 }
 
 export interface GenerateOptions {
@@ -66,9 +65,9 @@ export interface GenerateOptions {
 type NewFlow = Pick<FlowSpec, 'src' | 'dst' | 'sizeBytes' | 'startNs' | 'verb' | 'entry'> &
   Partial<Omit<FlowSpec, 'id'>>;
 
-class Gen {
+export class Gen {
   readonly flows: FlowSpec[] = [];
-  readonly groupSizes: number[] = [];
+  readonly gates: Gate[] = [];
   constructor(private readonly topo: Topology) {}
 
   host(name: string, what: string): string {
@@ -87,9 +86,27 @@ class Gen {
     return [...list];
   }
 
-  group(): number {
-    this.groupSizes.push(0);
-    return this.groupSizes.length - 1;
+  /**
+   * A gate at `host` that opens `computeNs` after every event of `after`; every event must be of
+   * a flow generated before and local to `host` (its sender for `acked`, its receiver for
+   * `received`), and that flow finite, so a gate can always open. A flow without events to wait
+   * for is a static start, not a gate.
+   */
+  gate(host: string, after: LocalEvent[], computeNs: number): number {
+    if (after.length === 0) throw new WorkloadError(`gate at ${host}: waits for no event`);
+    for (const e of after) {
+      const f = this.flows[e.flow];
+      if (f === undefined) throw new WorkloadError(`gate at ${host}: event of unknown flow ${e.flow}`);
+      const at = e.on === 'acked' ? f.src : f.dst;
+      if (at !== host)
+        throw new WorkloadError(`gate at ${host}: flow ${e.flow} is ${e.on} at ${at}, not at ${host}`);
+      if (!Number.isFinite(f.sizeBytes) && f.stopNs === null)
+        throw new WorkloadError(`gate at ${host}: flow ${e.flow} never completes`);
+    }
+    if (!(Number.isInteger(computeNs) && computeNs >= 0))
+      throw new WorkloadError(`gate at ${host}: compute time must be a whole number of ns >= 0`);
+    this.gates.push({ host, after, computeNs });
+    return this.gates.length - 1;
   }
 
   add(f: NewFlow): FlowSpec {
@@ -103,6 +120,9 @@ class Gen {
     if (mb !== null && !(Number.isInteger(mb) && mb >= 1))
       throw new WorkloadError(`${what}: message size must be a whole number of bytes >= 1`);
     const id = this.flows.length;
+    const gate = f.gate ?? -1;
+    if (gate >= 0 && this.gates[gate]?.host !== f.src)
+      throw new WorkloadError(`${what}: waits at a gate that is not at ${f.src}`);
     const flow: FlowSpec = {
       id,
       src: f.src,
@@ -115,11 +135,8 @@ class Gen {
       qpKey: f.qpKey ?? `f${id}`,
       entry: f.entry,
       tag: f.tag ?? null,
-      groups: f.groups ?? [],
-      waitGroup: f.waitGroup ?? -1,
-      waitGapNs: f.waitGapNs ?? 0,
+      gate,
     };
-    for (const g of flow.groups) this.groupSizes[g]++;
     this.flows.push(flow);
     return flow;
   }
@@ -152,7 +169,7 @@ export function generateWorkload(
         break;
     }
   });
-  return { flows: gen.flows, groupSizes: gen.groupSizes };
+  return { flows: gen.flows, gates: gen.gates };
 }
 
 function flows(gen: Gen, e: FlowsWorkload, entry: number, what: string): void {
@@ -311,8 +328,8 @@ function poisson(
 /**
  * MPI-like alltoall: in every iteration each host sends `messageBytes` to every other host,
  * split evenly over `qpsPerPair` QPs per ordered pair, the QPs reused across iterations. A host
- * starts iteration i+1 `gapNs` after all of its iteration-i messages, sent and received, have
- * completed.
+ * starts iteration i+1 `gapNs` after all of its own iteration-i messages completed: those it sent
+ * acknowledged, those it received arrived (a gate per host and iteration, ./gate.ts).
  */
 function alltoall(gen: Gen, e: AllToAllWorkload, entry: number, what: string): void {
   const hosts = gen.hosts(e.hosts, what);
@@ -322,15 +339,16 @@ function alltoall(gen: Gen, e: AllToAllWorkload, entry: number, what: string): v
   const q = e.qpsPerPair;
   if (e.messageBytes < q) throw new WorkloadError(`${what}: messageSize is smaller than qpsPerPair`);
   const share = (k: number) => Math.floor(e.messageBytes / q) + (k < e.messageBytes % q ? 1 : 0);
-  let prev: number[] = [];
+  /** Each host's events of the previous iteration: its sends acknowledged, its receives arrived. */
+  let prev = new Map<string, LocalEvent[]>();
   for (let it = 0; it < e.iterations; it++) {
-    const last = it === e.iterations - 1;
-    const groups = last ? [] : hosts.map(() => gen.group());
+    const events = new Map<string, LocalEvent[]>(hosts.map((h) => [h, []]));
+    const gates = new Map(hosts.map((h) => [h, it === 0 ? -1 : gen.gate(h, prev.get(h)!, e.gapNs)]));
     hosts.forEach((src, si) => {
       hosts.forEach((dst, di) => {
         if (si === di) return;
         for (let k = 0; k < q; k++) {
-          gen.add({
+          const f = gen.add({
             src,
             dst,
             sizeBytes: share(k),
@@ -339,13 +357,13 @@ function alltoall(gen: Gen, e: AllToAllWorkload, entry: number, what: string): v
             entry,
             tag: e.tag,
             qpKey: `a2a${entry}:${src}>${dst}#${k}`,
-            groups: last ? [] : [groups[si], groups[di]],
-            waitGroup: it === 0 ? -1 : prev[si],
-            waitGapNs: e.gapNs,
+            gate: gates.get(src),
           });
+          events.get(src)!.push({ flow: f.id, on: 'acked' });
+          events.get(dst)!.push({ flow: f.id, on: 'received' });
         }
       });
     });
-    prev = groups;
+    prev = events;
   }
 }

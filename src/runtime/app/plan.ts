@@ -21,7 +21,10 @@ export interface PlannedQp {
   dstQpn: number;
   srcPort: number;
   path: HostPath;
-  /** Flows that use this QP, in static start order (startNs, then id), then barrier flows by id. */
+  /**
+   * Flows that use this QP, in the order they are posted: static starts by (startNs, id), then
+   * gated flows by id (a gated flow waits for the QP's earlier flows to start: host-app.ts).
+   */
   flowIds: number[];
 }
 
@@ -42,7 +45,7 @@ export interface RunPlan {
   workload: Workload;
   flows: PlannedFlow[];
   qps: PlannedQp[];
-  /** Flows started at a fixed emulated time (waitGroup < 0), sorted by (startNs, id). */
+  /** Flows started at a fixed emulated time (no gate), sorted by (startNs, id). */
   staticStarts: PlannedFlow[];
   /** Emulated propagation + serialisation RTT of the slowest and fastest paths (lag warnings). */
   maxBaseRttNs: number;
@@ -155,10 +158,10 @@ export function planRun(inp: PlanInput): RunPlan {
     };
   });
   const staticStarts = flows
-    .filter((f) => f.spec.waitGroup < 0)
+    .filter((f) => f.spec.gate < 0)
     .sort((a, b) => a.spec.startNs - b.spec.startNs || a.spec.id - b.spec.id);
   for (const f of staticStarts) f.qp.flowIds.push(f.spec.id);
-  for (const f of flows) if (f.spec.waitGroup >= 0) f.qp.flowIds.push(f.spec.id);
+  for (const f of flows) if (f.spec.gate >= 0) f.qp.flowIds.push(f.spec.id);
   let maxRtt = 0;
   let minRtt = Number.POSITIVE_INFINITY;
   for (const q of qps.values()) {
