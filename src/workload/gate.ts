@@ -8,16 +8,26 @@
  * - `acked`: a flow this host sends completed at the sender (its last message acknowledged);
  * - `received`: a flow this host receives completed at the receiver (the last byte of its last
  *   message arrived in order, which the NIC reports as a receive completion: a SEND's, or an RDMA
- *   WRITE with immediate's, CQE on the receiving QP).
+ *   WRITE with immediate's, CQE on the receiving QP);
+ * - `opened`: another gate of this host opened (how a collective's later steps wait for the rank
+ *   to have started the collective at all).
  */
 
-export type LocalEventKind = 'acked' | 'received';
+export type FlowEventKind = 'acked' | 'received';
 
-export interface LocalEvent {
-  /** Id of the flow the event is about (an earlier flow than any the gate holds). */
+/** An event of a flow (an earlier flow than any the gate holds). */
+export interface FlowEvent {
   flow: number;
-  on: LocalEventKind;
+  on: FlowEventKind;
 }
+
+/** An earlier gate of the same host opened (a collective's steps wait for the rank to start it). */
+export interface GateEvent {
+  gate: number;
+  on: 'opened';
+}
+
+export type LocalEvent = FlowEvent | GateEvent;
 
 export interface Gate {
   /** The host the gate is at: the sender of every flow it holds, and where its events happen. */

@@ -19,6 +19,7 @@ import type {
 import type { Rng } from '../env/rng.js';
 import type { Topology } from '../topology/model.js';
 import { type Cdf, cdfMeanBytes, loadCdf, sampleFlowSize, WorkloadError } from './cdf.js';
+import { type CollectiveInstance, type CollectiveSpec, generateJob } from './collective/generate.js';
 import type { Gate, LocalEvent } from './gate.js';
 
 export type { Verb, WorkloadSpec };
@@ -53,6 +54,8 @@ export interface Workload {
   flows: FlowSpec[];
   /** Gates flows wait at (./gate.ts), each at the sender of the flows it holds. */
   gates: Gate[];
+  /** Every collective run (alltoall and collective entries), in flow order. */
+  collectives: CollectiveInstance[];
 }
 
 export interface GenerateOptions {
@@ -89,12 +92,19 @@ export class Gen {
   /**
    * A gate at `host` that opens `computeNs` after every event of `after`; every event must be of
    * a flow generated before and local to `host` (its sender for `acked`, its receiver for
-   * `received`), and that flow finite, so a gate can always open. A flow without events to wait
+   * `received`), and that flow finite, or an earlier gate at `host`, so a gate can always open. A flow without events to wait
    * for is a static start, not a gate.
    */
   gate(host: string, after: LocalEvent[], computeNs: number): number {
     if (after.length === 0) throw new WorkloadError(`gate at ${host}: waits for no event`);
     for (const e of after) {
+      if (e.on === 'opened') {
+        if (this.gates[e.gate]?.host !== host)
+          throw new WorkloadError(
+            `gate at ${host}: waits for gate ${e.gate}, not an earlier gate at ${host}`,
+          );
+        continue;
+      }
       const f = this.flows[e.flow];
       if (f === undefined) throw new WorkloadError(`gate at ${host}: event of unknown flow ${e.flow}`);
       const at = e.on === 'acked' ? f.src : f.dst;
@@ -148,6 +158,8 @@ export function generateWorkload(
   opts: GenerateOptions,
 ): Workload {
   const gen = new Gen(topo);
+  const collectives: CollectiveInstance[] = [];
+  const jobs = collectiveJobs(entries);
   entries.forEach((e, entry) => {
     const rng = opts.rng.fork(`workload:${entry}`);
     const what = `workload[${entry}] (${e.kind})`;
@@ -165,11 +177,68 @@ export function generateWorkload(
         poisson(gen, topo, e, entry, what, rng, loadCdf(e.cdfFile ?? e.cdf, opts.baseDir));
         break;
       case 'alltoall':
-        alltoall(gen, e, entry, what);
+      case 'collective': {
+        // A job's entries run together, from the place of its first entry.
+        const job = jobs.get(jobName(e, entry));
+        if (job?.[0].entry === entry) generateJob(gen, job, collectives);
         break;
+      }
     }
   });
-  return { flows: gen.flows, gates: gen.gates };
+  return { flows: gen.flows, gates: gen.gates, collectives };
+}
+
+/** Job of a collective entry; an alltoall entry is a job of its own (a direct all-to-all). */
+export function jobName(e: WorkloadSpec, entry: number): string {
+  return e.kind === 'collective' ? e.job : `job${entry}`;
+}
+
+/** The entries of each job, in workload order, as the collective generator runs them. */
+function collectiveJobs(
+  entries: readonly WorkloadSpec[],
+): Map<string, { entry: number; spec: CollectiveSpec }[]> {
+  const jobs = new Map<string, { entry: number; spec: CollectiveSpec }[]>();
+  entries.forEach((e, entry) => {
+    let spec: CollectiveSpec;
+    if (e.kind === 'collective') spec = { ...e, verb: 'send' };
+    else if (e.kind === 'alltoall') spec = alltoallAsCollective(e, entry);
+    else return;
+    const name = jobName(e, entry);
+    const list = jobs.get(name);
+    if (list === undefined) jobs.set(name, [{ entry, spec }]);
+    else list.push({ entry, spec });
+  });
+  return jobs;
+}
+
+/**
+ * `kind: alltoall`, the shorthand: a direct all-to-all of messageSize per ordered pair (so a
+ * buffer of n × messageSize), one channel per QP of a pair, in its own verb. A host starts
+ * iteration i+1 gap after its own iteration-i sends were acknowledged and receives arrived.
+ */
+function alltoallAsCollective(e: AllToAllWorkload, entry: number): CollectiveSpec {
+  const what = `workload[${entry}] (alltoall)`;
+  if (e.hosts.length < 2) throw new WorkloadError(`${what}: needs at least 2 hosts`);
+  if (!(Number.isInteger(e.iterations) && e.iterations >= 1))
+    throw new WorkloadError(`${what}: iterations must be an integer >= 1`);
+  if (e.messageBytes < e.qpsPerPair)
+    throw new WorkloadError(`${what}: messageSize is smaller than qpsPerPair`);
+  return {
+    job: jobName(e, entry),
+    op: 'alltoall',
+    algorithm: 'direct',
+    ranks: e.hosts,
+    sizeBytes: e.messageBytes * e.hosts.length,
+    sizesBytes: null,
+    skew: 0,
+    channels: e.qpsPerPair,
+    chunkBytes: null,
+    iterations: e.iterations,
+    gapNs: e.gapNs,
+    startNs: e.startNs,
+    tag: e.tag,
+    verb: e.verb,
+  };
 }
 
 function flows(gen: Gen, e: FlowsWorkload, entry: number, what: string): void {
@@ -322,48 +391,5 @@ function poisson(
       tag: e.tag,
       ...(e.sharedQp === true ? { qpKey: `p${entry}:${hosts[p.src]}>${p.dst}` } : {}),
     });
-  }
-}
-
-/**
- * MPI-like alltoall: in every iteration each host sends `messageBytes` to every other host,
- * split evenly over `qpsPerPair` QPs per ordered pair, the QPs reused across iterations. A host
- * starts iteration i+1 `gapNs` after all of its own iteration-i messages completed: those it sent
- * acknowledged, those it received arrived (a gate per host and iteration, ./gate.ts).
- */
-function alltoall(gen: Gen, e: AllToAllWorkload, entry: number, what: string): void {
-  const hosts = gen.hosts(e.hosts, what);
-  if (hosts.length < 2) throw new WorkloadError(`${what}: needs at least 2 hosts`);
-  if (!(Number.isInteger(e.iterations) && e.iterations >= 1))
-    throw new WorkloadError(`${what}: iterations must be an integer >= 1`);
-  const q = e.qpsPerPair;
-  if (e.messageBytes < q) throw new WorkloadError(`${what}: messageSize is smaller than qpsPerPair`);
-  const share = (k: number) => Math.floor(e.messageBytes / q) + (k < e.messageBytes % q ? 1 : 0);
-  /** Each host's events of the previous iteration: its sends acknowledged, its receives arrived. */
-  let prev = new Map<string, LocalEvent[]>();
-  for (let it = 0; it < e.iterations; it++) {
-    const events = new Map<string, LocalEvent[]>(hosts.map((h) => [h, []]));
-    const gates = new Map(hosts.map((h) => [h, it === 0 ? -1 : gen.gate(h, prev.get(h)!, e.gapNs)]));
-    hosts.forEach((src, si) => {
-      hosts.forEach((dst, di) => {
-        if (si === di) return;
-        for (let k = 0; k < q; k++) {
-          const f = gen.add({
-            src,
-            dst,
-            sizeBytes: share(k),
-            startNs: e.startNs,
-            verb: e.verb,
-            entry,
-            tag: e.tag,
-            qpKey: `a2a${entry}:${src}>${dst}#${k}`,
-            gate: gates.get(src),
-          });
-          events.get(src)!.push({ flow: f.id, on: 'acked' });
-          events.get(dst)!.push({ flow: f.id, on: 'received' });
-        }
-      });
-    });
-    prev = events;
   }
 }

@@ -7,7 +7,7 @@
  * call that reported the event.
  */
 import type { TimerService } from '../../env/env.js';
-import type { LocalEventKind } from '../../workload/gate.js';
+import type { FlowEventKind } from '../../workload/gate.js';
 import type { RunPlan } from './plan.js';
 
 interface GateState {
@@ -24,6 +24,8 @@ export class HostGates {
   /** Gates waiting for each flow's event, by flow id. */
   private readonly onAcked = new Map<number, number[]>();
   private readonly onReceived = new Map<number, number[]>();
+  /** Gates waiting for each gate to open, by gate index. */
+  private readonly onOpened = new Map<number, number[]>();
 
   /** `open` is called, on a timer of `timers`, with the flows of a gate that opened. */
   constructor(
@@ -36,9 +38,12 @@ export class HostGates {
       if (g.host !== host) return;
       this.gates.set(i, { left: g.after.length, lastNs: 0, computeNs: g.computeNs, flows: [] });
       for (const e of g.after) {
-        const m = e.on === 'acked' ? this.onAcked : this.onReceived;
-        const w = m.get(e.flow);
-        if (w === undefined) m.set(e.flow, [i]);
+        const [m, key] =
+          e.on === 'opened'
+            ? [this.onOpened, e.gate]
+            : [e.on === 'acked' ? this.onAcked : this.onReceived, e.flow];
+        const w = m.get(key);
+        if (w === undefined) m.set(key, [i]);
         else w.push(i);
       }
     });
@@ -52,8 +57,11 @@ export class HostGates {
   }
 
   /** Event `on` of flow `flowId` happened here at emulated `atNs`. */
-  happened(flowId: number, on: LocalEventKind, atNs: number): void {
-    const waiting = (on === 'acked' ? this.onAcked : this.onReceived).get(flowId);
+  happened(flowId: number, on: FlowEventKind, atNs: number): void {
+    this.countDown((on === 'acked' ? this.onAcked : this.onReceived).get(flowId), atNs);
+  }
+
+  private countDown(waiting: number[] | undefined, atNs: number): void {
     if (waiting === undefined) return;
     for (const i of waiting) {
       const g = this.gates.get(i)!;
@@ -64,6 +72,9 @@ export class HostGates {
 
   private schedule(i: number, g: GateState): void {
     this.gates.delete(i);
-    this.timers.setTimer(g.lastNs + g.computeNs, () => this.open(g.flows));
+    this.timers.setTimer(g.lastNs + g.computeNs, () => {
+      this.open(g.flows);
+      this.countDown(this.onOpened.get(i), this.timers.now());
+    });
   }
 }
