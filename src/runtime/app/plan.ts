@@ -35,6 +35,8 @@ export interface PlannedFlow {
   mtuBytes: number;
   /** NIC verb (READ is carried as WRITE: the NIC contract has no READ). */
   verb: 'send' | 'write';
+  /** The receiver's ACK coalescing (an ACK per this many data packets and at every message end). */
+  ackEveryPackets: number;
   /** Messages of a finite flow (sizes in posting order); null for long-lived flows. */
   messageBytes: number[] | null;
 }
@@ -57,6 +59,7 @@ export interface RunPlan {
 /** What the planner needs to know of a host's NIC. */
 export interface PlannedNic {
   mtuBytes: number;
+  ackEveryPackets: number;
   /** Name of the host's congestion-control algorithm. */
   cc: string;
 }
@@ -154,6 +157,7 @@ export function planRun(inp: PlanInput): RunPlan {
       cc: nic.cc,
       mtuBytes: mtu,
       verb: f.verb === 'send' ? 'send' : 'write',
+      ackEveryPackets: nicOf(f.dst).ackEveryPackets,
       messageBytes,
     };
   });
@@ -193,7 +197,12 @@ export function planFromSetup(setup: RunSetup): RunPlan {
     nic: (h) => {
       const p = h.ports[0];
       const base = { name: h.name, ip: h.ip, port: { rateBps: p.rateBps, mac: p.mac, peerMac: 0 } };
-      return { mtuBytes: setup.nicConfig(h, base).mtuBytes, cc: setup.ccByHost.get(h.name)!.name };
+      const cfg = setup.nicConfig(h, base);
+      return {
+        mtuBytes: cfg.mtuBytes,
+        ackEveryPackets: cfg.ackEveryPackets,
+        cc: setup.ccByHost.get(h.name)!.name,
+      };
     },
   });
 }

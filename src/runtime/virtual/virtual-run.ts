@@ -189,7 +189,7 @@ export class VirtualRun {
       workload: inp.workload,
       nic: (h) => {
         const cfg = this.nicCfg.get(h.name)!;
-        return { mtuBytes: cfg.mtuBytes, cc: cfg.cc.name };
+        return { mtuBytes: cfg.mtuBytes, ackEveryPackets: cfg.ackEveryPackets, cc: cfg.cc.name };
       },
     });
     this.warnings.push(...this.plan.warnings);
