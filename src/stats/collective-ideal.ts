@@ -9,13 +9,15 @@
  * plus an ACK frame's serialisation per link). With C_k messages per channel in step k
  * (pipelining), a step's successor may start once the first message arrived:
  *
- *   ring, halving-doubling, direct:  T = Σ_{k<s} max(τ_k, τ_k/C_k + ℓ) + τ_s + ℓ + a
- *   ring broadcast (a chain of s = n−1 hops):  T = τ + (s−1)(τ/C + ℓ) + ℓ + a
- *   double-binary-tree:  T = τ + h(K·τ_m + ℓ) + a, h = 2·height (all-reduce: up, then down) or height
+ *   ring, halving-doubling, direct (and an unpipelined ring broadcast):
+ *                                    T = Σ_{k<s} max(τ_k, τ_k/C_k + ℓ) + τ_s + ℓ + a
+ *   ring broadcast with C > 1 pieces (a chain of s = n−1 hops):  T = τ + (s−1)(τ/C + ℓ) + ℓ + a
+ *   double-binary-tree:  T = τ + h(K·τ_m + ℓ) + a, h = the trees' height (+1 for broadcast: rank 0 to the roots)
  *
  * where for the tree and the chain τ is the busiest rank link's time over the whole collective,
  * τ_m the largest message's time at its sender's link and K the channels (the tree's bound when
- * its pieces are pipelined; without `chunk` a tree level waits for a whole half of the buffer).
+ * its pieces are pipelined: the busiest link, a leaf of one tree, is busy from the start, and its
+ * last piece still goes down the tree; without `chunk` a tree level waits for a whole half).
  * With one message per step (C = 1) the first line is the textbook s·(τ + ℓ): for ring
  * all-reduce 2(n−1)·(S/n at B + ℓ) = 2(n−1)/n·S/B + 2(n−1)·ℓ.
  */
@@ -118,10 +120,10 @@ export function collectiveIdeal(c: CollectiveInstance, flows: readonly PlannedFl
   const maxChunks = Math.max(...chunks);
   let t: number;
   if (c.algorithm === 'double-binary-tree') {
-    // A piece crosses each level once up and once down; the channels' pieces share the links.
-    const hops = (c.op === 'allreduce' ? 2 : 1) * c.treeHeight;
-    t = whole + hops * (pieceNs * c.channels + lat) + ack;
-  } else if (c.op === 'broadcast') {
+    // The busiest rank link (an inner node of one tree, a leaf of the other) is busy from the
+    // start; its last piece then still goes down the tree (the channels' pieces share links).
+    t = whole + c.treeHeight * (pieceNs * c.channels + lat) + ack;
+  } else if (c.op === 'broadcast' && maxChunks > 1) {
     t = whole + (s - 1) * (whole / maxChunks + lat) + lat + ack;
   } else {
     const steps = tau.map((x, k) => ({ x, k })).filter((e) => e.x > 0);
