@@ -23,7 +23,7 @@ function sections(r: Results) {
 }
 
 describe('collectives on netns (needs root)', () => {
-  it('two jobs, two iterations, lockstep in namespaces: identical to virtual time', async () => {
+  it('three jobs, two iterations, lockstep in namespaces: identical to virtual time', async () => {
     const scenario = loadScenario(COLLECTIVES_RT);
     const virtual = runScenario({ scenario, outDir: join(tmp, 'virtual'), print: null }).results;
     const out = await NetnsRun.create({ scenario, outDir: join(tmp, 'netns'), print: null }).run();
