@@ -20,7 +20,7 @@ export interface CollectiveRun {
 
 const runs = new Map<string, CollectiveRun>();
 
-/** A virtual run of `scenario` (named `key` for the memo and the output folder). */
+/** A virtual run of `scenario` into ctx.outDir (`key` names it in the memo). */
 export function collectiveRun(
   key: string,
   scenario: Scenario,
@@ -28,7 +28,7 @@ export function collectiveRun(
   cc?: string,
 ): CollectiveRun {
   return memo(runs, `${key}|${cc ?? ''}|${ctx.seed ?? ''}`, () => {
-    const out = runScenario({ scenario, cc, outDir: join(ctx.outDir, key), seed: ctx.seed, print: null });
+    const out = runScenario({ scenario, cc, outDir: ctx.outDir, seed: ctx.seed, print: null });
     const c = out.results.collectives;
     if (c === undefined) throw new Error(`${key}: the run reported no collectives`);
     return { results: out.results, collectives: c, wallMs: out.wallMs };
