@@ -1,5 +1,5 @@
 /**
- * Every algorithm's reproduction suite, imported for its registration side effect. Each
+ * Every reproduction suite (one per algorithm, and the collectives'), imported for its registration side effect. Each
  * algorithm issue adds one line here: `import './<name>/suite.js';`
  */
 import './srcc/suite.js';
@@ -7,3 +7,4 @@ import './dcqcn-plus/suite.js';
 import './mpcc/suite.js';
 import './dolce-rc/suite.js';
 import './rcc/suite.js';
+import './collectives/suite.js';
