@@ -186,4 +186,6 @@ export interface Packet {
    * place"). Null everywhere else, and in virtual time.
    */
   wire: Uint8Array | null;
+  trimHop: number;
+  trimLastHop: boolean;
 }
