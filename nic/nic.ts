@@ -1,8 +1,9 @@
 /**
- * The NIC firmware (sans-IO): RC queue pairs over one port, a port scheduler with strict-priority
- * control frames and round-robin paced QPs, go-back-N reliability, PFC reception; the
- * congestion-control hooks are called by the CC host (cc-host.ts, docs/cc-api.md). Time,
- * timers, randomness and the wire come only from the injected FirmwareEnv.
+ * The NIC firmware (sans-IO): RC queue pairs over one port and a port scheduler with
+ * strict-priority control frames and round-robin paced QPs. Reliability is the transport's
+ * (gbn.ts: go-back-N), PFC reception pfc-rx.ts's; the congestion-control hooks are called by the
+ * CC host (cc-host.ts, docs/cc-api.md). Time, timers, randomness and the wire come only from the
+ * injected FirmwareEnv.
  *
  * The transmitter is the TxPort the switch uses too (src/port/tx-port.ts). Serialisation and
  * pacing are tracked in fractional ns (`txEndExactNs`, `nextAvailNs`) so back-to-back frames and
@@ -14,27 +15,28 @@ import type { NicTrace } from '../src/env/trace.js';
 import { PfcPause } from '../src/port/pfc.js';
 import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
-import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
+import { PSN_MASK } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
-import { isDataOpcode, isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
-import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
+import { isDataOpcode, Opcode } from '../src/wire/opcodes.js';
+import { FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
 import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange } from './api.js';
 import { CcHost } from './cc-host.js';
-import { ackFrame, cnpFrame, copyInt, dataFrame, dataOpcode } from './frames.js';
-import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING, type SendMsg } from './qp.js';
+import { cnpFrame, dataFrame, dataOpcode } from './frames.js';
+import { GoBackN, isAckFrame, psnOf } from './gbn.js';
+import { receivePfc } from './pfc-rx.js';
+import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING } from './qp.js';
 import { PacingHeap } from './sched.js';
+import type { Transport, TransportHost } from './transport.js';
 
 /** Float slack when comparing fractional-ns times computed along different paths. */
 const EPS_NS = 1e-3;
-const PRIORITIES = 8;
 /** DOCA's rate resolution (2^-20 of line rate) is our floor for a CC-requested rate. */
 const MIN_RATE_FRACTION = 2 ** -20;
 const DEFAULT_TRACE_CAPACITY = 4096;
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
-type AckEvent = Extract<RpEvent, { type: 'ack' }>;
 
 class NicImpl implements Nic {
   readonly name: string;
@@ -42,7 +44,6 @@ class NicImpl implements Nic {
   private readonly cfg: NicConfig;
   private readonly rateBps: number;
   private readonly mtu: number;
-  private readonly ackEvery: number;
 
   private readonly qps = new Map<number, Qp>();
   private readonly byRemote = new Map<string, Qp>();
@@ -96,14 +97,8 @@ class NicImpl implements Nic {
     bytes: 0,
     retransmit: false,
   };
-  /** Reused for every ACK, like txEv (events are only valid during the hook, cc/types.ts). */
-  private readonly ackEv: AckEvent = {
-    type: 'ack',
-    pkt: null as unknown as Packet,
-    ackedBytes: 0,
-    rttNs: null,
-    ecnEcho: false,
-  };
+  /** Reliability: sequence state, ACK/NAK, RTO and completions (gbn.ts). */
+  private readonly rel: Transport;
 
   constructor(env: FirmwareEnv, cfg: NicConfig) {
     this.env = env;
@@ -111,7 +106,6 @@ class NicImpl implements Nic {
     this.name = cfg.name;
     this.rateBps = cfg.port.rateBps;
     this.mtu = cfg.mtuBytes;
-    this.ackEvery = Math.max(1, Math.floor(cfg.ackEveryPackets));
     this.tx = new TxPort(env, cfg.port.rateBps);
     this.tx.onTxDone = () => this.onTxEnd();
     this.pause = new PfcPause(env, cfg.port.rateBps);
@@ -135,6 +129,18 @@ class NicImpl implements Nic {
       cfg.cnpMinIntervalNs,
     );
     this.hooks = cfg.trace ?? null;
+    const host: TransportHost = {
+      env,
+      cfg,
+      mtu: this.mtu,
+      counters: this.c,
+      cc: this.cc,
+      ackPrio: this.ackPrio,
+      queueAck: (ack) => this.acks.push(ack),
+      reschedule: (qp) => this.reschedule(qp),
+      kick: () => this.kick(),
+    };
+    this.rel = new GoBackN(host);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -225,7 +231,7 @@ class NicImpl implements Nic {
   qpInspect(qpn: number): Record<string, number> {
     const qp = this.qps.get(qpn);
     if (qp === undefined) return {};
-    const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: qp.nxtByte - qp.unaByte };
+    const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: this.rel.inflightBytes(qp) };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
     const cc = this.cc.inspect(qp, this.env.now());
     return cc === undefined ? out : { ...out, ...cc };
@@ -320,13 +326,9 @@ class NicImpl implements Nic {
   // -------------------------------------------------------------------------------------------
   // port scheduler
 
-  private canSend(qp: Qp): boolean {
-    return qp.sndNxt < qp.sndMax && (qp.windowBytes === null || qp.nxtByte - qp.unaByte < qp.windowBytes);
-  }
-
   /** Put a QP that may have become sendable into the ready ring or the pacing heap. */
   private reschedule(qp: Qp): void {
-    if (qp.sched !== SCHED_NONE || !this.canSend(qp)) return;
+    if (qp.sched !== SCHED_NONE || !this.rel.canSend(qp)) return;
     if (qp.nextAvailNs <= this.env.now() + EPS_NS) {
       qp.sched = SCHED_RING;
       this.ready.push(qp);
@@ -384,7 +386,7 @@ class NicImpl implements Nic {
     }
     for (let qp = this.ready.shift(); qp !== undefined; qp = this.ready.shift()) {
       qp.sched = SCHED_NONE;
-      if (!this.canSend(qp)) continue;
+      if (!this.rel.canSend(qp)) continue;
       if (qp.nextAvailNs > limit) {
         qp.sched = SCHED_HEAP;
         this.pacing.push(qp);
@@ -437,30 +439,17 @@ class NicImpl implements Nic {
   // -------------------------------------------------------------------------------------------
   // requester
 
-  private psnOf(qp: Qp, seq: number): number {
-    return (qp.initialPsn + seq) & PSN_MASK;
-  }
-
   private buildData(qp: Qp): Packet {
-    const seq = qp.sndNxt;
-    const m = qp.msgs[qp.txMsg];
-    const k = seq - m.startSeq;
-    const last = k === m.packets - 1;
-    const payload = last ? m.bytes - k * this.mtu : this.mtu;
-    const retransmit = seq < qp.sndHigh;
-    qp.sndNxt = seq + 1;
-    qp.nxtByte += payload;
-    if (last) qp.txMsg++;
-    if (qp.sndNxt > qp.sndHigh) qp.sndHigh = qp.sndNxt;
-    // Also ask for an ACK when this packet fills the window, or coalescing could stall the QP.
-    const fillsWindow = qp.windowBytes !== null && qp.nxtByte - qp.unaByte >= qp.windowBytes;
+    const n = this.rel.nextData(qp);
+    const m = qp.msgs[n.msg];
+    const k = n.index;
     const pkt = dataFrame(
       qp.addr,
       this.cfg.dataPrio,
       dataOpcode(m.verb, k, m.packets),
-      this.psnOf(qp, seq),
-      payload,
-      last || fillsWindow,
+      psnOf(qp, n.seq),
+      n.payloadBytes,
+      n.ackReq,
     );
     if (m.verb === 'write' && k === 0) {
       pkt.reth = {
@@ -477,11 +466,11 @@ class NicImpl implements Nic {
       pkt.ext.txTsNs = this.env.now();
     }
     this.cc.decorateData(qp, pkt);
-    if (retransmit) this.c.retransmits++;
+    if (n.retransmit) this.c.retransmits++;
     this.c.dataPacketsTx++;
-    if (qp.rtoDeadlineNs === Number.POSITIVE_INFINITY) this.armRto(qp);
-    this.txEv.retransmit = retransmit;
-    this.txEv.bytes = payload;
+    this.rel.dataBuilt(qp);
+    this.txEv.retransmit = n.retransmit;
+    this.txEv.bytes = n.payloadBytes;
     return pkt;
   }
 
@@ -496,154 +485,13 @@ class NicImpl implements Nic {
     this.reschedule(qp);
   }
 
-  private armRto(qp: Qp): void {
-    if (!(this.cfg.rtoNs > 0)) return;
-    qp.rtoDeadlineNs = this.env.now() + this.cfg.rtoNs;
-    if (qp.rtoTimer === null) qp.rtoTimer = this.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
-  }
-
-  private onRtoTimer(qp: Qp): void {
-    qp.rtoTimer = null;
-    if (qp.sndUna >= qp.sndHigh || qp.rtoDeadlineNs === Number.POSITIVE_INFINITY) {
-      qp.rtoDeadlineNs = Number.POSITIVE_INFINITY;
-      return;
-    }
-    const now = this.env.now();
-    if (now < qp.rtoDeadlineNs) {
-      qp.rtoTimer = this.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
-      return;
-    }
-    this.c.timeouts++;
-    this.rewind(qp);
-    this.armRto(qp);
-    this.cc.rpEvent(qp, { type: 'timeout' });
-    this.reschedule(qp);
-    this.kick();
-  }
-
-  /** Index of the message holding sequence number `seq` (msgs.length past the last one). */
-  private msgIndexOf(qp: Qp, seq: number): number {
-    let i = qp.msgHead;
-    const msgs = qp.msgs;
-    while (i < msgs.length && msgs[i].startSeq + msgs[i].packets <= seq) i++;
-    return i;
-  }
-
-  private byteOffsetOf(qp: Qp, seq: number, i: number): number {
-    if (i >= qp.msgs.length) return qp.postedBytes;
-    const m = qp.msgs[i];
-    return m.startByte + Math.min((seq - m.startSeq) * this.mtu, m.bytes);
-  }
-
-  /** Cumulative acknowledgement up to (excluding) `seq`; returns the payload bytes newly acked. */
-  private advanceUna(qp: Qp, seq: number): number {
-    const i = this.msgIndexOf(qp, seq);
-    const byte = this.byteOffsetOf(qp, seq, i);
-    const acked = byte - qp.unaByte;
-    qp.sndUna = seq;
-    qp.unaByte = byte;
-    if (qp.sndNxt < seq) {
-      qp.sndNxt = seq;
-      qp.nxtByte = byte;
-      qp.txMsg = i;
-    }
-    if (seq >= qp.sndHigh) qp.rtoDeadlineNs = Number.POSITIVE_INFINITY;
-    else this.armRto(qp);
-    return acked;
-  }
-
-  /** Go-back-N: resend from the oldest unacknowledged packet. */
-  private rewind(qp: Qp): void {
-    if (qp.sndNxt === qp.sndUna) return;
-    qp.sndNxt = qp.sndUna;
-    qp.nxtByte = qp.unaByte;
-    qp.txMsg = this.msgIndexOf(qp, qp.sndUna);
-  }
-
-  private completeMessages(qp: Qp): void {
-    const msgs = qp.msgs;
-    while (qp.msgHead < msgs.length) {
-      const m: SendMsg = msgs[qp.msgHead];
-      if (m.startSeq + m.packets > qp.sndUna) break;
-      qp.msgHead++;
-      const now = this.env.now();
-      this.cfg.observer.onMessageComplete({
-        id: m.id,
-        qpn: qp.qpn,
-        bytes: m.bytes,
-        postNs: m.postNs,
-        completeNs: now,
-        role: 'sender',
-      });
-      this.cc.rpEvent(qp, {
-        type: 'messageComplete',
-        id: m.id,
-        bytes: m.bytes,
-        postNs: m.postNs,
-        completeNs: now,
-      });
-    }
-    if (qp.msgHead > 64 && qp.msgHead * 2 >= msgs.length) {
-      msgs.splice(0, qp.msgHead);
-      qp.txMsg -= qp.msgHead;
-      qp.msgHead = 0;
-    }
-  }
-
   private onAck(pkt: Packet): void {
     const qp = this.qps.get(pkt.destQp);
-    const aeth = pkt.aeth;
-    if (qp === undefined || aeth === null || pkt.opcode !== Opcode.Acknowledge) {
+    if (qp === undefined || !isAckFrame(pkt)) {
       this.c.malformed++;
       return;
     }
-    const syndrome = aeth.syndrome;
-    const rel = psnDiff(pkt.psn, this.psnOf(qp, qp.sndUna));
-    if (pkt.kind === FrameKind.Ack) {
-      if ((syndrome & 0x60) !== 0) {
-        this.c.malformed++;
-        return;
-      }
-      // BTH.PSN of an ACK is the newest PSN acknowledged.
-      const seq = qp.sndUna + rel + 1;
-      if (seq > qp.sndHigh) {
-        this.c.malformed++;
-        return;
-      }
-      this.c.ackRx++;
-      const acked = seq > qp.sndUna ? this.advanceUna(qp, seq) : 0;
-      const echo = pkt.ext?.tsEchoNs ?? null;
-      const ev = this.ackEv;
-      ev.pkt = pkt;
-      ev.ackedBytes = acked;
-      ev.rttNs = echo === null ? null : this.env.now() - echo;
-      ev.ecnEcho = pkt.becn;
-      this.cc.rpEvent(qp, ev);
-      ev.pkt = null as unknown as Packet;
-      this.completeMessages(qp);
-      this.reschedule(qp);
-      return;
-    }
-    let subtype: 'oos' | 'rnr';
-    if (syndrome === Syndrome.NakPsnSeqErr) subtype = 'oos';
-    else if ((syndrome & 0x60) === Syndrome.RnrNakBase) subtype = 'rnr';
-    else {
-      this.c.malformed++;
-      return;
-    }
-    // BTH.PSN of a NAK is the PSN the responder expects: everything before it arrived.
-    const seq = qp.sndUna + rel;
-    if (seq > qp.sndHigh) {
-      this.c.malformed++;
-      return;
-    }
-    this.c.nackRx++;
-    if (seq < qp.sndUna) return; // stale: an ACK already moved past it
-    if (seq > qp.sndUna) this.advanceUna(qp, seq);
-    this.rewind(qp);
-    this.cc.rpEvent(qp, { type: 'nack', pkt, subtype });
-    this.completeMessages(qp);
-    this.reschedule(qp);
+    this.rel.onAck(qp, pkt);
   }
 
   private onCnp(pkt: Packet): void {
@@ -679,108 +527,14 @@ class NicImpl implements Nic {
     }
     qp.ackRequested = false;
     this.cc.npData(qp, pkt);
-    const d = psnDiff(pkt.psn, qp.rxExpectedPsn);
-    if (d > 0) {
-      this.c.outOfOrderRx++;
-      if (!qp.rxNakSent) {
-        qp.rxNakSent = true;
-        this.c.nackTx++;
-        this.sendAck(qp, pkt, true, qp.rxExpectedPsn);
-      }
-      return;
-    }
-    if (d < 0) {
-      // Re-ACK every duplicate: after a timeout the requester may be window-limited on them.
-      this.c.duplicateRx++;
-      this.sendAck(qp, pkt, false, (qp.rxExpectedPsn - 1) & PSN_MASK);
-      return;
-    }
-    const start = isMessageStart(pkt.opcode);
-    const end = isMessageEnd(pkt.opcode);
-    if (start === qp.rxInMsg) {
-      // FIRST/ONLY inside a message or MIDDLE/LAST outside one: a broken requester.
-      this.c.malformed++;
-      return;
-    }
-    const now = this.env.now();
-    if (start) {
-      qp.rxInMsg = true;
-      qp.rxMsgBytes = 0;
-      qp.rxMsgFirstNs = now;
-    }
-    qp.rxMsgBytes += pkt.payloadLen;
-    this.c.rxBytes += pkt.payloadLen;
-    qp.rxExpectedPsn = (pkt.psn + 1) & PSN_MASK;
-    qp.rxNakSent = false;
-    if (pkt.ecn === Ecn.Ce) qp.rxCeSinceAck = true;
-    qp.rxAckPending++;
-    if (end) {
-      qp.rxInMsg = false;
-      qp.rxMsn = (qp.rxMsn + 1) & PSN_MASK;
-      this.completeReceive(qp, now);
-    }
-    if (pkt.ackReq || end || qp.ackRequested || qp.rxAckPending >= this.ackEvery) {
-      this.sendAck(qp, pkt, false, pkt.psn);
-    }
-  }
-
-  private completeReceive(qp: Qp, now: number): void {
-    let id = qp.rxOrdinal;
-    if (qp.expectHead < qp.expectQ.length) {
-      id = qp.expectQ[qp.expectHead++].id;
-      if (qp.expectHead > 64 && qp.expectHead * 2 >= qp.expectQ.length) {
-        qp.expectQ.splice(0, qp.expectHead);
-        qp.expectHead = 0;
-      }
-    }
-    qp.rxOrdinal++;
-    this.cfg.observer.onMessageComplete({
-      id,
-      qpn: qp.qpn,
-      bytes: qp.rxMsgBytes,
-      postNs: qp.rxMsgFirstNs,
-      completeNs: now,
-      role: 'receiver',
-    });
-  }
-
-  /** ACK or NAK about `data`: echoes its INT stack and send timestamp, ECN via BECN. */
-  private sendAck(qp: Qp, data: Packet, nak: boolean, psn: number): void {
-    const ack = ackFrame(qp.addr, this.ackPrio, nak, psn, qp.rxMsn);
-    if (!nak) {
-      ack.becn = qp.rxCeSinceAck;
-      qp.rxCeSinceAck = false;
-      qp.rxAckPending = 0;
-      this.c.ackTx++;
-    }
-    if (data.int !== null) ack.int = copyInt(data.int);
-    const ts = data.ext?.txTsNs ?? null;
-    if (ts !== null) {
-      ack.ext = createExt();
-      ack.ext.tsEchoNs = ts;
-    }
-    this.cc.decorateAck(qp, ack);
-    this.acks.push(ack);
+    this.rel.onData(qp, pkt);
   }
 
   // -------------------------------------------------------------------------------------------
   // PFC
 
   private onPfc(pkt: Packet): void {
-    const body = pkt.pfc;
-    if (body === null || !Array.isArray(body.quanta) || !Number.isInteger(body.classEnable)) {
-      this.c.malformed++;
-      return;
-    }
-    for (let p = 0; p < PRIORITIES; p++) {
-      if (((body.classEnable >> p) & 1) === 0) continue;
-      const q = body.quanta[p] ?? 0;
-      if (!Number.isInteger(q) || q < 0 || q > 0xffff) {
-        this.c.malformed++;
-        return;
-      }
-    }
-    this.pause.receive(body, this.env.now());
+    if (!receivePfc(this.pause, pkt, this.env.now())) this.c.malformed++;
   }
 }
 

@@ -1,0 +1,75 @@
+/**
+ * Message accounting both transports share: which posted message holds a sequence number, its
+ * byte offset, and the completions the application layer observes (src/runtime/app/host-app.ts):
+ * a sender's message completes when all its packets are acknowledged, a receiver's when all its
+ * bytes arrived, both in posting order.
+ */
+import type { Qp, SendMsg } from './qp.js';
+import type { TransportHost } from './transport.js';
+
+/** Index of the message holding sequence number `seq` (msgs.length past the last one). */
+export function msgIndexOf(qp: Qp, seq: number): number {
+  let i = qp.msgHead;
+  const msgs = qp.msgs;
+  while (i < msgs.length && msgs[i].startSeq + msgs[i].packets <= seq) i++;
+  return i;
+}
+
+/** Payload bytes of the QP before sequence number `seq`, which message `i` holds. */
+export function byteOffsetOf(qp: Qp, seq: number, i: number, mtu: number): number {
+  if (i >= qp.msgs.length) return qp.postedBytes;
+  const m = qp.msgs[i];
+  return m.startByte + Math.min((seq - m.startSeq) * mtu, m.bytes);
+}
+
+/** Complete (sender role) every message wholly below the cumulative acknowledgement qp.sndUna. */
+export function completeSent(host: TransportHost, qp: Qp): void {
+  const msgs = qp.msgs;
+  while (qp.msgHead < msgs.length) {
+    const m: SendMsg = msgs[qp.msgHead];
+    if (m.startSeq + m.packets > qp.sndUna) break;
+    qp.msgHead++;
+    const now = host.env.now();
+    host.cfg.observer.onMessageComplete({
+      id: m.id,
+      qpn: qp.qpn,
+      bytes: m.bytes,
+      postNs: m.postNs,
+      completeNs: now,
+      role: 'sender',
+    });
+    host.cc.rpEvent(qp, {
+      type: 'messageComplete',
+      id: m.id,
+      bytes: m.bytes,
+      postNs: m.postNs,
+      completeNs: now,
+    });
+  }
+  if (qp.msgHead > 64 && qp.msgHead * 2 >= msgs.length) {
+    msgs.splice(0, qp.msgHead);
+    qp.txMsg -= qp.msgHead;
+    qp.msgHead = 0;
+  }
+}
+
+/** Complete (receiver role) the message whose last byte was just delivered in order. */
+export function completeReceived(host: TransportHost, qp: Qp, now: number): void {
+  let id = qp.rxOrdinal;
+  if (qp.expectHead < qp.expectQ.length) {
+    id = qp.expectQ[qp.expectHead++].id;
+    if (qp.expectHead > 64 && qp.expectHead * 2 >= qp.expectQ.length) {
+      qp.expectQ.splice(0, qp.expectHead);
+      qp.expectHead = 0;
+    }
+  }
+  qp.rxOrdinal++;
+  host.cfg.observer.onMessageComplete({
+    id,
+    qpn: qp.qpn,
+    bytes: qp.rxMsgBytes,
+    postNs: qp.rxMsgFirstNs,
+    completeNs: now,
+    role: 'receiver',
+  });
+}
