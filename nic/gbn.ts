@@ -10,6 +10,7 @@ import { isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opco
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { ackFrame } from './frames.js';
 import { byteOffsetOf, completeReceived, completeSent, msgIndexOf } from './messages.js';
+import { PathFeedback } from './paths.js';
 import type { Qp } from './qp.js';
 import { finishAck, type NextData, type Transport, type TransportHost } from './transport.js';
 
@@ -51,6 +52,8 @@ export class GoBackN implements Transport {
     return qp.nxtByte - qp.unaByte;
   }
 
+  attach(_qp: Qp): void {}
+
   // -------------------------------------------------------------------------------------------
   // requester
 
@@ -76,7 +79,7 @@ export class GoBackN implements Transport {
     return n;
   }
 
-  dataBuilt(qp: Qp): void {
+  dataBuilt(qp: Qp, _pkt: Packet): void {
     if (qp.rtoDeadlineNs === Number.POSITIVE_INFINITY) this.armRto(qp);
   }
 
@@ -101,6 +104,8 @@ export class GoBackN implements Transport {
       return;
     }
     host.counters.timeouts++;
+    // Go-back-N keeps no entropy per packet: the timeout counts against no path in particular.
+    if (!qp.paths.fixed) qp.paths.feedback(-1, PathFeedback.Timeout, now);
     this.rewind(qp);
     this.armRto(qp);
     host.cc.rpEvent(qp, { type: 'timeout' });
@@ -151,6 +156,8 @@ export class GoBackN implements Transport {
         return;
       }
       c.ackRx++;
+      if (!qp.paths.fixed)
+        qp.paths.feedback(pkt.srcPort, pkt.becn ? PathFeedback.Ecn : PathFeedback.Good, host.env.now());
       const acked = seq > qp.sndUna ? this.advanceUna(qp, seq) : 0;
       const echo = pkt.ext?.tsEchoNs ?? null;
       const ev = this.ackEv;
@@ -178,6 +185,7 @@ export class GoBackN implements Transport {
       return;
     }
     c.nackRx++;
+    if (!qp.paths.fixed) qp.paths.feedback(pkt.srcPort, PathFeedback.Nack, host.env.now());
     if (seq < qp.sndUna) return; // stale: an ACK already moved past it
     if (seq > qp.sndUna) this.advanceUna(qp, seq);
     this.rewind(qp);

@@ -25,9 +25,11 @@ import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange 
 import { CcHost } from './cc-host.js';
 import { cnpFrame, dataFrame, dataOpcode } from './frames.js';
 import { GoBackN, isAckFrame, psnOf } from './gbn.js';
+import { DEFAULT_PATH_COUNT, PathSelector } from './paths.js';
 import { receivePfc } from './pfc-rx.js';
 import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING } from './qp.js';
 import { PacingHeap } from './sched.js';
+import { SelectiveRepeat } from './sr.js';
 import type { Transport, TransportHost } from './transport.js';
 
 /** Float slack when comparing fractional-ns times computed along different paths. */
@@ -84,6 +86,10 @@ class NicImpl implements Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    retransmittedBytes: 0,
+    trimmedRx: 0,
+    reorderOverflowRx: 0,
+    reorderMaxPackets: 0,
   };
   private readonly trace: Ring<RateChange>;
   private readonly traceCapacity: number;
@@ -123,6 +129,7 @@ class NicImpl implements Nic {
         setWindow: (qp, bytes, why) => this.setQpWindow(qp, bytes, why),
         sendCnp: (qp, fields) => this.queueCnp(qp, fields),
         dataPaused: () => this.pause.paused(this.cfg.dataPrio),
+        inflightBytes: (qp) => this.rel.inflightBytes(qp),
         qp: (qpn) => this.qps.get(qpn),
         kick: () => this.kick(),
       },
@@ -140,7 +147,13 @@ class NicImpl implements Nic {
       reschedule: (qp) => this.reschedule(qp),
       kick: () => this.kick(),
     };
-    this.rel = new GoBackN(host);
+    const transport = cfg.transport ?? 'rocev2-gbn';
+    if (transport === 'rocev2-gbn') this.rel = new GoBackN(host);
+    else if (transport === 'rocev2-sr' || transport === 'uet') {
+      if (cfg.sr === undefined)
+        throw new Error(`nic ${cfg.name}: transport ${transport} needs its sr settings`);
+      this.rel = new SelectiveRepeat(host, cfg.sr);
+    } else throw new Error(`nic ${cfg.name}: unknown transport ${String(transport)}`);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -180,6 +193,19 @@ class NicImpl implements Nic {
     };
     if (setup.path.linkRatesBps !== undefined) flow.linkRatesBps = setup.path.linkRatesBps;
     if (setup.path.propDelayNs !== undefined) flow.propDelayNs = setup.path.propDelayNs;
+    const paths = this.cfg.paths ?? { policy: 'ecmp', count: DEFAULT_PATH_COUNT };
+    // HPCC and MPCC read per-hop INT from consecutive ACKs: sprayed ACKs would mix the hops of
+    // different paths into one estimate, so the NIC refuses the combination.
+    if (paths.policy !== 'ecmp' && cc.features.int !== null)
+      throw new Error(
+        `nic ${this.name}: ${cc.name} reads per-hop INT and cannot run over path policy ${paths.policy}`,
+      );
+    qp.paths = new PathSelector(
+      paths,
+      setup.srcPort,
+      paths.policy === 'ecmp' ? null : this.env.rng.fork(`paths:${this.name}:${qpn}`),
+    );
+    this.rel.attach(qp);
     this.qps.set(qpn, qp);
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
     this.cc.attach(qp, cc, flow);
@@ -233,6 +259,7 @@ class NicImpl implements Nic {
     if (qp === undefined) return {};
     const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: this.rel.inflightBytes(qp) };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
+    if (!qp.paths.fixed) qp.paths.inspect(out);
     const cc = this.cc.inspect(qp, this.env.now());
     return cc === undefined ? out : { ...out, ...cc };
   }
@@ -320,7 +347,11 @@ class NicImpl implements Nic {
 
   private queueCnp(qp: Qp, fields: CnpPayload | undefined): void {
     this.c.cnpTx++;
-    this.control.push(cnpFrame(qp.addr, this.cfg.controlPrio, fields));
+    const cnp = cnpFrame(qp.addr, this.cfg.controlPrio, fields);
+    // The entropy of the newest data packet of the QP, like the ACKs (the connection's own port
+    // when nothing sprays).
+    cnp.srcPort = qp.rxPort;
+    this.control.push(cnp);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -451,6 +482,7 @@ class NicImpl implements Nic {
       n.payloadBytes,
       n.ackReq,
     );
+    pkt.srcPort = qp.paths.pick(n.payloadBytes, this.env.now());
     if (m.verb === 'write' && k === 0) {
       pkt.reth = {
         vaHi: Math.floor(m.startByte / 2 ** 32) >>> 0,
@@ -466,9 +498,12 @@ class NicImpl implements Nic {
       pkt.ext.txTsNs = this.env.now();
     }
     this.cc.decorateData(qp, pkt);
-    if (n.retransmit) this.c.retransmits++;
+    if (n.retransmit) {
+      this.c.retransmits++;
+      this.c.retransmittedBytes += n.payloadBytes;
+    }
     this.c.dataPacketsTx++;
-    this.rel.dataBuilt(qp);
+    this.rel.dataBuilt(qp, pkt);
     this.txEv.retransmit = n.retransmit;
     this.txEv.bytes = n.payloadBytes;
     return pkt;
@@ -526,6 +561,7 @@ class NicImpl implements Nic {
       return;
     }
     qp.ackRequested = false;
+    qp.rxPort = pkt.srcPort;
     this.cc.npData(qp, pkt);
     this.rel.onData(qp, pkt);
   }

@@ -47,14 +47,16 @@ export interface Transport {
   canSend(qp: Qp): boolean;
   /** Pick the next data packet of `qp` (canSend was true) and account it as sent. */
   nextData(qp: Qp): NextData;
-  /** The frame of the packet nextData chose is built (CC decorated); arm timers now. */
-  dataBuilt(qp: Qp): void;
+  /** The frame of the packet nextData chose is built (entropy picked, CC decorated); arm timers now. */
+  dataBuilt(qp: Qp, pkt: Packet): void;
   /** A data frame arrived for local QP `qp` (responder). */
   onData(qp: Qp, pkt: Packet): void;
   /** An ACK or NAK arrived for local QP `qp` (requester). */
   onAck(qp: Qp, pkt: Packet): void;
   /** Payload bytes sent and not yet acknowledged (RpIo.inflightBytes). */
   inflightBytes(qp: Qp): number;
+  /** Set up the transport's per-QP state of a new QP. */
+  attach(qp: Qp): void;
 }
 
 /**
@@ -62,10 +64,13 @@ export interface Transport {
  * the tail every ACK/NAK of either transport shares.
  */
 export function finishAck(host: TransportHost, qp: Qp, data: Packet, ack: Packet): void {
+  // The ACK takes the entropy of the data it answers: sprayed like the data, and the sender
+  // learns which path the feedback is about (the reference's ACKs echo the data's EV).
+  ack.srcPort = data.srcPort;
   if (data.int !== null) ack.int = copyInt(data.int);
   const ts = data.ext?.txTsNs ?? null;
   if (ts !== null) {
-    ack.ext = createExt();
+    if (ack.ext === null) ack.ext = createExt();
     ack.ext.tsEchoNs = ts;
   }
   host.cc.decorateAck(qp, ack);

@@ -114,6 +114,10 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    retransmittedBytes: 0,
+    trimmedRx: 0,
+    reorderOverflowRx: 0,
+    reorderMaxPackets: 0,
   };
   const frame = (qp: StubQp, kind: FrameKind): Packet => {
     const p = createPacket();
