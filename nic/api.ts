@@ -27,10 +27,12 @@ export interface SelectiveRepeatConfig {
   /** The receiver ACKs once this many payload bytes arrived since its last ACK (and at once on CE). */
   ackBytes: number;
   /**
-   * A hole is taken for a loss (and resent) once the receiver holds this many packets out of
-   * order; null: never (only a NACK of a trimmed packet or the RTO resends).
+   * A packet is taken for lost (and resent) once this many later PSNs were selectively
+   * acknowledged; `bdp`: 1.5 × the QP's bandwidth-delay product in packets, at least 5 (the
+   * reference's SLEEK threshold with cwnd = BDP); null: never (only a NACK of a trimmed packet or
+   * the RTO resends).
    */
-  reorderThresholdPackets: number | null;
+  reorderThresholdPackets: number | 'bdp' | null;
 }
 
 /**

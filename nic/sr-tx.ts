@@ -73,7 +73,10 @@ export class SrRequester {
     qp.srPort = new Uint16Array(w);
     qp.srSends = new Uint8Array(w);
     const t = this.cfg.reorderThresholdPackets;
-    qp.srReorderThreshold = t === null ? Number.POSITIVE_INFINITY : t;
+    if (t === 'bdp') {
+      const bdpBytes = (qp.path.bottleneckRateBps * qp.path.baseRttNs) / 8e9;
+      qp.srReorderThreshold = Math.max(5, Math.ceil((1.5 * bdpBytes) / this.host.mtu));
+    } else qp.srReorderThreshold = t === null ? Number.POSITIVE_INFINITY : t;
   }
 
   canSend(qp: Qp): boolean {
