@@ -7,3 +7,4 @@ import './dcqcn-plus/suite.js';
 import './mpcc/suite.js';
 import './dolce-rc/suite.js';
 import './rcc/suite.js';
+import './multipath/suite.js';

@@ -180,6 +180,8 @@ export interface HostCounters {
   outOfOrderRx: number;
   /** Data packets received again (already delivered), re-ACKed. */
   duplicateRx: number;
+  /** Payload bytes of every data packet sent (first sends and resends). */
+  dataBytesTx: number;
   /** Payload bytes of data packets sent again (all transports). */
   retransmittedBytes: number;
   /** Trimmed data packets received (payload cut by a switch) and NACKed. */
@@ -188,6 +190,28 @@ export interface HostCounters {
   reorderOverflowRx: number;
   /** Selective repeat: the most packets a QP's reorder buffer held at once (max over QPs). */
   reorderMaxPackets: number;
+}
+
+/**
+ * Multipath transport statistics of a host (results.json `hosts[].multipath`, docs/results.md):
+ * only for a NIC that sprays or runs selective repeat.
+ */
+export interface MultipathStats {
+  transport: TransportName;
+  policy: PathConfig['policy'];
+  /** Entropies per QP. */
+  entropies: number;
+  /** Payload bytes sent per entropy index, summed over the host's QPs (index i of every QP). */
+  entropyTxBytes: number[];
+  dataBytesTx: number;
+  retransmittedBytes: number;
+  nackRx: number;
+  nackTx: number;
+  trimmedRx: number;
+  timeouts: number;
+  outOfOrderRx: number;
+  reorderMaxPackets: number;
+  reorderOverflowRx: number;
 }
 
 export interface Nic extends NodeFirmware {
@@ -214,6 +238,8 @@ export interface Nic extends NodeFirmware {
   rateTrace(): RateChange[];
   /** Counters bumped by the CC algorithms through `io.count`, summed over QPs. */
   ccCounters(): Record<string, number>;
+  /** Spraying and selective-repeat statistics; null under go-back-N with ecmp (today's NIC). */
+  multipath(): MultipathStats | null;
 }
 
 export { createNic } from './nic.js';

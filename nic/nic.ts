@@ -21,7 +21,15 @@ import { isDataOpcode, Opcode } from '../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
-import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange } from './api.js';
+import type {
+  HostCounters,
+  MessageRequest,
+  MultipathStats,
+  Nic,
+  NicConfig,
+  QpSetup,
+  RateChange,
+} from './api.js';
 import { CcHost } from './cc-host.js';
 import { cnpFrame, dataFrame, dataOpcode } from './frames.js';
 import { GoBackN, isAckFrame, psnOf } from './gbn.js';
@@ -86,6 +94,7 @@ class NicImpl implements Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    dataBytesTx: 0,
     retransmittedBytes: 0,
     trimmedRx: 0,
     reorderOverflowRx: 0,
@@ -270,6 +279,34 @@ class NicImpl implements Nic {
 
   ccCounters(): Record<string, number> {
     return this.cc.counters();
+  }
+
+  multipath(): MultipathStats | null {
+    const transport = this.cfg.transport ?? 'rocev2-gbn';
+    const paths = this.cfg.paths ?? { policy: 'ecmp', count: DEFAULT_PATH_COUNT };
+    if (transport === 'rocev2-gbn' && paths.policy === 'ecmp') return null;
+    const entropies = paths.policy === 'ecmp' ? 1 : paths.count;
+    const load = new Array<number>(entropies).fill(0);
+    for (const qp of this.qps.values()) {
+      const b = qp.paths.sentBytes;
+      for (let i = 0; i < b.length && i < entropies; i++) load[i] += b[i];
+    }
+    const c = this.c;
+    return {
+      transport,
+      policy: paths.policy,
+      entropies,
+      entropyTxBytes: load,
+      dataBytesTx: c.dataBytesTx,
+      retransmittedBytes: c.retransmittedBytes,
+      nackRx: c.nackRx,
+      nackTx: c.nackTx,
+      trimmedRx: c.trimmedRx,
+      timeouts: c.timeouts,
+      outOfOrderRx: c.outOfOrderRx,
+      reorderMaxPackets: c.reorderMaxPackets,
+      reorderOverflowRx: c.reorderOverflowRx,
+    };
   }
 
   receive(port: number, pkt: Packet): void {
@@ -503,6 +540,7 @@ class NicImpl implements Nic {
       this.c.retransmittedBytes += n.payloadBytes;
     }
     this.c.dataPacketsTx++;
+    this.c.dataBytesTx += n.payloadBytes;
     this.rel.dataBuilt(qp, pkt);
     this.txEv.retransmit = n.retransmit;
     this.txEv.bytes = n.payloadBytes;

@@ -48,6 +48,15 @@ export interface Counters {
   nackTx: number;
   retransmits: number;
   drops: number;
+  /** Spraying and selective repeat (hosts[].multipath; 0 when no host has it). */
+  retransmittedBytes: number;
+  dataBytesTx: number;
+  trimmedRx: number;
+  outOfOrderRx: number;
+  /** The deepest reorder buffer of any host, packets. */
+  reorderMaxPackets: number;
+  /** The most uneven entropy load of any host: max / mean payload bytes over its entropies. */
+  entropyLoadMaxOverMean: number;
 }
 
 export interface SlowFlow {
@@ -134,6 +143,12 @@ function counters(r: Results): Counters {
     nackTx: 0,
     retransmits: 0,
     drops: 0,
+    retransmittedBytes: 0,
+    dataBytesTx: 0,
+    trimmedRx: 0,
+    outOfOrderRx: 0,
+    reorderMaxPackets: 0,
+    entropyLoadMaxOverMean: 0,
   };
   for (const p of r.ports) {
     c.pfcPausedNs += p.pausedNs;
@@ -148,6 +163,19 @@ function counters(r: Results): Counters {
     c.cnpRx += h.cnpRx;
     c.nackTx += h.nackTx;
     c.retransmits += h.retransmits;
+    const m = h.multipath;
+    if (m === undefined) continue;
+    c.retransmittedBytes += m.retransmittedBytes;
+    c.dataBytesTx += m.dataBytesTx;
+    c.trimmedRx += m.trimmedRx;
+    c.outOfOrderRx += m.outOfOrderRx;
+    c.reorderMaxPackets = Math.max(c.reorderMaxPackets, m.reorderMaxPackets);
+    const total = m.entropyTxBytes.reduce((a, b) => a + b, 0);
+    if (total > 0)
+      c.entropyLoadMaxOverMean = Math.max(
+        c.entropyLoadMaxOverMean,
+        Math.max(...m.entropyTxBytes) / (total / m.entropyTxBytes.length),
+      );
   }
   return c;
 }

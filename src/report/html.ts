@@ -167,6 +167,12 @@ const COUNTER_ROWS: [keyof AlgorithmReport['counters'], string, (v: number) => s
   ['nackTx', 'NAKs sent', int],
   ['retransmits', 'retransmitted packets', int],
   ['drops', 'drops', int],
+  ['dataBytesTx', 'data payload sent (spraying / selective repeat hosts)', bytes],
+  ['retransmittedBytes', 'of it retransmitted', bytes],
+  ['trimmedRx', 'trimmed packets received (NACKed)', int],
+  ['outOfOrderRx', 'packets received out of order', int],
+  ['reorderMaxPackets', 'deepest reorder buffer (packets)', int],
+  ['entropyLoadMaxOverMean', 'entropy load max / mean (worst host)', fixed(2)],
 ];
 
 function counterTable(d: CompareData): string {

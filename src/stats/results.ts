@@ -45,6 +45,26 @@ export interface HostResult {
   nackTx: number;
   retransmits: number;
   rxBytes: number;
+  /** Only for a host that sprays or runs selective repeat (docs/results.md "multipath"). */
+  multipath?: HostMultipathResult;
+}
+
+/** Spraying and selective repeat at one host (nic/api.ts MultipathStats). */
+export interface HostMultipathResult {
+  transport: string;
+  policy: string;
+  entropies: number;
+  /** Payload bytes sent per entropy index, summed over the host's QPs. */
+  entropyTxBytes: number[];
+  dataBytesTx: number;
+  retransmittedBytes: number;
+  nackRx: number;
+  nackTx: number;
+  trimmedRx: number;
+  timeouts: number;
+  outOfOrderRx: number;
+  reorderMaxPackets: number;
+  reorderOverflowRx: number;
 }
 
 export type SeriesPoints = [number, number][];
@@ -247,6 +267,7 @@ export function buildResults(inp: ResultsInput): Results {
       nackTx: h.nackTx,
       retransmits: h.retransmits,
       rxBytes: h.rxBytes,
+      ...(h.multipath !== undefined ? { multipath: h.multipath } : {}),
     })),
     series: inp.series,
     trace: buildTrace(

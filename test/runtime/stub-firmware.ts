@@ -114,6 +114,7 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    dataBytesTx: 0,
     retransmittedBytes: 0,
     trimmedRx: 0,
     reorderOverflowRx: 0,
@@ -190,5 +191,6 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     qpInspect: () => ({}),
     rateTrace: () => [],
     ccCounters: () => ({}),
+    multipath: () => null,
   };
 }

@@ -5,7 +5,7 @@
  * real launchers gather them from the node processes (docs/realtime.md). The merged results
  * therefore have the same shape and meaning whichever runtime produced them.
  */
-import type { Nic } from '../../../nic/api.js';
+import type { MultipathStats, Nic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { mergeProbeReports, type ProbeResults } from '../../probe/probe.js';
 import { idealFctNs } from '../../stats/fct.js';
@@ -52,6 +52,8 @@ export interface NodeHostCounters {
   rxBytes: number;
   timeouts: number;
   duplicateRx: number;
+  /** Only for a host that sprays or runs selective repeat. */
+  multipath?: MultipathStats;
 }
 
 export interface NodeFirmwareCounters {
@@ -138,6 +140,8 @@ export function firmwareReport(
       timeouts: c.timeouts,
       duplicateRx: c.duplicateRx,
     };
+    const mp = fw.nic.multipath();
+    if (mp !== null) host.multipath = mp;
     firmware.malformed = c.malformed;
   } else if (fw.sw !== null) {
     for (const pc of fw.sw.portCounters()) {
@@ -225,6 +229,7 @@ export function mergeReports(inp: MergeInput): Results {
       nackTx: c?.nackTx ?? 0,
       retransmits: c?.retransmits ?? 0,
       rxBytes: c?.rxBytes ?? 0,
+      ...(c?.multipath !== undefined ? { multipath: c.multipath } : {}),
     });
     nodeWarnings(r);
   }

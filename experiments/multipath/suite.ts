@@ -1,0 +1,176 @@
+/**
+ * Multipath transport checks (issue 34; docs/multipath.md "Acceptance"): spraying against
+ * per-flow ECMP on the UEC reference simulator's k = 4 fat tree, recovery from a slow
+ * aggregation–core link, and what reordering costs DCQCN over selective repeat and over
+ * go-back-N. Every run is scenarios/multipath/permutation-k4.yaml on the virtual runtime with
+ * `--set`-style overrides. `rocelab reproduce multipath` prints them; test/runtime/multipath-repro
+ * asserts them.
+ */
+import { join } from 'node:path';
+import { loadScenario } from '../../src/config/load.js';
+import { packageRoot } from '../../src/package-root.js';
+import { runScenario } from '../../src/runtime/run.js';
+import type { Results } from '../../src/stats/results.js';
+import { memo } from '../memo.js';
+import { registerReproSuite } from '../registry.js';
+import type { ReproCheck, ReproContext, ReproSuite } from '../types.js';
+
+const SCENARIO = join(packageRoot(), 'scenarios', 'multipath', 'permutation-k4.yaml');
+/** Aggregation switch 0 of pod 0 and the first core of a k = 4 fat tree (docs/topologies.md numbering). */
+const SLOW_LINK = ['links=[{a: s9, b: s17, rate: 25Gbps}]'];
+
+interface Measure {
+  /** Largest FCT / ideal FCT of the permutation (the tail of 16 flows). */
+  tail: number;
+  tailFctNs: number;
+  completed: number;
+  flows: number;
+  sentBytes: number;
+  retransmittedBytes: number;
+  retransmits: number;
+}
+
+function measure(r: Results): Measure {
+  const done = r.flows.filter((f) => f.fctNs !== null);
+  let sent = 0;
+  let resent = 0;
+  for (const h of r.hosts) {
+    sent += h.multipath?.dataBytesTx ?? 0;
+    resent += h.multipath?.retransmittedBytes ?? 0;
+  }
+  return {
+    tail: Math.max(...done.map((f) => f.slowdown ?? Number.POSITIVE_INFINITY)),
+    tailFctNs: Math.max(...done.map((f) => f.fctNs!)),
+    completed: done.length,
+    flows: r.flows.length,
+    sentBytes: sent,
+    retransmittedBytes: resent,
+    retransmits: r.hosts.reduce((a, h) => a + h.retransmits, 0),
+  };
+}
+
+const runs = new Map<string, Measure>();
+
+/** The permutation under `policy` and `transport`, plus extra overrides; once per process. */
+function perm(ctx: ReproContext, policy: string, transport = 'rocev2-sr', extra: string[] = []): Measure {
+  const key = [policy, transport, ...extra].join('|');
+  return memo(runs, `${key}|${ctx.seed ?? ''}`, () => {
+    const scenario = loadScenario(SCENARIO, [
+      `defaults.nic.paths.policy=${policy}`,
+      `defaults.nic.transport=${transport}`,
+      ...extra,
+    ]);
+    const out = runScenario({
+      scenario,
+      outDir: join(ctx.outDir, key.replace(/[^a-z0-9-]+/gi, '_')),
+      seed: ctx.seed,
+      print: null,
+    });
+    return measure(out.results);
+  });
+}
+
+const x = (v: number) => `${v.toFixed(3)}×`;
+const pct = (part: number, whole: number) => (whole > 0 ? (100 * part) / whole : 0);
+
+const sprayTail = (policy: 'oblivious' | 'reps'): ReproCheck => ({
+  id: policy === 'oblivious' ? 'M1a' : 'M1b',
+  title: `${policy} spraying: tail FCT of a 2 MB permutation on a k = 4 fat tree`,
+  paper: 'uet-htsim: spraying reaches near-ideal permutation FCTs on a full-bisection fat tree',
+  expected: 'tail FCT ≤ 1.15 × ideal (DCQCN over rocev2-sr)',
+  run(ctx) {
+    const m = perm(ctx, policy);
+    return {
+      measured: `tail ${x(m.tail)} ideal, ${m.completed}/${m.flows} flows`,
+      pass: m.completed === m.flows && m.tail <= 1.15,
+      values: { tail: m.tail, tailFctNs: m.tailFctNs },
+    };
+  },
+});
+
+const ecmpWorse: ReproCheck = {
+  id: 'M1c',
+  title: 'per-flow ECMP on the same permutation',
+  paper: 'hash collisions of whole flows leave links shared and others idle',
+  expected: 'tail FCT measurably worse than spraying (≥ 1.2 × the better of oblivious and reps)',
+  run(ctx) {
+    const e = perm(ctx, 'ecmp');
+    const best = Math.min(perm(ctx, 'oblivious').tail, perm(ctx, 'reps').tail);
+    return {
+      measured: `ecmp tail ${x(e.tail)} ideal vs ${x(best)} sprayed`,
+      pass: e.completed === e.flows && e.tail >= 1.2 * best,
+      values: { ecmpTail: e.tail, sprayedTail: best },
+    };
+  },
+};
+
+const slowLink = (policy: 'reps' | 'bitmap' | 'oblivious'): ReproCheck => ({
+  id: policy === 'reps' ? 'M2a' : policy === 'bitmap' ? 'M2b' : 'M2c',
+  title: `${policy}: one aggregation–core link at 25 % from the start`,
+  paper:
+    'REPS / uet-htsim: adaptive spraying steers around a degraded link (reference: 1.23× on its failed-link case)',
+  expected:
+    policy === 'oblivious'
+      ? 'reported (oblivious keeps spraying onto the slow link)'
+      : 'tail FCT ≤ 1.25 × the tail without the slow link',
+  run(ctx) {
+    const base = perm(ctx, policy);
+    const slow = perm(ctx, policy, 'rocev2-sr', SLOW_LINK);
+    const ratio = slow.tailFctNs / base.tailFctNs;
+    return {
+      measured: `tail ${x(slow.tail)} ideal with the slow link, ${x(base.tail)} without: ${ratio.toFixed(3)}×`,
+      pass: policy === 'oblivious' ? 'finding' : slow.completed === slow.flows && ratio <= 1.25,
+      values: { tailSlow: slow.tail, tailBase: base.tail, ratio },
+    };
+  },
+});
+
+const srRetransmits: ReproCheck = {
+  id: 'M3',
+  title: 'DCQCN over rocev2-sr + reps: what reordering costs',
+  paper: 'IRN: selective repeat takes reordering for what it is',
+  expected: 'retransmitted bytes ≤ 1 % of data sent',
+  run(ctx) {
+    const m = perm(ctx, 'reps');
+    const p = pct(m.retransmittedBytes, m.sentBytes);
+    return {
+      measured: `${p.toFixed(3)} % of ${(m.sentBytes / 1e6).toFixed(1)} MB resent (${m.retransmits} packets)`,
+      pass: m.completed === m.flows && p <= 1,
+      values: { retransmittedPct: p, retransmits: m.retransmits },
+    };
+  },
+};
+
+const gbnStorm: ReproCheck = {
+  id: 'M4',
+  title: 'DCQCN over rocev2-gbn + oblivious spraying: the go-back-N storm',
+  paper: 'IRN §2: go-back-N turns every reordering into a rewind',
+  expected: 'reported beside M3 (go-back-N resends a large share of what it sends)',
+  run(ctx) {
+    const g = perm(ctx, 'oblivious', 'rocev2-gbn');
+    const s = perm(ctx, 'reps');
+    const p = pct(g.retransmittedBytes, g.sentBytes);
+    return {
+      measured: `go-back-N: ${p.toFixed(1)} % resent (${g.retransmits} packets), tail ${x(g.tail)} ideal; selective repeat: ${pct(s.retransmittedBytes, s.sentBytes).toFixed(3)} %, tail ${x(s.tail)}`,
+      pass: 'finding',
+      values: { gbnRetransmittedPct: p, gbnTail: g.tail, srTail: s.tail },
+    };
+  },
+};
+
+export const multipathSuite: ReproSuite = {
+  algorithm: 'multipath',
+  spec: 'docs/multipath.md',
+  checks: [
+    sprayTail('oblivious'),
+    sprayTail('reps'),
+    ecmpWorse,
+    slowLink('reps'),
+    slowLink('bitmap'),
+    slowLink('oblivious'),
+    srRetransmits,
+    gbnStorm,
+  ],
+};
+
+registerReproSuite(multipathSuite);
