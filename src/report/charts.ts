@@ -321,7 +321,11 @@ export function rateChart(run: RunInput, index: number): ChartSpec | null {
   };
 }
 
-const COUNTERS: [keyof CompareData['byAlgorithm'][string]['counters'], string, number][] = [
+type Counters = CompareData['byAlgorithm'][string]['counters'];
+/** The counters every run has (the optional ones, of trimming, link events or multipath hosts, are not charted). */
+type CounterKey = { [K in keyof Counters]-?: undefined extends Counters[K] ? never : K }[keyof Counters];
+
+const COUNTERS: [CounterKey, string, number][] = [
   ['pfcPausedNs', 'PFC paused time (µs, Σ ports)', 1e3],
   ['pfcPauseTx', 'PFC pause frames sent', 1],
   ['cnpTx', 'CNPs sent', 1],

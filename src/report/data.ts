@@ -48,15 +48,19 @@ export interface Counters {
   nackTx: number;
   retransmits: number;
   drops: number;
-  /** Spraying and selective repeat (hosts[].multipath; 0 when no host has it). */
-  retransmittedBytes: number;
-  dataBytesTx: number;
-  trimmedRx: number;
-  outOfOrderRx: number;
+  /** Hosts that spray or run selective repeat only (hosts[].multipath), so other reports keep their shape. */
+  retransmittedBytes?: number;
+  dataBytesTx?: number;
+  trimmedRx?: number;
+  outOfOrderRx?: number;
   /** The deepest reorder buffer of any host, packets. */
-  reorderMaxPackets: number;
+  reorderMaxPackets?: number;
   /** The most uneven entropy load of any host: max / mean payload bytes over its entropies. */
-  entropyLoadMaxOverMean: number;
+  entropyLoadMaxOverMean?: number;
+  /** Runs that trim / have link events only (results.json `summary`), so other reports keep their shape. */
+  trims?: number;
+  headerDrops?: number;
+  linkDownDrops?: number;
 }
 
 export interface SlowFlow {
@@ -143,12 +147,6 @@ function counters(r: Results): Counters {
     nackTx: 0,
     retransmits: 0,
     drops: 0,
-    retransmittedBytes: 0,
-    dataBytesTx: 0,
-    trimmedRx: 0,
-    outOfOrderRx: 0,
-    reorderMaxPackets: 0,
-    entropyLoadMaxOverMean: 0,
   };
   for (const p of r.ports) {
     c.pfcPausedNs += p.pausedNs;
@@ -163,20 +161,28 @@ function counters(r: Results): Counters {
     c.cnpRx += h.cnpRx;
     c.nackTx += h.nackTx;
     c.retransmits += h.retransmits;
-    const m = h.multipath;
-    if (m === undefined) continue;
-    c.retransmittedBytes += m.retransmittedBytes;
-    c.dataBytesTx += m.dataBytesTx;
-    c.trimmedRx += m.trimmedRx;
-    c.outOfOrderRx += m.outOfOrderRx;
-    c.reorderMaxPackets = Math.max(c.reorderMaxPackets, m.reorderMaxPackets);
-    const total = m.entropyTxBytes.reduce((a, b) => a + b, 0);
-    if (total > 0)
-      c.entropyLoadMaxOverMean = Math.max(
-        c.entropyLoadMaxOverMean,
-        Math.max(...m.entropyTxBytes) / (total / m.entropyTxBytes.length),
-      );
   }
+  const mp = r.hosts.flatMap((h) => (h.multipath === undefined ? [] : [h.multipath]));
+  if (mp.length > 0) {
+    const sum = (f: (m: (typeof mp)[number]) => number) => mp.reduce((a, m) => a + f(m), 0);
+    c.dataBytesTx = sum((m) => m.dataBytesTx);
+    c.retransmittedBytes = sum((m) => m.retransmittedBytes);
+    c.trimmedRx = sum((m) => m.trimmedRx);
+    c.outOfOrderRx = sum((m) => m.outOfOrderRx);
+    c.reorderMaxPackets = Math.max(...mp.map((m) => m.reorderMaxPackets));
+    c.entropyLoadMaxOverMean = Math.max(
+      ...mp.map((m) => {
+        const total = m.entropyTxBytes.reduce((a, b) => a + b, 0);
+        return total > 0 ? Math.max(...m.entropyTxBytes) / (total / m.entropyTxBytes.length) : 0;
+      }),
+    );
+  }
+  const s = r.summary;
+  if (s.trims !== undefined) {
+    c.trims = s.trims;
+    c.headerDrops = s.headerDrops ?? 0;
+  }
+  if (s.linkDownDrops !== undefined) c.linkDownDrops = s.linkDownDrops;
   return c;
 }
 
