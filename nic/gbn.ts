@@ -201,6 +201,17 @@ export class GoBackN implements Transport {
     const host = this.host;
     const c = host.counters;
     const d = psnDiff(pkt.psn, qp.rxExpectedPsn);
+    if (pkt.trimHop > 0 && d >= 0) {
+      // A switch cut its payload: to go-back-N that is a loss at this PSN (or past it), so NAK
+      // the expected PSN once per gap episode, as for a packet that overtook a lost one.
+      c.trimmedRx++;
+      if (!qp.rxNakSent) {
+        qp.rxNakSent = true;
+        c.nackTx++;
+        this.sendAck(qp, pkt, true, qp.rxExpectedPsn);
+      }
+      return;
+    }
     if (d > 0) {
       c.outOfOrderRx++;
       if (!qp.rxNakSent) {

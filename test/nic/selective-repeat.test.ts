@@ -190,3 +190,30 @@ describe('selective repeat (rocev2-sr)', () => {
     expect(b.done.a[0].completeNs).toBeLessThan(65_000);
   });
 });
+
+describe('a trimmed packet under go-back-N', () => {
+  it('is never delivered: the responder NAKs its PSN and the requester rewinds to it', () => {
+    let trimmed = false;
+    const b = bench({
+      mutate: (pkt, from) => {
+        if (trimmed || from !== 'a' || pkt.kind !== FrameKind.Data || pkt.psn !== 7) return;
+        trimmed = true;
+        pkt.trimHop = 2;
+      },
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 20_000);
+    b.sched.run(1e9);
+    expect(b.done.b.map((c) => c.bytes)).toEqual([20_000]);
+    const ca = b.a.counters();
+    const cb = b.b.counters();
+    expect(cb.trimmedRx).toBe(1);
+    expect(cb.nackTx).toBe(1);
+    expect(cb.rxBytes).toBe(20_000);
+    expect(ca.timeouts).toBe(0);
+    // Go-back-N resends PSN 7 and everything sent after it.
+    expect(ca.retransmits).toBeGreaterThanOrEqual(1);
+    const sevens = b.wire.filter((w) => w.from === 'a' && w.pkt.kind === FrameKind.Data && w.pkt.psn === 7);
+    expect(sevens).toHaveLength(2);
+  });
+});
