@@ -4,17 +4,21 @@
  * gap, re-ACKs duplicates; the requester rewinds to the oldest unacknowledged packet on a NAK
  * or a retransmission timeout. `transport: rocev2-gbn`, the default.
  */
-import type { RpEvent } from '../src/cc/types.js';
 import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import { isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { ackFrame } from './frames.js';
-import { byteOffsetOf, completeReceived, completeSent, msgIndexOf } from './messages.js';
+import { byteOffsetOf, completeSent, deliverPayload, endMessage, msgIndexOf } from './messages.js';
 import { PathFeedback } from './paths.js';
 import type { Qp } from './qp.js';
-import { finishAck, type NextData, type Transport, type TransportHost } from './transport.js';
-
-type AckEvent = Extract<RpEvent, { type: 'ack' }>;
+import {
+  finishAck,
+  type NextData,
+  newAckEvent,
+  newNextData,
+  type Transport,
+  type TransportHost,
+} from './transport.js';
 
 /** PSN of absolute sequence number `seq` of `qp`. */
 export function psnOf(qp: Qp, seq: number): number {
@@ -23,22 +27,8 @@ export function psnOf(qp: Qp, seq: number): number {
 
 export class GoBackN implements Transport {
   private readonly ackEvery: number;
-  private readonly next: NextData = {
-    seq: 0,
-    msg: 0,
-    index: 0,
-    payloadBytes: 0,
-    retransmit: false,
-    ackReq: false,
-  };
-  /** Reused for every ACK (events are only valid during the hook, cc/types.ts). */
-  private readonly ackEv: AckEvent = {
-    type: 'ack',
-    pkt: null as unknown as Packet,
-    ackedBytes: 0,
-    rttNs: null,
-    ecnEcho: false,
-  };
+  private readonly next: NextData = newNextData();
+  private readonly ackEv = newAckEvent();
 
   constructor(private readonly host: TransportHost) {
     this.ackEvery = Math.max(1, Math.floor(host.cfg.ackEveryPackets));
@@ -235,22 +225,12 @@ export class GoBackN implements Transport {
       return;
     }
     const now = host.env.now();
-    if (start) {
-      qp.rxInMsg = true;
-      qp.rxMsgBytes = 0;
-      qp.rxMsgFirstNs = now;
-    }
-    qp.rxMsgBytes += pkt.payloadLen;
-    c.rxBytes += pkt.payloadLen;
+    deliverPayload(host, qp, start, pkt.payloadLen, now);
     qp.rxExpectedPsn = (pkt.psn + 1) & PSN_MASK;
     qp.rxNakSent = false;
     if (pkt.ecn === Ecn.Ce) qp.rxCeSinceAck = true;
     qp.rxAckPending++;
-    if (end) {
-      qp.rxInMsg = false;
-      qp.rxMsn = (qp.rxMsn + 1) & PSN_MASK;
-      completeReceived(host, qp, now);
-    }
+    if (end) endMessage(host, qp, now);
     if (pkt.ackReq || end || qp.ackRequested || qp.rxAckPending >= this.ackEvery) {
       this.sendAck(qp, pkt, false, pkt.psn);
     }

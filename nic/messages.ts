@@ -4,6 +4,7 @@
  * a sender's message completes when all its packets are acknowledged, a receiver's when all its
  * bytes arrived, both in posting order.
  */
+import { PSN_MASK } from '../src/wire/bth.js';
 import type { Qp, SendMsg } from './qp.js';
 import type { TransportHost } from './transport.js';
 
@@ -53,8 +54,32 @@ export function completeSent(host: TransportHost, qp: Qp): void {
   }
 }
 
+/** Hand `payloadBytes` delivered in order to the message layer (`start`: a message's first packet). */
+export function deliverPayload(
+  host: TransportHost,
+  qp: Qp,
+  start: boolean,
+  payloadBytes: number,
+  now: number,
+): void {
+  if (start) {
+    qp.rxInMsg = true;
+    qp.rxMsgBytes = 0;
+    qp.rxMsgFirstNs = now;
+  }
+  qp.rxMsgBytes += payloadBytes;
+  host.counters.rxBytes += payloadBytes;
+}
+
+/** The packet just delivered in order ended its message: count it (AETH MSN) and complete it. */
+export function endMessage(host: TransportHost, qp: Qp, now: number): void {
+  qp.rxInMsg = false;
+  qp.rxMsn = (qp.rxMsn + 1) & PSN_MASK;
+  completeReceived(host, qp, now);
+}
+
 /** Complete (receiver role) the message whose last byte was just delivered in order. */
-export function completeReceived(host: TransportHost, qp: Qp, now: number): void {
+function completeReceived(host: TransportHost, qp: Qp, now: number): void {
   let id = qp.rxOrdinal;
   if (qp.expectHead < qp.expectQ.length) {
     id = qp.expectQ[qp.expectHead++].id;

@@ -17,11 +17,11 @@ import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
 import { isMessageEnd, isMessageStart } from '../src/wire/opcodes.js';
 import { Ecn, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
-import type { SelectiveRepeatConfig } from './api.js';
 import { ackFrame } from './frames.js';
-import { completeReceived } from './messages.js';
+import { deliverPayload, endMessage } from './messages.js';
 import type { Qp } from './qp.js';
-import { finishAck, type TransportHost } from './transport.js';
+import { SrWindowed } from './sr-window.js';
+import { finishAck } from './transport.js';
 
 const RX_HELD = 1;
 const RX_START = 2;
@@ -29,18 +29,7 @@ const RX_END = 4;
 /** Bits of a SACK bitmap (the reference's and UET's 64). */
 const SACK_BITS = 64;
 
-export class SrResponder {
-  private readonly window: number;
-  private readonly mask: number;
-
-  constructor(
-    private readonly host: TransportHost,
-    private readonly cfg: SelectiveRepeatConfig,
-  ) {
-    this.window = cfg.windowPackets;
-    this.mask = cfg.windowPackets - 1;
-  }
-
+export class SrResponder extends SrWindowed {
   /** Give a new QP its reorder buffer. */
   attach(qp: Qp): void {
     qp.rxFlags = new Uint8Array(this.window);
@@ -117,18 +106,8 @@ export class SrResponder {
       return;
     }
     const now = host.env.now();
-    if (start) {
-      qp.rxInMsg = true;
-      qp.rxMsgBytes = 0;
-      qp.rxMsgFirstNs = now;
-    }
-    qp.rxMsgBytes += payloadBytes;
-    host.counters.rxBytes += payloadBytes;
-    if (end) {
-      qp.rxInMsg = false;
-      qp.rxMsn = (qp.rxMsn + 1) & PSN_MASK;
-      completeReceived(host, qp, now);
-    }
+    deliverPayload(host, qp, start, payloadBytes, now);
+    if (end) endMessage(host, qp, now);
   }
 
   /**

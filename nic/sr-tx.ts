@@ -15,12 +15,12 @@
 import type { RpEvent } from '../src/cc/types.js';
 import { psnDiff } from '../src/wire/bth.js';
 import { FrameKind, type Packet, type SackInfo } from '../src/wire/packet.js';
-import type { SelectiveRepeatConfig } from './api.js';
 import { psnOf } from './gbn.js';
 import { completeSent, msgIndexOf } from './messages.js';
 import { PathFeedback } from './paths.js';
 import type { Qp } from './qp.js';
-import type { NextData, TransportHost } from './transport.js';
+import { SrWindowed } from './sr-window.js';
+import { type NextData, newAckEvent, newNextData } from './transport.js';
 
 /** States of a sequence number at the requester. */
 const SR_FREE = 0;
@@ -28,27 +28,11 @@ const SR_INFLIGHT = 1;
 const SR_SACKED = 2;
 const SR_LOST = 3;
 
-type AckEvent = Extract<RpEvent, { type: 'ack' }>;
 type NackEvent = Extract<RpEvent, { type: 'nack' }>;
 
-export class SrRequester {
-  private readonly window: number;
-  private readonly mask: number;
-  private readonly next: NextData = {
-    seq: 0,
-    msg: 0,
-    index: 0,
-    payloadBytes: 0,
-    retransmit: false,
-    ackReq: false,
-  };
-  private readonly ackEv: AckEvent = {
-    type: 'ack',
-    pkt: null as unknown as Packet,
-    ackedBytes: 0,
-    rttNs: null,
-    ecnEcho: false,
-  };
+export class SrRequester extends SrWindowed {
+  private readonly next: NextData = newNextData();
+  private readonly ackEv = newAckEvent();
   private readonly nackEv: NackEvent = {
     type: 'nack',
     pkt: null as unknown as Packet,
@@ -56,14 +40,6 @@ export class SrRequester {
     lastHop: false,
     nackedBytes: 0,
   };
-
-  constructor(
-    private readonly host: TransportHost,
-    private readonly cfg: SelectiveRepeatConfig,
-  ) {
-    this.window = cfg.windowPackets;
-    this.mask = cfg.windowPackets - 1;
-  }
 
   attach(qp: Qp): void {
     const w = this.window;

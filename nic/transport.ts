@@ -4,6 +4,7 @@
  * enforcement; the transport owns sequence state, ACK/NAK generation and handling, the RTO and
  * message completions.
  */
+import type { RpEvent } from '../src/cc/types.js';
 import type { FirmwareEnv } from '../src/env/env.js';
 import type { Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
@@ -40,6 +41,16 @@ export interface NextData {
   retransmit: boolean;
   /** Ask the responder for an ACK (message end, window full, …). */
   ackReq: boolean;
+}
+
+/** A reusable NextData (one per transport instance). */
+export function newNextData(): NextData {
+  return { seq: 0, msg: 0, index: 0, payloadBytes: 0, retransmit: false, ackReq: false };
+}
+
+/** A reusable ACK event (events are only valid during the hook, src/cc/types.ts). */
+export function newAckEvent(): Extract<RpEvent, { type: 'ack' }> {
+  return { type: 'ack', pkt: null as unknown as Packet, ackedBytes: 0, rttNs: null, ecnEcho: false };
 }
 
 export interface Transport {

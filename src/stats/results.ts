@@ -4,6 +4,7 @@
  * byte-identical and diffs between runs stay readable. Field meanings: docs/results.md.
  */
 
+import type { MultipathStats } from '../../nic/api.js';
 import type { ProbeResults } from '../probe/probe.js';
 import { jainIndex, percentileSorted } from './aggregate.js';
 import { slowdown } from './fct.js';
@@ -56,23 +57,8 @@ export interface HostResult {
   multipath?: HostMultipathResult;
 }
 
-/** Spraying and selective repeat at one host (nic/api.ts MultipathStats). */
-export interface HostMultipathResult {
-  transport: string;
-  policy: string;
-  entropies: number;
-  /** Payload bytes sent per entropy index, summed over the host's QPs. */
-  entropyTxBytes: number[];
-  dataBytesTx: number;
-  retransmittedBytes: number;
-  nackRx: number;
-  nackTx: number;
-  trimmedRx: number;
-  timeouts: number;
-  outOfOrderRx: number;
-  reorderMaxPackets: number;
-  reorderOverflowRx: number;
-}
+/** Spraying and selective repeat at one host (docs/results.md `hosts[].multipath`). */
+export type HostMultipathResult = MultipathStats;
 
 export type SeriesPoints = [number, number][];
 
