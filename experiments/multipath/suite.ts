@@ -16,6 +16,8 @@ import { registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproSuite } from '../types.js';
 
 const SCENARIO = join(packageRoot(), 'scenarios', 'multipath', 'permutation-k4.yaml');
+const INCAST = join(packageRoot(), 'scenarios', 'multipath', 'incast32-trim.yaml');
+const LOSSLESS = ['defaults.switch.pfc=true', 'defaults.switch.trim=false'];
 /** Aggregation switch 0 of pod 0 and the first core of a k = 4 fat tree (docs/topologies.md numbering). */
 const SLOW_LINK = ['links=[{a: s9, b: s17, rate: 25Gbps}]'];
 
@@ -158,6 +160,72 @@ const gbnStorm: ReproCheck = {
   },
 };
 
+const incastRuns = new Map<string, Results>();
+const incast = (ctx: ReproContext, extra: string[]) =>
+  memo(incastRuns, `${extra.join(';')}|${ctx.seed ?? ''}`, () => {
+    const scenario = loadScenario(INCAST, extra);
+    const dir = extra.length === 0 ? 'incast-trim' : 'incast-pfc';
+    return runScenario({ scenario, outDir: join(ctx.outDir, dir), seed: ctx.seed, print: null }).results;
+  });
+
+const sumHosts = (r: Results, f: (m: NonNullable<Results['hosts'][number]['multipath']>) => number) =>
+  r.hosts.reduce((a, h) => a + (h.multipath === undefined ? 0 : f(h.multipath)), 0);
+
+const trimIncast: ReproCheck = {
+  id: 'M5',
+  title: '32-to-1 incast on a lossy, trimming priority (DCQCN over rocev2-sr)',
+  paper: 'UET: a trimmed packet is NACKed at once and resent; nothing is lost for good',
+  expected:
+    'every flow completes with all its bytes; trimmed packets received = NACKs sent = NACKs received ≤ resends; header-queue overflows counted',
+  run(ctx) {
+    const r = incast(ctx, []);
+    const s = r.summary;
+    const trims = s.trims ?? 0;
+    const trimmedRx = sumHosts(r, (m) => m.trimmedRx);
+    const nackTx = sumHosts(r, (m) => m.nackTx);
+    const nackRx = sumHosts(r, (m) => m.nackRx);
+    const resent = r.hosts.reduce((a, h) => a + h.retransmits, 0);
+    const headerDrops = s.headerDrops ?? 0;
+    const allBytes = r.flows.every((f) => f.fctNs !== null);
+    const pauses = r.ports.reduce((a, p) => a + p.pfcPauseTx, 0);
+    return {
+      measured: `${s.flowsCompleted}/${s.flowsTotal} flows, ${trims} trims, ${trimmedRx} trimmed received, ${nackTx}/${nackRx} NACKs sent/received, ${resent} resends, ${headerDrops} headers dropped, ${pauses} PFC pauses, goodput ${(s.goodputBps / 1e9).toFixed(1)} Gbit/s`,
+      pass:
+        allBytes &&
+        trims > 0 &&
+        trimmedRx === trims - headerDrops &&
+        nackTx === trimmedRx &&
+        nackRx === nackTx &&
+        resent >= nackRx &&
+        pauses === 0,
+      values: { trims, trimmedRx, nackTx, nackRx, resent, headerDrops, goodputBps: s.goodputBps },
+    };
+  },
+};
+
+const pfcIncast: ReproCheck = {
+  id: 'M6',
+  title: 'the same incast on a lossless fabric (PFC, no trimming)',
+  paper: 'trimming avoids the pauses (and their head-of-line blocking) PFC needs',
+  expected: 'reported beside M5: the pauses PFC sends',
+  run(ctx) {
+    const p = incast(ctx, LOSSLESS);
+    const t = incast(ctx, []);
+    const pauses = p.ports.reduce((a, x) => a + x.pfcPauseTx, 0);
+    const pausedNs = p.ports.reduce((a, x) => a + x.pausedNs, 0);
+    return {
+      measured: `PFC: ${pauses} pause frames, ${(pausedNs / 1e3).toFixed(0)} µs paused (Σ ports), goodput ${(p.summary.goodputBps / 1e9).toFixed(1)} Gbit/s, p99 slowdown ${p.summary.slowdownP99?.toFixed(1)}; trimming: 0 pauses, goodput ${(t.summary.goodputBps / 1e9).toFixed(1)} Gbit/s, p99 ${t.summary.slowdownP99?.toFixed(1)}`,
+      pass: 'finding',
+      values: {
+        pfcPauses: pauses,
+        pausedNs,
+        pfcGoodputBps: p.summary.goodputBps,
+        trimGoodputBps: t.summary.goodputBps,
+      },
+    };
+  },
+};
+
 export const multipathSuite: ReproSuite = {
   algorithm: 'multipath',
   spec: 'docs/multipath.md',
@@ -170,6 +238,8 @@ export const multipathSuite: ReproSuite = {
     slowLink('oblivious'),
     srRetransmits,
     gbnStorm,
+    trimIncast,
+    pfcIncast,
   ],
 };
 
