@@ -1,16 +1,13 @@
 /**
- * The NIC firmware (sans-IO): RC queue pairs over one port and a port scheduler with
- * strict-priority control frames and round-robin paced QPs. Reliability is the transport's
- * (gbn.ts: go-back-N), PFC reception pfc-rx.ts's; the congestion-control hooks are called by the
- * CC host (cc-host.ts, docs/cc-api.md). Time, timers, randomness and the wire come only from the
- * injected FirmwareEnv.
- *
- * The transmitter is the TxPort the switch uses too (src/port/tx-port.ts). Serialisation and
- * pacing are tracked in fractional ns (`txEndExactNs`, `nextAvailNs`) so back-to-back frames and
- * paced gaps keep their exact long-run rate; timers fire at the next integer ns.
+ * The NIC firmware (sans-IO): RC queue pairs over one port, the runtime API, data frames and the
+ * dispatch of received ones. The port scheduler (strict-priority control frames, round-robin
+ * paced QPs, the TxPort) is port-sched.ts's; reliability the transport's (gbn.ts go-back-N,
+ * sr.ts selective repeat); the entropy of each data packet paths.ts's; PFC reception
+ * pfc-rx.ts's; the congestion-control hooks are called by the CC host (cc-host.ts,
+ * docs/cc-api.md). Time, timers, randomness and the wire come only from the injected FirmwareEnv.
  */
 import type { FlowInfo, RpEvent } from '../src/cc/types.js';
-import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import type { FirmwareEnv } from '../src/env/env.js';
 import type { NicTrace } from '../src/env/trace.js';
 import { PfcPause } from '../src/port/pfc.js';
 import { Ring } from '../src/port/ring.js';
@@ -20,7 +17,6 @@ import type { CnpPayload } from '../src/wire/cnp.js';
 import { isDataOpcode, Opcode } from '../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
-import { emulatedSizeBytes } from '../src/wire/size.js';
 import type {
   HostCounters,
   MessageRequest,
@@ -35,13 +31,11 @@ import { cnpFrame, dataFrame, dataOpcode } from './frames.js';
 import { GoBackN, isAckFrame, psnOf } from './gbn.js';
 import { DEFAULT_PATH_COUNT, PathSelector } from './paths.js';
 import { receivePfc } from './pfc-rx.js';
-import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING } from './qp.js';
-import { PacingHeap } from './sched.js';
+import { PortScheduler } from './port-sched.js';
+import { Qp, SCHED_HEAP } from './qp.js';
 import { SelectiveRepeat } from './sr.js';
 import type { Transport, TransportHost } from './transport.js';
 
-/** Float slack when comparing fractional-ns times computed along different paths. */
-const EPS_NS = 1e-3;
 /** DOCA's rate resolution (2^-20 of line rate) is our floor for a CC-requested rate. */
 const MIN_RATE_FRACTION = 2 ** -20;
 const DEFAULT_TRACE_CAPACITY = 4096;
@@ -57,25 +51,14 @@ class NicImpl implements Nic {
 
   private readonly qps = new Map<number, Qp>();
   private readonly byRemote = new Map<string, Qp>();
-  private readonly ready = new Ring<Qp>(64);
-  private readonly pacing = new PacingHeap<Qp>();
-  /** CNPs (controlPrio) and ACK/NAKs (ackPrio): both ahead of data, CNPs first. */
-  private readonly control = new Ring<Packet>(64);
-  private readonly acks = new Ring<Packet>(64);
   private readonly ackPrio: number;
 
-  /** The port's transmitter (src/port/tx-port.ts, shared with the switch). */
-  private readonly tx: TxPort;
-  private inTrySend = false;
-  private wakeTimer: TimerId | null = null;
-  private wakeAtNs = Number.POSITIVE_INFINITY;
-  private wakeExactNs = Number.POSITIVE_INFINITY;
-  private readonly onWakeBound = () => this.onWake();
+  /** The port's frame scheduler and transmitter (port-sched.ts). */
+  private readonly port: PortScheduler;
 
   /** PFC pauses received on the port (src/port/pfc.ts, shared with the switch); every class obeys. */
   private readonly pause: PfcPause;
 
-  private ipId = 0;
   private qpOrder = 0;
   private readonly c: HostCounters = {
     cnpTx: 0,
@@ -121,11 +104,21 @@ class NicImpl implements Nic {
     this.name = cfg.name;
     this.rateBps = cfg.port.rateBps;
     this.mtu = cfg.mtuBytes;
-    this.tx = new TxPort(env, cfg.port.rateBps);
-    this.tx.onTxDone = () => this.onTxEnd();
+    const tx = new TxPort(env, cfg.port.rateBps);
     this.pause = new PfcPause(env, cfg.port.rateBps);
-    this.pause.onResume = () => this.kick();
     this.ackPrio = cfg.ackPrio ?? cfg.controlPrio;
+    this.port = new PortScheduler(
+      env,
+      tx,
+      this.pause,
+      { control: cfg.controlPrio, ack: this.ackPrio, data: cfg.dataPrio },
+      {
+        canSend: (qp) => this.rel.canSend(qp),
+        buildData: (qp) => this.buildData(qp),
+        afterDataTx: (qp, pkt, startNs) => this.afterDataTx(qp, pkt, startNs),
+        txDone: (pkt) => this.onTxDone(pkt),
+      },
+    );
     if (!(this.rateBps > 0)) throw new Error(`nic ${cfg.name}: port rate must be > 0`);
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
       throw new Error(`nic ${cfg.name}: bad MTU ${cfg.mtuBytes}`);
@@ -140,7 +133,7 @@ class NicImpl implements Nic {
         dataPaused: () => this.pause.paused(this.cfg.dataPrio),
         inflightBytes: (qp) => this.rel.inflightBytes(qp),
         qp: (qpn) => this.qps.get(qpn),
-        kick: () => this.kick(),
+        kick: () => this.port.kick(),
       },
       cfg.cnpMinIntervalNs,
     );
@@ -152,9 +145,9 @@ class NicImpl implements Nic {
       counters: this.c,
       cc: this.cc,
       ackPrio: this.ackPrio,
-      queueAck: (ack) => this.acks.push(ack),
-      reschedule: (qp) => this.reschedule(qp),
-      kick: () => this.kick(),
+      queueAck: (ack) => this.port.acks.push(ack),
+      reschedule: (qp) => this.port.reschedule(qp),
+      kick: () => this.port.kick(),
     };
     const transport = cfg.transport ?? 'rocev2-gbn';
     if (transport === 'rocev2-gbn') this.rel = new GoBackN(host);
@@ -218,7 +211,7 @@ class NicImpl implements Nic {
     this.qps.set(qpn, qp);
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
     this.cc.attach(qp, cc, flow);
-    this.kick();
+    this.port.kick();
   }
 
   post(msg: MessageRequest): void {
@@ -240,8 +233,8 @@ class NicImpl implements Nic {
     });
     qp.sndMax += packets;
     qp.postedBytes += msg.bytes;
-    this.reschedule(qp);
-    this.kick();
+    this.port.reschedule(qp);
+    this.port.kick();
   }
 
   expect(msg: MessageRequest): void {
@@ -336,7 +329,7 @@ class NicImpl implements Nic {
         this.c.malformed++;
         return;
     }
-    this.kick();
+    this.port.kick();
     if (this.hooks !== null) this.hooks.rxDone(this.env.now(), pkt);
   }
 
@@ -353,7 +346,7 @@ class NicImpl implements Nic {
     // The pending gap is re-timed from the last packet's start at the new rate.
     if (qp.lastTxStartNs > Number.NEGATIVE_INFINITY) {
       qp.nextAvailNs = qp.lastTxStartNs + qp.lastTxBits * (1e9 / r);
-      if (qp.sched === SCHED_HEAP) this.pacing.update(qp);
+      if (qp.sched === SCHED_HEAP) this.port.pacing.update(qp);
     }
     this.recordRate(qp, why);
   }
@@ -364,7 +357,7 @@ class NicImpl implements Nic {
     if (w === qp.windowBytes) return;
     qp.windowBytes = w;
     this.recordRate(qp, why);
-    this.reschedule(qp);
+    this.port.reschedule(qp);
   }
 
   private recordRate(qp: Qp, why: string): void {
@@ -388,120 +381,14 @@ class NicImpl implements Nic {
     // The entropy of the newest data packet of the QP, like the ACKs (the connection's own port
     // when nothing sprays).
     cnp.srcPort = qp.rxPort;
-    this.control.push(cnp);
+    this.port.control.push(cnp);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // port scheduler
-
-  /** Put a QP that may have become sendable into the ready ring or the pacing heap. */
-  private reschedule(qp: Qp): void {
-    if (qp.sched !== SCHED_NONE || !this.rel.canSend(qp)) return;
-    if (qp.nextAvailNs <= this.env.now() + EPS_NS) {
-      qp.sched = SCHED_RING;
-      this.ready.push(qp);
-    } else {
-      qp.sched = SCHED_HEAP;
-      this.pacing.push(qp);
-    }
-  }
-
-  /** Start the next frame if the port is idle (called at the end of every entry point). */
-  private kick(): void {
-    const tx = this.tx;
-    if (tx.busy) tx.noteArrival(this.env.now());
-    else if (!this.inTrySend) this.trySend(Math.max(this.env.now(), tx.txEndExactNs));
-  }
-
-  private trySend(startNs: number): void {
-    this.inTrySend = true;
-    let pkt: Packet | null = null;
-    let qp: Qp | null = null;
-    const pause = this.pause;
-    if (this.control.length > 0 && !pause.paused(this.cfg.controlPrio)) {
-      pkt = this.control.shift()!;
-    } else if (this.acks.length > 0 && !pause.paused(this.ackPrio)) {
-      pkt = this.acks.shift()!;
-    } else if (!pause.paused(this.cfg.dataPrio)) {
-      qp = this.pickQp(startNs);
-      if (qp !== null) pkt = this.buildData(qp);
-    }
-    if (pkt === null) {
-      this.inTrySend = false;
-      this.scheduleWake();
-      return;
-    }
-    this.startTx(pkt, startNs);
-    if (qp !== null) this.afterDataTx(qp, pkt, startNs);
-    // Work behind this frame (a paced QP too): after a late end-of-frame timer the next frame
-    // starts from this frame's exact end, not from the timer.
-    if (this.control.length > 0 || this.acks.length > 0 || this.ready.length > 0 || this.pacing.size > 0)
-      this.tx.workWaiting = true;
-    this.inTrySend = false;
-  }
-
-  /** Round-robin over QPs whose pacing time has come. */
-  private pickQp(startNs: number): Qp | null {
-    const limit = startNs + EPS_NS;
-    for (
-      let top = this.pacing.peek();
-      top !== undefined && top.nextAvailNs <= limit;
-      top = this.pacing.peek()
-    ) {
-      this.pacing.pop();
-      top.sched = SCHED_RING;
-      this.ready.push(top);
-    }
-    for (let qp = this.ready.shift(); qp !== undefined; qp = this.ready.shift()) {
-      qp.sched = SCHED_NONE;
-      if (!this.rel.canSend(qp)) continue;
-      if (qp.nextAvailNs > limit) {
-        qp.sched = SCHED_HEAP;
-        this.pacing.push(qp);
-        continue;
-      }
-      return qp;
-    }
-    return null;
-  }
-
-  private startTx(pkt: Packet, startNs: number): void {
-    pkt.id = this.env.nextPacketId();
-    pkt.ipId = this.ipId;
-    this.ipId = (this.ipId + 1) & 0xffff;
-    pkt.sizeBytes = emulatedSizeBytes(pkt);
-    this.tx.begin(pkt, startNs);
-  }
-
-  private onTxEnd(): void {
-    const pkt = this.tx.finish();
+  /** A frame's last bit left the port. */
+  private onTxDone(pkt: Packet): void {
     this.c.txBytes += pkt.sizeBytes;
     if (this.hooks !== null) this.hooks.tx(this.env.now(), pkt);
     this.env.send(0, pkt);
-    if (!this.inTrySend) this.trySend(this.tx.nextStartAfterTx(this.env.now()));
-  }
-
-  /** Wake for the next paced QP; the end of a PFC pause restarts the port itself (onResume). */
-  private scheduleWake(): void {
-    if (this.pacing.size === 0 || this.pause.paused(this.cfg.dataPrio)) return;
-    const at = this.pacing.peek()!.nextAvailNs;
-    const timerAt = Math.max(Math.ceil(at - EPS_NS), this.env.now());
-    if (this.wakeTimer !== null) {
-      if (this.wakeAtNs <= timerAt) return;
-      this.env.cancelTimer(this.wakeTimer);
-    }
-    this.wakeAtNs = timerAt;
-    this.wakeExactNs = at;
-    this.wakeTimer = this.env.setTimer(timerAt, this.onWakeBound);
-  }
-
-  private onWake(): void {
-    this.wakeTimer = null;
-    this.wakeAtNs = Number.POSITIVE_INFINITY;
-    if (this.tx.busy || this.inTrySend) return;
-    // Start at the exact (fractional) instant the wake was for, so paced gaps do not drift.
-    const now = this.env.now();
-    this.trySend(Math.max(this.tx.txEndExactNs, Math.min(this.wakeExactNs, now)));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -555,7 +442,7 @@ class NicImpl implements Nic {
     ev.pkt = pkt;
     this.cc.rpEvent(qp, ev);
     ev.pkt = null as unknown as Packet;
-    this.reschedule(qp);
+    this.port.reschedule(qp);
   }
 
   private onAck(pkt: Packet): void {
