@@ -174,8 +174,9 @@ export class GoBackN implements Transport {
       c.malformed++;
       return;
     }
+    // No path feedback: a go-back-N NAK echoes the entropy of a packet that arrived early, which
+    // says nothing against its path.
     c.nackRx++;
-    if (!qp.paths.fixed) qp.paths.feedback(pkt.srcPort, PathFeedback.Nack, host.env.now());
     if (seq < qp.sndUna) return; // stale: an ACK already moved past it
     if (seq > qp.sndUna) this.advanceUna(qp, seq);
     this.rewind(qp);

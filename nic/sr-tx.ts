@@ -65,7 +65,9 @@ export class SrRequester extends SrWindowed {
     const state = qp.srState!;
     if (qp.srLost > 0) {
       let s = Math.max(qp.srRtxScan, qp.sndUna);
-      while (state[s & this.mask] !== SR_LOST) s++;
+      while (s < qp.sndNxt && state[s & this.mask] !== SR_LOST) s++;
+      if (s >= qp.sndNxt)
+        throw new Error(`nic: QP ${qp.qpn} counts ${qp.srLost} lost packets but holds none`);
       qp.srRtxScan = s + 1;
       const i = s & this.mask;
       state[i] = SR_INFLIGHT;
