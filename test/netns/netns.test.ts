@@ -179,7 +179,7 @@ describe('netns runtime (needs root)', () => {
     expect(r.hosts).toEqual(virtual.hosts);
   });
 
-  it('spraying (reps) over selective repeat on a leaf-spine in namespaces: identical to virtual time', async () => {
+  it('spraying (reps) and trimming over selective repeat on a leaf-spine in namespaces: identical to virtual time', async () => {
     // 1000-byte MTU: the namespaces' 1500-byte path cannot carry a 4 KB frame (the runtime counts
     // such frames as not encodable, with or without spraying).
     const scenario = parseScenarioText(SPRAY_LEAFSPINE, {
@@ -191,10 +191,12 @@ describe('netns runtime (needs root)', () => {
     const out = await NetnsRun.create({ scenario, outDir: join(tmp, 'netns-spray'), print: null }).run();
     const r = out.results;
     console.log(
-      `netns spray leaf-spine: ${r.summary.flowsCompleted}/6 flows, wall ${(out.wallMs / 1000).toFixed(1)} s, ${r.realtime?.datagrams} datagrams`,
+      `netns spray + trim leaf-spine: ${r.summary.flowsCompleted}/7 flows, ${r.summary.trims} trims, wall ${(out.wallMs / 1000).toFixed(1)} s, ${r.realtime?.datagrams} datagrams`,
     );
-    expect(r.summary.flowsCompleted).toBe(6);
+    expect(r.summary.flowsCompleted).toBe(7);
     expect(virtual.hosts.every((h) => h.multipath !== undefined)).toBe(true);
+    expect(virtual.summary.trims).toBeGreaterThan(0);
+    expect(r.summary).toEqual(virtual.summary);
     expect(r.flows).toEqual(virtual.flows);
     expect(r.ports).toEqual(virtual.ports);
     expect(r.hosts).toEqual(virtual.hosts);
