@@ -153,6 +153,12 @@ export interface RateChange {
 
 export interface NicObserver {
   onMessageComplete(c: MessageCompletion): void;
+  /**
+   * Receiver role: `payloadBytes` of local QP `qpn` were delivered in order to the application
+   * (every transport: go-back-N as a packet is accepted, selective repeat as the cumulative ACK
+   * passes a packet, however it arrived). Never for a trimmed packet.
+   */
+  onDelivered?(qpn: number, payloadBytes: number): void;
   onRateChange?(c: RateChange): void;
 }
 

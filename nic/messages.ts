@@ -69,6 +69,7 @@ export function deliverPayload(
   }
   qp.rxMsgBytes += payloadBytes;
   host.counters.rxBytes += payloadBytes;
+  host.cfg.observer.onDelivered?.(qp.qpn, payloadBytes);
 }
 
 /** The packet just delivered in order ended its message: count it (AETH MSN) and complete it. */
