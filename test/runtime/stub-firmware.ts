@@ -173,6 +173,8 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
       if (qp === undefined) return;
       if (pkt.kind === FrameKind.Data) {
         counters.rxBytes += pkt.payloadLen;
+        // A lossless stub: every data frame arrives in order, delivered as it comes.
+        if (pkt.psn === qp.rxPsn) cfg.observer.onDelivered?.(qp.setup.qpn, pkt.payloadLen);
         qp.rxPsn = pkt.psn + 1;
         const ack = frame(qp, FrameKind.Ack);
         ack.opcode = Opcode.Acknowledge;
