@@ -38,7 +38,7 @@ export interface NodeFlowReport {
 /** A flow as its receiving host saw it. */
 export interface NodeRxReport {
   flowId: number;
-  /** In-order payload bytes that reached the receiving host (the go-back-N rule). */
+  /** Payload bytes the receiving NIC delivered in order (NicObserver.onDelivered: every transport's rule). */
   deliveredBytes: number;
   /** Messages the receiving NIC completed for this flow. */
   receiverCompletions: number;
