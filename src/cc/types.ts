@@ -36,6 +36,11 @@ export interface FlowInfo {
   linkRatesBps?: readonly number[];
   /** One-way propagation delay of the path, ns (absent when unknown). */
   propDelayNs?: number;
+  /**
+   * The receiver paces this flow with credits (RCCC: the receiver NIC's `rccc` setting), so a
+   * sender window algorithm may leave last-hop congestion to it (NSCC). Absent = no.
+   */
+  receiverCredits?: boolean;
 }
 
 /** Outputs and services available to RP hooks. */

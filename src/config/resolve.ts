@@ -20,6 +20,7 @@ import {
   type TrimParams,
   type WorkloadSpec,
 } from './scenario.js';
+import { checkUetCombinations, rcccSettings } from './uet.js';
 import { formatDuration, formatSize, parseRate, showValue } from './units.js';
 
 type Path = ReadonlyArray<string | number>;
@@ -311,6 +312,7 @@ function nicOverrides(o: ParsedScenario['hosts'][string]): Partial<NicParams> {
   if (o.sackBytes !== undefined) out.sackBytes = o.sackBytes;
   if (o.reorderThreshold !== undefined)
     out.reorderThreshold = o.reorderThreshold === 'off' ? null : o.reorderThreshold;
+  if (o.rccc !== undefined) out.rccc = rcccSettings(o.rccc);
   return out;
 }
 
@@ -362,6 +364,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     reorderWindow: d.nic.reorderWindow,
     sackBytes: d.nic.sackBytes,
     ...transportDefaults(d.nic.transport, d.nic.rto, d.nic.reorderThreshold),
+    rccc: rcccSettings(d.nic.rccc),
   };
   const sw = {
     bufferBytes: d.switch.buffer,
@@ -414,6 +417,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
         transportDefaults(o.transport, o.rto ?? d.nic.rto, o.reorderThreshold ?? d.nic.reorderThreshold),
       );
   }
+  checkUetCombinations(nic, hosts, hostNames);
   if (sw.trim.enabled && sw.pfc.enabled) {
     // Trimming acts on lossy priorities only: a run where all data is lossless would trim nothing.
     const lossless = new Set(sw.pfc.priorities ?? [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -599,6 +603,20 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           tag,
         };
       }
+      case 'matrix': {
+        const matrixFile = isAbsolute(w.file) ? w.file : resolvePath(opts.dir, w.file);
+        if (opts.fileExists !== undefined && !opts.fileExists(matrixFile))
+          fail(at('file'), `file not found: ${w.file}`);
+        return {
+          kind: 'matrix',
+          file: w.file,
+          matrixFile,
+          hosts: expand(w.hosts, at('hosts')),
+          verb: w.verb,
+          messageBytes: w.messageSize ?? null,
+          tag,
+        };
+      }
       case 'alltoall': {
         const hs = expand(w.hosts, at('hosts'));
         if (hs.length < 2) fail(at('hosts'), `alltoall needs at least 2 hosts, got ${hs.length}`);
@@ -642,6 +660,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     hostNames,
     source: { file: opts.file, dir: opts.dir },
     ...(p.probes === undefined ? {} : { probes: resolveProbes(p.probes, topology) }),
+    ...(p.variants === undefined ? {} : { variants: p.variants }),
   };
 }
 
