@@ -18,6 +18,12 @@ import type { ReproCheck, ReproContext, ReproSuite } from '../types.js';
 const SCENARIO = join(packageRoot(), 'scenarios', 'multipath', 'permutation-k4.yaml');
 const INCAST = join(packageRoot(), 'scenarios', 'multipath', 'incast32-trim.yaml');
 const LOSSLESS = ['defaults.switch.pfc=true', 'defaults.switch.trim=false'];
+/** The reference simulator's own set-up: NSCC over UET's delivery on a lossy, trimming fabric. */
+const UET_FABRIC = [
+  'defaults.switch.pfc={priorities: [4]}',
+  'defaults.switch.trim=true',
+  'defaults.nic.cc=nscc',
+];
 /** Aggregation switch 0 of pod 0 and the first core of a k = 4 fat tree (docs/topologies.md numbering). */
 const SLOW_LINK = ['links=[{a: s9, b: s17, rate: 25Gbps}]'];
 
@@ -226,6 +232,43 @@ const pfcIncast: ReproCheck = {
   },
 };
 
+const nsccSpray: ReproCheck = {
+  id: 'M7a',
+  title: 'the reference set-up: NSCC over uet on a trimming fabric, the same permutation',
+  paper: 'uet-htsim: REPS and bitmap spraying bring a permutation near ideal',
+  expected: 'reps and bitmap: tail FCT ≤ 1.15 × ideal; oblivious and ecmp reported',
+  run(ctx) {
+    const t = (policy: string) => perm(ctx, policy, 'uet', UET_FABRIC);
+    const [reps, bitmap, obl, ecmp] = [t('reps'), t('bitmap'), t('oblivious'), t('ecmp')];
+    return {
+      measured: `reps ${x(reps.tail)}, bitmap ${x(bitmap.tail)}, oblivious ${x(obl.tail)}, ecmp ${x(ecmp.tail)} ideal`,
+      pass:
+        reps.completed === reps.flows &&
+        bitmap.completed === bitmap.flows &&
+        Math.max(reps.tail, bitmap.tail) <= 1.15,
+      values: { reps: reps.tail, bitmap: bitmap.tail, oblivious: obl.tail, ecmp: ecmp.tail },
+    };
+  },
+};
+
+const nsccSlowLink: ReproCheck = {
+  id: 'M7b',
+  title: 'the reference set-up with s9–s17 at 25 % from the start',
+  paper: 'uet-htsim: 1.23× on its failed-link case',
+  expected: 'reported: tail FCT with the slow link ÷ without, per policy',
+  run(ctx) {
+    const ratio = (policy: string) =>
+      perm(ctx, policy, 'uet', [...UET_FABRIC, ...SLOW_LINK]).tailFctNs /
+      perm(ctx, policy, 'uet', UET_FABRIC).tailFctNs;
+    const [reps, bitmap, obl] = [ratio('reps'), ratio('bitmap'), ratio('oblivious')];
+    return {
+      measured: `reps ${reps.toFixed(3)}×, bitmap ${bitmap.toFixed(3)}×, oblivious ${obl.toFixed(3)}× the tail without the slow link`,
+      pass: 'finding',
+      values: { reps, bitmap, oblivious: obl },
+    };
+  },
+};
+
 export const multipathSuite: ReproSuite = {
   algorithm: 'multipath',
   spec: 'docs/multipath.md',
@@ -240,6 +283,8 @@ export const multipathSuite: ReproSuite = {
     gbnStorm,
     trimIncast,
     pfcIncast,
+    nsccSpray,
+    nsccSlowLink,
   ],
 };
 
