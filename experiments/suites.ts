@@ -8,3 +8,4 @@ import './mpcc/suite.js';
 import './dolce-rc/suite.js';
 import './rcc/suite.js';
 import './collectives/suite.js';
+import './multipath/suite.js';

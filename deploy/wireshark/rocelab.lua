@@ -25,6 +25,7 @@ local OPTION_NAMES = {
   [0x13] = "ECN count",
   [0x14] = "CNP period",
   [0x15] = "fields",
+  [0x16] = "SACK",
   [0x20] = "meta",
   [0x21] = "arrival stamp",
   [0x22] = "train length",
@@ -77,6 +78,12 @@ local f = {
   window = ProtoField.uint32("rocelab.window_bytes", "Window (bytes)", base.DEC),
   ecn_count = ProtoField.uint32("rocelab.ecn_count", "ECN count", base.DEC),
   cnp_period = ProtoField.uint32("rocelab.cnp_period_ns", "CNP period (ns)", base.DEC),
+  sack_last_hop = ProtoField.bool("rocelab.sack.last_hop", "Last-hop trim (NACK)", 32, nil, 0x80000000),
+  sack_ref = ProtoField.uint32("rocelab.sack.ref_psn", "Answers PSN", base.DEC, nil, 0x00ffffff),
+  sack_base = ProtoField.uint32("rocelab.sack.base_psn", "Bitmap base PSN", base.DEC),
+  sack_lo = ProtoField.uint32("rocelab.sack.bits_lo", "Bitmap base..base+31", base.HEX),
+  sack_hi = ProtoField.uint32("rocelab.sack.bits_hi", "Bitmap base+32..base+63", base.HEX),
+  sack_ooo = ProtoField.uint32("rocelab.sack.ooo", "Packets held out of order", base.DEC),
   field_name = ProtoField.string("rocelab.field.name", "Field", base.UNICODE),
   field_u32 = ProtoField.uint32("rocelab.field.u32", "Value (u32)", base.DEC),
   field_f64 = ProtoField.double("rocelab.field.f64", "Value (f64)"),
@@ -159,6 +166,13 @@ local function dissect_option(tvb, t, type, d, n)
     t:add(f.ecn_count, tvb(d, 4))
   elseif type == 0x14 and n == 4 then
     t:add(f.cnp_period, tvb(d, 4))
+  elseif type == 0x16 and n == 20 then
+    t:add(f.sack_last_hop, tvb(d, 4))
+    t:add(f.sack_ref, tvb(d, 4))
+    t:add(f.sack_base, tvb(d + 4, 4))
+    t:add(f.sack_lo, tvb(d + 8, 4))
+    t:add(f.sack_hi, tvb(d + 12, 4))
+    t:add(f.sack_ooo, tvb(d + 16, 4))
   elseif type == 0x15 then
     local p, e = d, d + n
     while p < e do

@@ -73,7 +73,10 @@ export type RpEvent =
   | { type: 'tx'; pkt: Packet; bytes: number; retransmit: boolean }
   /**
    * ACK (possibly not advancing: `ackedBytes` 0). `rttNs` from the echoed send timestamp, when
-   * the packet carried one. `ecnEcho`: some data packet covered by this ACK arrived CE-marked
+   * the packet carried one; under the selective-repeat transports (`rocev2-sr`, `uet`) also, without
+   * one, from the send time of the packet the ACK answers (not when that packet was resent), and
+   * `ackedBytes` counts the selectively acknowledged bytes too. `pkt.srcPort` is the entropy of
+   * the data packet the ACK answers (ACKs echo it). `ecnEcho`: some data packet covered by this ACK arrived CE-marked
    * (BTH.BECN on the ACK, as native InfiniBand CC does).
    */
   | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
@@ -91,7 +94,10 @@ export type RpEvent =
   | { type: 'cnm'; pkt: Packet }
   /** A timer armed with io.setTimer fired. Non-DOCA (DOCA emulates timers on TX events). */
   | { type: 'timer'; slot: number }
-  /** Retransmission timeout of the QP (the NIC has already rewound to the oldest unacked PSN). */
+  /**
+   * Retransmission timeout of the QP: go-back-N has already rewound to the oldest unacked PSN;
+   * selective repeat has marked the timed-out packets for resending.
+   */
   | { type: 'timeout' }
   /** A message of this QP was fully acknowledged. Non-DOCA. */
   | { type: 'messageComplete'; id: number; bytes: number; postNs: number; completeNs: number };

@@ -307,8 +307,27 @@ function nicOverrides(o: ParsedScenario['hosts'][string]): Partial<NicParams> {
   if (o.dataPrio !== undefined) out.dataPrio = o.dataPrio;
   if (o.ackPrio !== undefined) out.ackPrio = o.ackPrio;
   if (o.controlPrio !== undefined) out.controlPrio = o.controlPrio;
+  if (o.transport !== undefined) out.transport = o.transport;
+  if (o.paths !== undefined) out.paths = o.paths;
+  if (o.reorderWindow !== undefined) out.reorderWindow = o.reorderWindow;
+  if (o.sackBytes !== undefined) out.sackBytes = o.sackBytes;
+  if (o.reorderThreshold !== undefined)
+    out.reorderThreshold = o.reorderThreshold === 'off' ? null : o.reorderThreshold;
   if (o.rccc !== undefined) out.rccc = rcccSettings(o.rccc);
   return out;
+}
+
+/** RTO and reorder threshold of a transport when not set (docs/scenario.md names the sources). */
+function transportDefaults(
+  transport: NicParams['transport'],
+  rto: number | undefined,
+  threshold: number | 'bdp' | 'off' | undefined,
+): Pick<NicParams, 'rtoNs' | 'reorderThreshold'> {
+  return {
+    rtoNs: rto ?? (transport === 'uet' ? 100_000 : 1_000_000),
+    reorderThreshold:
+      threshold === undefined ? (transport === 'uet' ? null : 'bdp') : threshold === 'off' ? null : threshold,
+  };
 }
 
 function resolveCc(p: ParsedScenario['cc']): Record<string, CcSection> {
@@ -337,11 +356,15 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     cc: d.nic.cc,
     mtuBytes: d.nic.mtu,
     ackEvery: d.nic.ackEvery,
-    rtoNs: d.nic.rto,
     cnpIntervalNs: d.nic.cnpInterval,
     dataPrio: d.nic.dataPrio,
     ackPrio: d.nic.ackPrio ?? d.nic.controlPrio,
     controlPrio: d.nic.controlPrio,
+    transport: d.nic.transport,
+    paths: d.nic.paths,
+    reorderWindow: d.nic.reorderWindow,
+    sackBytes: d.nic.sackBytes,
+    ...transportDefaults(d.nic.transport, d.nic.rto, d.nic.reorderThreshold),
     rccc: rcccSettings(d.nic.rccc),
   };
   const sw = {
@@ -389,6 +412,11 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
   for (const [h, o] of Object.entries(p.hosts)) {
     checkHost(h, ['hosts', h]);
     hosts[h] = nicOverrides(o);
+    if (o.transport !== undefined)
+      Object.assign(
+        hosts[h],
+        transportDefaults(o.transport, o.rto ?? d.nic.rto, o.reorderThreshold ?? d.nic.reorderThreshold),
+      );
   }
   checkUetCombinations(nic, hosts, hostNames);
   if (sw.trim.enabled && sw.pfc.enabled) {

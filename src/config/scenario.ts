@@ -45,6 +45,15 @@ export interface NicParams {
   dataPrio: number;
   ackPrio: number;
   controlPrio: number;
+  /** Reliability protocol (nic/api.ts TransportName). */
+  transport: 'rocev2-gbn' | 'rocev2-sr' | 'uet';
+  /** Entropy policy of the data this host sends, and how many entropies it sprays over. */
+  paths: { policy: 'ecmp' | 'oblivious' | 'bitmap' | 'reps'; count: number };
+  /** Selective repeat: reorder buffer (packets), ACK coalescing (payload bytes), reorder threshold. */
+  reorderWindow: number;
+  sackBytes: number;
+  /** Packets, `bdp` (1.5 × the path's BDP, at least 5) or null (off: NACK and RTO only). */
+  reorderThreshold: number | 'bdp' | null;
   /** Receiver credits (UET RCCC) for the flows this host receives (docs/algorithms/rccc.md). */
   rccc: RcccSettings;
 }
@@ -530,12 +539,35 @@ const linkOverride = strict({
   loss: fraction().optional(),
 });
 
+const powerOfTwo = (min: number, max: number) =>
+  integer({ min, max }).refine((v) => (v & (v - 1)) === 0, { message: 'must be a power of two' });
+
+const pathsKey = () =>
+  strict({
+    policy: oneOf(['ecmp', 'oblivious', 'bitmap', 'reps'] as const).default('ecmp'),
+    // The reference simulator's path_entropy_size (uet-htsim main_uec.cpp).
+    count: powerOfTwo(1, 1 << 14).default(64),
+  });
+
 const nicKeys = {
   cc: () => name('an algorithm name'),
   mtu: () => size({ min: 64, max: 9000 }),
   ackEvery: () => integer({ min: 1 }),
   rto: () => duration(),
   cnpInterval: () => duration(),
+  transport: () => oneOf(['rocev2-gbn', 'rocev2-sr', 'uet'] as const),
+  reorderWindow: () => powerOfTwo(64, 1 << 22),
+  sackBytes: () => size(),
+  reorderThreshold: () =>
+    z.unknown().transform((v, ctx): number | 'bdp' | 'off' => {
+      if (v === 'bdp' || v === 'off') return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) return v;
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected packets (an integer ≥ 1), bdp or off, got ${showValue(v)}`,
+      });
+      return z.NEVER;
+    }),
 };
 
 /** `rccc: true`, `false` or a map of its settings (docs/algorithms/rccc.md). */
@@ -556,8 +588,16 @@ const nicDefaults = strict({
   cc: nicKeys.cc().default('dcqcn'),
   mtu: nicKeys.mtu().default(1000),
   ackEvery: nicKeys.ackEvery().default(1),
-  rto: nicKeys.rto().default(1_000_000),
+  // Default 1 ms; 100 µs under transport uet (the reference's DEFAULT_UEC_RTO_MIN), set in resolve.
+  rto: nicKeys.rto().optional(),
   cnpInterval: nicKeys.cnpInterval().default(50_000),
+  transport: nicKeys.transport().default('rocev2-gbn'),
+  paths: pathsKey().default({ policy: 'ecmp', count: 64 }),
+  reorderWindow: nicKeys.reorderWindow().default(1024),
+  // The reference's UecSink::_bytes_unacked_threshold.
+  sackBytes: nicKeys.sackBytes().default(16_384),
+  // Default: bdp under rocev2-sr, off under uet (the reference's SLEEK is off by default).
+  reorderThreshold: nicKeys.reorderThreshold().optional(),
   dataPrio: prio().default(3),
   // Defaults to controlPrio (ACKs ahead of data, never starved by PFC), as the NIC does; set it
   // to dataPrio for the HPCC simulator's placement (ACKs share the data queue in switches).
@@ -575,6 +615,11 @@ const nicOverride = strict({
   dataPrio: prio().optional(),
   ackPrio: prio().optional(),
   controlPrio: prio().optional(),
+  transport: nicKeys.transport().optional(),
+  paths: pathsKey().optional(),
+  reorderWindow: nicKeys.reorderWindow().optional(),
+  sackBytes: nicKeys.sackBytes().optional(),
+  reorderThreshold: nicKeys.reorderThreshold().optional(),
   rccc: rcccSchema.optional(),
 });
 

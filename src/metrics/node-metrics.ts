@@ -276,7 +276,26 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
         if (nic === null) return;
         const c = nic.counters() as unknown as Record<string, number>;
         for (const [k, v] of Object.entries(c))
-          if (typeof v === 'number' && k !== 'pausedNs') set({ event: k }, v);
+          if (typeof v === 'number' && k !== 'pausedNs' && k !== 'reorderMaxPackets') set({ event: k }, v);
+      },
+    );
+    gaugeFrom(
+      'rocelab_host_reorder_max_packets',
+      'Selective repeat: the most packets a QP of this host held out of order at once',
+      [],
+      (set) => {
+        const nic = src.nic();
+        if (nic !== null) set({}, nic.counters().reorderMaxPackets);
+      },
+    );
+    counterFrom(
+      'rocelab_host_entropy_tx_bytes_total',
+      'Payload bytes sent per entropy index (UDP source port choice), summed over QPs; spraying hosts only',
+      ['entropy'],
+      (set) => {
+        const mp = src.nic()?.multipath() ?? null;
+        if (mp === null || mp.policy === 'ecmp') return;
+        for (const [i, b] of mp.entropyTxBytes.entries()) set({ entropy: i }, b);
       },
     );
   }

@@ -321,10 +321,9 @@ export function rateChart(run: RunInput, index: number): ChartSpec | null {
   };
 }
 
-type CounterKey = Exclude<
-  keyof CompareData['byAlgorithm'][string]['counters'],
-  'trims' | 'headerDrops' | 'linkDownDrops'
->;
+type Counters = CompareData['byAlgorithm'][string]['counters'];
+/** The counters every run has (the optional ones, of trimming, link events or multipath hosts, are not charted). */
+type CounterKey = { [K in keyof Counters]-?: undefined extends Counters[K] ? never : K }[keyof Counters];
 
 const COUNTERS: [CounterKey, string, number][] = [
   ['pfcPausedNs', 'PFC paused time (µs, Σ ports)', 1e3],

@@ -49,6 +49,15 @@ export interface Counters {
   nackTx: number;
   retransmits: number;
   drops: number;
+  /** Hosts that spray or run selective repeat only (hosts[].multipath), so other reports keep their shape. */
+  retransmittedBytes?: number;
+  dataBytesTx?: number;
+  trimmedRx?: number;
+  outOfOrderRx?: number;
+  /** The deepest reorder buffer of any host, packets. */
+  reorderMaxPackets?: number;
+  /** The most uneven entropy load of any host: max / mean payload bytes over its entropies. */
+  entropyLoadMaxOverMean?: number;
   /** Runs that trim / have link events only (results.json `summary`), so other reports keep their shape. */
   trims?: number;
   headerDrops?: number;
@@ -158,6 +167,21 @@ function counters(r: Results): Counters {
     c.cnpRx += h.cnpRx;
     c.nackTx += h.nackTx;
     c.retransmits += h.retransmits;
+  }
+  const mp = r.hosts.flatMap((h) => (h.multipath === undefined ? [] : [h.multipath]));
+  if (mp.length > 0) {
+    const sum = (f: (m: (typeof mp)[number]) => number) => mp.reduce((a, m) => a + f(m), 0);
+    c.dataBytesTx = sum((m) => m.dataBytesTx);
+    c.retransmittedBytes = sum((m) => m.retransmittedBytes);
+    c.trimmedRx = sum((m) => m.trimmedRx);
+    c.outOfOrderRx = sum((m) => m.outOfOrderRx);
+    c.reorderMaxPackets = Math.max(...mp.map((m) => m.reorderMaxPackets));
+    c.entropyLoadMaxOverMean = Math.max(
+      ...mp.map((m) => {
+        const total = m.entropyTxBytes.reduce((a, b) => a + b, 0);
+        return total > 0 ? Math.max(...m.entropyTxBytes) / (total / m.entropyTxBytes.length) : 0;
+      }),
+    );
   }
   const s = r.summary;
   if (s.trims !== undefined) {

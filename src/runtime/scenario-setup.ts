@@ -51,6 +51,38 @@ export interface SetupOptions {
   cpFactories?: Record<string, SwitchCpFactory>;
 }
 
+/**
+ * Both ends of a flow must run the same transport (a go-back-N responder drops what a selective
+ * sender sprays ahead), and an algorithm that reads per-hop INT from consecutive ACKs (HPCC,
+ * MPCC) cannot run over spraying: the ACKs of one QP would carry the hops of different paths.
+ */
+function checkTransports(
+  s: Scenario,
+  flows: readonly { src: string; dst: string }[],
+  ccByHost: ReadonlyMap<string, CcSpec>,
+): void {
+  for (const f of flows) {
+    const a = nicFor(s, f.src).transport;
+    const b = nicFor(s, f.dst).transport;
+    if (a !== b)
+      throw new ConfigError(
+        'defaults.nic.transport',
+        `flow ${f.src} -> ${f.dst} joins transport ${a} to ${b}; both ends of a flow must agree`,
+      );
+  }
+  for (const [host, cc] of ccByHost) {
+    const policy = nicFor(s, host).paths.policy;
+    if (policy === 'ecmp') continue;
+    const f = cc.algorithm.rp.features;
+    const int = (typeof f === 'function' ? f(cc.params) : f).int;
+    if (int !== null)
+      throw new ConfigError(
+        'defaults.nic.paths',
+        `${host} runs ${cc.name}, which reads per-hop INT from consecutive ACKs; it cannot spray (policy ${policy}): use ecmp`,
+      );
+  }
+}
+
 /** Rethrow the library's own input errors as ConfigError (exit 2, one line). */
 export function asConfigError<T>(fn: () => T): T {
   try {
@@ -261,6 +293,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
         });
       cp.push(f);
     }
+    checkTransports(s, workload.flows, ccByHost);
     const activeFlows = requestedActiveFlows(s, topo, routes, workload, ccByHost);
     const flowWindowNs = activeFlows.windowNs;
     const flowMinBytes = activeFlows.minBytes;
@@ -311,6 +344,13 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           controlPrio: n.controlPrio,
           cc: ccByHost.get(node.name)!,
           cnpMinIntervalNs: n.cnpIntervalNs,
+          transport: n.transport,
+          paths: n.paths,
+          sr: {
+            windowPackets: n.reorderWindow,
+            ackBytes: n.sackBytes,
+            reorderThresholdPackets: n.reorderThreshold,
+          },
         };
       },
       switchConfig(node, base) {

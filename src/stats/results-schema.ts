@@ -46,6 +46,23 @@ export const hostResultSchema = z.strictObject({
   nackTx: nonNegInt,
   retransmits: nonNegInt,
   rxBytes: z.number().nonnegative(),
+  multipath: z
+    .strictObject({
+      transport: z.string(),
+      policy: z.string(),
+      entropies: nonNegInt,
+      entropyTxBytes: z.array(z.number().nonnegative()),
+      dataBytesTx: z.number().nonnegative(),
+      retransmittedBytes: z.number().nonnegative(),
+      nackRx: nonNegInt,
+      nackTx: nonNegInt,
+      trimmedRx: nonNegInt,
+      timeouts: nonNegInt,
+      outOfOrderRx: nonNegInt,
+      reorderMaxPackets: nonNegInt,
+      reorderOverflowRx: nonNegInt,
+    })
+    .optional(),
 });
 
 export const flowTraceSchema = z.strictObject({

@@ -4,6 +4,7 @@
  * byte-identical and diffs between runs stay readable. Field meanings: docs/results.md.
  */
 
+import type { MultipathStats } from '../../nic/api.js';
 import type { ProbeResults } from '../probe/probe.js';
 import { jainIndex, percentileSorted } from './aggregate.js';
 import type { CollectivesResult } from './collectives.js';
@@ -53,7 +54,12 @@ export interface HostResult {
   nackTx: number;
   retransmits: number;
   rxBytes: number;
+  /** Only for a host that sprays or runs selective repeat (docs/results.md "multipath"). */
+  multipath?: HostMultipathResult;
 }
+
+/** Spraying and selective repeat at one host (docs/results.md `hosts[].multipath`). */
+export type HostMultipathResult = MultipathStats;
 
 export type SeriesPoints = [number, number][];
 
@@ -269,6 +275,7 @@ export function buildResults(inp: ResultsInput): Results {
       nackTx: h.nackTx,
       retransmits: h.retransmits,
       rxBytes: h.rxBytes,
+      ...(h.multipath !== undefined ? { multipath: h.multipath } : {}),
     })),
     series: inp.series,
     trace: buildTrace(

@@ -32,6 +32,8 @@ import { FrameKind, type Packet, type PacketExt } from './packet.js';
 import { createExt } from './packet-factory.js';
 
 export const ROCELAB_OPTION_CLASS = 0xfff0;
+/** Data bytes of the SACK option (OptionType.Sack); also what a SACK adds to the emulated size. */
+export const SACK_DATA_BYTES = 20;
 
 export const OptionType = {
   /** HPCC INT stack, 42 bytes (docs/wire.md §2.1 HPCC layout) + 2 zero bytes. */
@@ -52,6 +54,12 @@ export const OptionType = {
   CnpPeriod: 0x14,
   /** PacketExt.fields: entries { nameLen u8 ≥ 1, name UTF-8, tag u8 (0 u32, 1 f64), value }, zero-padded. */
   Fields: 0x15,
+  /**
+   * PacketExt.sack (selective repeat): refPsn u32 (bit 31 last-hop flag, bits 24-30 zero, PSN in
+   * 0-23) · basePsn u32 (PSN in bits 0-23) · bitmap u32 PSNs base..base+31 (bit i = base + i) ·
+   * bitmap u32 base+32..base+63 · out-of-order packets u32. 20 bytes.
+   */
+  Sack: 0x16,
   /** Emulator metadata: prio u8, 3 zero bytes, packet id u64. Only when not derivable. */
   Meta: 0x20,
   /**
@@ -232,6 +240,14 @@ export function telemetryOptionsBytes(pkt: Packet): number {
     if (ext.fields !== null) {
       for (const g of fieldGroups(pkt, ext.fields)) n += GENEVE_OPTION_HEADER_BYTES + pad4(g.bytes);
     }
+    if (ext.sack !== null) {
+      const k = ext.sack;
+      if (!isUint(k.refPsn, 24) || !isUint(k.basePsn, 24))
+        bad(pkt, `SACK PSNs ${k.refPsn}/${k.basePsn} not 24-bit`);
+      if (!isUint(k.bitsLo, 32) || !isUint(k.bitsHi, 32)) bad(pkt, 'SACK bitmap words are not u32');
+      if (!isUint(k.oooPackets, 32)) bad(pkt, `SACK out-of-order count ${k.oooPackets} is not a u32`);
+      n += GENEVE_OPTION_HEADER_BYTES + SACK_DATA_BYTES;
+    }
   }
   if (pkt.trimHop !== 0) {
     if (!isUint(pkt.trimHop, 8)) bad(pkt, `trimHop ${pkt.trimHop} is not 1..255`);
@@ -324,6 +340,16 @@ export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number,
         while (p < end) buf[p++] = 0;
       }
     }
+  }
+  if (ext !== null && ext.sack !== null) {
+    const k = ext.sack;
+    p = optHeader(buf, p, OptionType.Sack, SACK_DATA_BYTES);
+    writeU32(buf, p, (k.refPsn | (k.lastHop ? 0x80000000 : 0)) >>> 0);
+    writeU32(buf, p + 4, k.basePsn);
+    writeU32(buf, p + 8, k.bitsLo);
+    writeU32(buf, p + 12, k.bitsHi);
+    writeU32(buf, p + 16, k.oooPackets);
+    p += SACK_DATA_BYTES;
   }
   if (pkt.trimHop !== 0) {
     p = optHeader(buf, p, OptionType.Trimmed, TRIMMED_DATA_BYTES);
@@ -453,6 +479,22 @@ export function applyTelemetryOption(
       const ext = extOf(pkt);
       if (ext.fields === null) ext.fields = {};
       return decodeFields(buf, off, off + bytes, ext.fields);
+    }
+    case OptionType.Sack: {
+      if (bytes !== SACK_DATA_BYTES) return wrongLength(type, bytes, SACK_DATA_BYTES, off);
+      const ref = readU32(buf, off);
+      const base = readU32(buf, off + 4);
+      if ((ref & 0x7f000000) !== 0 || (base & 0xff000000) !== 0)
+        return decodeError('bad-option', 'SACK reserved bits set', off);
+      extOf(pkt).sack = {
+        refPsn: ref & 0xffffff,
+        basePsn: base,
+        bitsLo: readU32(buf, off + 8),
+        bitsHi: readU32(buf, off + 12),
+        oooPackets: readU32(buf, off + 16),
+        lastHop: ref >>> 31 === 1,
+      };
+      return null;
     }
     case OptionType.Trimmed: {
       if (bytes !== TRIMMED_DATA_BYTES) return wrongLength(type, bytes, TRIMMED_DATA_BYTES, off);

@@ -41,6 +41,11 @@ describe('defaults', () => {
       dataPrio: 3,
       ackPrio: 0,
       controlPrio: 0,
+      transport: 'rocev2-gbn',
+      paths: { policy: 'ecmp', count: 64 },
+      reorderWindow: 1024,
+      sackBytes: 16_384,
+      reorderThreshold: 'bdp',
       rccc: { ...RCCC_DEFAULTS, enabled: false },
     });
     expect(s.defaults.switch).toEqual({

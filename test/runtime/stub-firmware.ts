@@ -121,6 +121,11 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    dataBytesTx: 0,
+    retransmittedBytes: 0,
+    trimmedRx: 0,
+    reorderOverflowRx: 0,
+    reorderMaxPackets: 0,
   };
   const frame = (qp: StubQp, kind: FrameKind): Packet => {
     const p = createPacket();
@@ -174,6 +179,8 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
       if (qp === undefined) return;
       if (pkt.kind === FrameKind.Data) {
         counters.rxBytes += pkt.payloadLen;
+        // A lossless stub: every data frame arrives in order, delivered as it comes.
+        if (pkt.psn === qp.rxPsn) cfg.observer.onDelivered?.(qp.setup.qpn, pkt.payloadLen);
         qp.rxPsn = pkt.psn + 1;
         if (pkt.opcode === Opcode.SendFirst || pkt.opcode === Opcode.SendOnly) {
           qp.rxBytes = 0;
@@ -220,5 +227,6 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     qpInspect: () => ({}),
     rateTrace: () => [],
     ccCounters: () => ({}),
+    multipath: () => null,
   };
 }

@@ -117,7 +117,12 @@ function buildCapture(): { file: string; expected: Expected[] } {
     nhop: 1,
     hops: [{ lineRateBps: 0, timeNs: 0, txBytes: 0, qlenBytes: 30000, activeFlows: 3 }],
   };
-  train[2].ext = { ...createExt(), tsEchoNs: 777, ecnCount: 12 };
+  train[2].ext = {
+    ...createExt(),
+    tsEchoNs: 777,
+    ecnCount: 12,
+    sack: { refPsn: 0x123456, basePsn: 57, bitsLo: 0x80000001, bitsHi: 0xff, oooPackets: 9, lastHop: true },
+  };
   train[3].ext = { ...createExt(), cnpPeriodNs: 50000, ecnCount: 3 };
   for (const p of train) p.sizeBytes = emulatedSizeBytes(p);
   w.begin(3, 42);
@@ -194,6 +199,11 @@ const FIELDS = [
   'rocelab.window_bytes',
   'rocelab.ecn_count',
   'rocelab.cnp_period_ns',
+  'rocelab.sack.last_hop',
+  'rocelab.sack.ref_psn',
+  'rocelab.sack.base_psn',
+  'rocelab.sack.bits_lo',
+  'rocelab.sack.ooo',
   'rocelab.field.name',
   'rocelab.field.u32',
   'rocelab.field.f64',
@@ -282,6 +292,11 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     expect(train['rocelab.mpcc.qlen_bytes']).toEqual(['30000']);
     expect(train['rocelab.ts_echo_ns']).toEqual(['777']);
     expect(train['rocelab.ecn_count']).toEqual(['12', '3']);
+    expect(train['rocelab.sack.ref_psn']).toEqual([String(0x123456)]);
+    expect(train['rocelab.sack.base_psn']).toEqual(['57']);
+    expect(train['rocelab.sack.bits_lo']).toEqual(['0x80000001']);
+    expect(train['rocelab.sack.ooo']).toEqual(['9']);
+    expect(train['rocelab.sack.last_hop']).toEqual(['1']);
     expect(train['rocelab.train_len'].map(Number).every((n) => n > 60)).toBe(true);
     // the trimmed frame: its hop, last-hop flag and lost length; the inner IPv4 packet is headers only
     const cut = rows[6];

@@ -33,8 +33,6 @@ import type { FirmwareEnv } from '../../env/env.js';
 import type { SeriesPoints } from '../../stats/results.js';
 import { type FlowRateLog, slowerFirst, slownessKey, TRACE_CHANGES, TRACE_FLOWS } from '../../stats/trace.js';
 import type { TopologyNode } from '../../topology/model.js';
-import { PSN_MASK } from '../../wire/bth.js';
-import { FrameKind, type Packet } from '../../wire/packet.js';
 import { HostGates } from './gates.js';
 import {
   type NodeFlowReport,
@@ -100,8 +98,6 @@ interface RxQp {
   /** Message being delivered and its bytes so far. */
   head: number;
   inHead: number;
-  /** Next PSN the receiver accepts (go-back-N). */
-  expectedPsn: number;
   /** Every message was announced with its id (expect), so completions carry flow ids. */
   announced: boolean;
   /** Messages are learnt from the sending application (virtual time), not derived. */
@@ -192,6 +188,7 @@ export class HostApp {
     this.observer = {
       onMessageComplete: (c) => this.onMessageComplete(c),
       onRateChange: (c) => this.onRateChange(c),
+      onDelivered: (qpn, bytes) => this.onDelivered(qpn, bytes),
     };
   }
 
@@ -239,7 +236,6 @@ export class HostApp {
       msgBytes: [],
       head: 0,
       inHead: 0,
-      expectedPsn: INITIAL_PSN,
       announced: fromPeer,
       fromPeer,
       completedOrdinals: new OrdinalSet(),
@@ -468,14 +464,16 @@ export class HostApp {
     this.freeRings.push(r);
   }
 
-  /** Receive tap: in-order payload bytes per flow, seen on the wire into this host (go-back-N). */
-  onRx(pkt: Packet): void {
-    if (pkt.kind !== FrameKind.Data) return;
-    const i = pkt.destQp - FIRST_QPN;
+  /**
+   * In-order payload bytes per flow, as the NIC delivers them (NicObserver.onDelivered: every
+   * transport's rule, so selective repeat's out-of-order arrivals count once their hole closes,
+   * and a trimmed packet never).
+   */
+  private onDelivered(qpn: number, payloadBytes: number): void {
+    const i = qpn - FIRST_QPN;
     const rx = i >= 0 && i < this.rxQps.length ? this.rxQps[i] : undefined;
-    if (rx === undefined || pkt.psn !== rx.expectedPsn) return;
-    rx.expectedPsn = (pkt.psn + 1) & PSN_MASK;
-    let bytes = pkt.payloadLen;
+    if (rx === undefined) return;
+    let bytes = payloadBytes;
     while (bytes > 0) {
       if (rx.head >= rx.msgFlow.length) {
         // Derived messages: a long-lived flow's, of a known constant size, appended as they arrive.

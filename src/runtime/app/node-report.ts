@@ -5,7 +5,7 @@
  * real launchers gather them from the node processes (docs/realtime.md). The merged results
  * therefore have the same shape and meaning whichever runtime produced them.
  */
-import type { Nic } from '../../../nic/api.js';
+import type { MultipathStats, Nic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { mergeProbeReports, type ProbeResults } from '../../probe/probe.js';
 import { collectiveResults } from '../../stats/collectives.js';
@@ -39,7 +39,7 @@ export interface NodeFlowReport {
 /** A flow as its receiving host saw it. */
 export interface NodeRxReport {
   flowId: number;
-  /** In-order payload bytes that reached the receiving host (the go-back-N rule). */
+  /** Payload bytes the receiving NIC delivered in order (NicObserver.onDelivered: every transport's rule). */
   deliveredBytes: number;
   /** Messages the receiving NIC completed for this flow. */
   receiverCompletions: number;
@@ -53,6 +53,8 @@ export interface NodeHostCounters {
   rxBytes: number;
   timeouts: number;
   duplicateRx: number;
+  /** Only for a host that sprays or runs selective repeat. */
+  multipath?: MultipathStats;
 }
 
 export interface NodeFirmwareCounters {
@@ -139,6 +141,8 @@ export function firmwareReport(
       timeouts: c.timeouts,
       duplicateRx: c.duplicateRx,
     };
+    const mp = fw.nic.multipath();
+    if (mp !== null) host.multipath = mp;
     firmware.malformed = c.malformed;
   } else if (fw.sw !== null) {
     const { trimming, linkEvents } = fw.sw;
@@ -238,6 +242,7 @@ export function mergeReports(inp: MergeInput): Results {
       nackTx: c?.nackTx ?? 0,
       retransmits: c?.retransmits ?? 0,
       rxBytes: c?.rxBytes ?? 0,
+      ...(c?.multipath !== undefined ? { multipath: c.multipath } : {}),
     });
     nodeWarnings(r);
   }

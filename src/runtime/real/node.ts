@@ -766,7 +766,6 @@ export class RealNode {
       this.nic = nic;
       this.probe?.attach(me.name, nic);
       env.attach(nic);
-      env.taps.push({ onRx: (_port, pkt) => driver.onRx(pkt) });
       driver.attach(nic);
     } else {
       const cfg = this.setup.switchConfig(me, {

@@ -16,7 +16,6 @@ import { chainNicTrace, chainSwitchTrace, chainTracers, Probe, type Tracer } fro
 import type { Results, SeriesPoints } from '../../stats/results.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
-import { FrameKind } from '../../wire/packet.js';
 import type { FlowSpec, Workload } from '../../workload/generate.js';
 import { HostApp, type TxFlow } from '../app/host-app.js';
 import {
@@ -168,9 +167,6 @@ export class VirtualRun {
       drop: inp.drop,
       log: inp.log,
       tap: inp.tap,
-      onHostRx: (host, pkt) => {
-        if (pkt.kind === FrameKind.Data) this.apps[host.index].onRx(pkt);
-      },
     });
     for (const h of this.topo.hosts) {
       const p = h.ports[0];
