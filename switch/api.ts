@@ -111,6 +111,13 @@ export interface SwitchConfig {
    * (RunSetup.intMulti), which the real runtime also encodes and decodes with. Default 1.
    */
   intMulti?: number;
+  /**
+   * (optional) HPCC INT line-rate table (code → bit/s, docs/wire.md "Rate codes"): the run's one
+   * table (RunSetup.intRatesBps), which the real runtime also encodes and decodes with. Default:
+   * the table of this switch's own port rates (the ns-3 table when they are all in it). Stamping
+   * an HPCC hop of a port whose rate is not in the table throws (never snaps to another rate).
+   */
+  intRatesBps?: readonly number[];
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */

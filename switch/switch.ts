@@ -15,7 +15,7 @@ import type { FirmwareEnv } from '../src/env/env.js';
 import type { SwitchTrace } from '../src/env/trace.js';
 import { PfcOutbox, PfcPause } from '../src/port/pfc.js';
 import { TxPort } from '../src/port/tx-port.js';
-import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
+import { hpccRateTableOrNs3, quantizeHpccHop } from '../src/wire/int-hpcc.js';
 import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
 import { isMessageEnd } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
@@ -127,6 +127,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const flowForgetAtEnd = config.activeFlowForgetAtEnd === true;
   const intOn = config.int !== false;
   const intMulti = config.intMulti ?? 1;
+  const intRatesBps = config.intRatesBps ?? hpccRateTableOrNs3(config.ports.map((p) => p.rateBps));
   const hooks: SwitchTrace | null = config.trace ?? null;
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
@@ -487,7 +488,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       // MPCC stops writing after five hops (docs/wire.md, "MPCC block"); nhop still counts.
       if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
     } else {
-      const hop = quantizeHpccHop(raw, intMulti);
+      const hop = quantizeHpccHop(raw, intMulti, intRatesBps);
       // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (docs/wire.md, "INT stacks").
       const slot = st.nhop % INT_MAX_HOPS;
       if (slot < st.hops.length) st.hops[slot] = hop;

@@ -36,7 +36,27 @@ local OPTION_NAMES = {
   [0x28] = "ack",
 }
 
-local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
+-- HPCC INT's 3-bit rate code indexes the run's line-rate table (docs/wire.md "Rate codes"): the
+-- HPCC simulator's 25/50/100/200/400G when every switch port of the scenario runs at one of
+-- those, else the scenario's distinct switch-port rates in ascending order. The capture does not
+-- carry it: set the preference to the run's table (Gbit/s, comma-separated), e.g.
+--   tshark -o rocelab.hpcc_rates:10,40,100 ...
+local NS3_RATES = "25,50,100,200,400"
+rocelab.prefs.hpcc_rates = Pref.string("HPCC INT rate table (Gbit/s)", NS3_RATES,
+  "The run's HPCC INT line-rate table, code 0 first (docs/wire.md \"Rate codes\")")
+
+-- Code -> bit/s of the table in the preference; codes past it (and a malformed preference) give 0.
+local function hpcc_rate_bps(code)
+  local i = 0
+  for g in string.gmatch(rocelab.prefs.hpcc_rates, "[^,%s]+") do
+    if i == code then
+      local v = tonumber(g)
+      return v ~= nil and v * 1e9 or 0
+    end
+    i = i + 1
+  end
+  return 0
+end
 
 local f = {
   packets = ProtoField.uint16("rocelab.packets", "Geneve packets in datagram", base.DEC),
@@ -63,7 +83,8 @@ local f = {
   ack_seq = ProtoField.uint32("rocelab.ack_seq", "Ack: next reverse-link sequence expected", base.DEC),
   hpcc_nhop = ProtoField.uint16("rocelab.hpcc.nhop", "HPCC nhop", base.DEC),
   hpcc_hop = ProtoField.uint8("rocelab.hpcc.slot", "HPCC hop slot", base.DEC),
-  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC, HPCC_RATES),
+  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC),
+  hpcc_rate_bps = ProtoField.double("rocelab.hpcc.rate_bps", "Line rate (bit/s, rate table preference; 0: none)"),
   hpcc_time = ProtoField.uint32("rocelab.hpcc.time_ns", "Dequeue time (ns mod 2^24)", base.DEC),
   hpcc_tx = ProtoField.uint32("rocelab.hpcc.tx_units", "Bytes sent (units of 128·multi)", base.DEC),
   hpcc_qlen = ProtoField.uint32("rocelab.hpcc.qlen_units", "Queue length (units of 80·multi)", base.DEC),
@@ -129,7 +150,9 @@ local function dissect_option(tvb, t, type, d, n)
       local r = tvb(d + 8 * i, 8)
       local w = r:le_uint64()
       local h = t:add(f.hpcc_hop, r, i)
-      h:add(f.hpcc_rate, r, w:band(7):tonumber())
+      local code = w:band(7):tonumber()
+      h:add(f.hpcc_rate, r, code)
+      h:add(f.hpcc_rate_bps, r, hpcc_rate_bps(code)):set_generated()
       h:add(f.hpcc_time, r, w:rshift(3):band(0xFFFFFF):tonumber())
       h:add(f.hpcc_tx, r, w:rshift(27):band(0xFFFFF):tonumber())
       h:add(f.hpcc_qlen, r, w:rshift(47):band(0x1FFFF):tonumber())

@@ -325,6 +325,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     ecn: resolveEcn(d.switch.ecn),
     pfc: resolvePfc(d.switch.pfc, d.switch.buffer),
     int: d.switch.int,
+    intRates: d.switch.intRates,
   };
   for (const key of ['dataPrio', 'ackPrio', 'controlPrio'] as const) {
     if (nic[key] >= sw.queues)

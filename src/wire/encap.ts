@@ -49,6 +49,11 @@ export interface EncapsulateOptions extends EncodeOptions {
   vni: number;
   /** HPCC INT_MULTI (units of 128·multi and 80·multi bytes); both ends must agree. Default 1. */
   intMulti?: number;
+  /**
+   * HPCC INT line-rate table (code → bit/s, src/wire/int-hpcc-rates.ts); both ends must agree.
+   * Default the ns-3 table. A hop whose rate has no code throws WireEncodeError.
+   */
+  intRatesBps?: readonly number[];
   /** Emulated arrival instant to stamp (option ArrivalTs, Geneve only); none when absent. */
   arrivalNs?: number;
   /** Datagram sequence number of the link (option LinkSeq, u32); none when absent. */
@@ -67,6 +72,8 @@ export interface PromiseTrailer {
 
 export interface DecapsulateOptions extends DecodeOptions {
   intMulti?: number;
+  /** HPCC INT line-rate table, as for encapsulate. */
+  intRatesBps?: readonly number[];
   /** Datagrams longer than this are 'oversized' (default MAX_DATAGRAM_BYTES). */
   maxDatagramBytes?: number;
 }
@@ -206,7 +213,7 @@ export function encapsulateSized(
 ): number {
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet);
   const runtimeEnd = writeRuntimeOptions(buf, off + GENEVE_HEADER_BYTES, opts);
-  const innerOff = writeTelemetryOptions(pkt, buf, runtimeEnd, opts.intMulti ?? 1);
+  const innerOff = writeTelemetryOptions(pkt, buf, runtimeEnd, opts.intMulti ?? 1, opts.intRatesBps);
   return innerOff - off + encodeFrameInto(pkt, buf, innerOff, opts);
 }
 
@@ -354,12 +361,21 @@ export function decapsulateAt(
   const inner = decodeFrame(buf.subarray(optEnd, end), opts);
   if ('code' in inner) return shifted(inner, optEnd - start);
   const multi = opts.intMulti ?? 1;
+  const rates = opts.intRatesBps;
   let activeFlowsOff = -1;
   for (let p = start + GENEVE_HEADER_BYTES; p < optEnd; ) {
     const dataBytes = (buf[p + 3] & 0x1f) * 4;
     if (((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS) {
       const type = buf[p + 2];
-      const err = applyTelemetryOption(inner, type, buf, p + GENEVE_OPTION_HEADER_BYTES, dataBytes, multi);
+      const err = applyTelemetryOption(
+        inner,
+        type,
+        buf,
+        p + GENEVE_OPTION_HEADER_BYTES,
+        dataBytes,
+        multi,
+        rates,
+      );
       if (err !== null) return start === 0 ? err : shifted(err, -start);
       if (type === OptionType.HpccActiveFlows) activeFlowsOff = p + GENEVE_OPTION_HEADER_BYTES;
       else if (type === OptionType.ArrivalTs && dataBytes === 8 && meta !== undefined) {

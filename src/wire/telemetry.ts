@@ -26,7 +26,7 @@ import {
   GENEVE_OPTION_HEADER_BYTES,
   writeGeneveOptionHeader,
 } from './geneve.js';
-import { decodeHpccInt, encodeHpccInt, HPCC_MAX_HOPS } from './int-hpcc.js';
+import { decodeHpccInt, encodeHpccInt, HPCC_MAX_HOPS, NS3_HPCC_RATES_BPS } from './int-hpcc.js';
 import { decodeMpccInt, encodeMpccInt, MPCC_INT_BYTES } from './int-mpcc.js';
 import { FrameKind, type Packet, type PacketExt } from './packet.js';
 import { createExt } from './packet-factory.js';
@@ -239,13 +239,19 @@ function optHeader(buf: Uint8Array, off: number, type: number, dataBytes: number
 }
 
 /** Writes the options at `off`; returns the offset after them. Call telemetryOptionsBytes first. */
-export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number, intMulti = 1): number {
+export function writeTelemetryOptions(
+  pkt: Packet,
+  buf: Uint8Array,
+  off: number,
+  intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
+): number {
   let p = off;
   const st = pkt.int;
   if (st !== null) {
     if (st.layout === 'hpcc') {
       p = optHeader(buf, p, OptionType.HpccInt, HPCC_DATA_BYTES);
-      p += encodeHpccInt(buf, p, st, intMulti);
+      p += encodeHpccInt(buf, p, st, intMulti, intRatesBps);
       buf[p++] = 0;
       buf[p++] = 0;
       if (hasActiveFlows(pkt)) {
@@ -390,11 +396,12 @@ export function applyTelemetryOption(
   off: number,
   bytes: number,
   intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
 ): DecodeError | null {
   switch (type) {
     case OptionType.HpccInt: {
       if (bytes !== HPCC_DATA_BYTES) return wrongLength(type, bytes, HPCC_DATA_BYTES, off);
-      const st = decodeHpccInt(buf, off, intMulti);
+      const st = decodeHpccInt(buf, off, intMulti, intRatesBps);
       if ('code' in st) return st;
       pkt.int = st;
       return null;

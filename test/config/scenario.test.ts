@@ -62,6 +62,7 @@ describe('defaults', () => {
         reserveBytes: 4096,
       },
       int: true,
+      intRates: 'scenario',
     });
     expect(s.topology).toEqual({ kind: 'star', hosts: 9, link: { rateBps: 100e9, delayNs: 1000, loss: 0 } });
     expect(s.hostNames).toEqual(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8', 'h9']);
