@@ -19,6 +19,7 @@ local OPTION_NAMES = {
   [0x01] = "HPCC INT",
   [0x02] = "MPCC INT",
   [0x03] = "HPCC active flows",
+  [0x04] = "HPCC queue length high bits",
   [0x10] = "TX timestamp",
   [0x11] = "timestamp echo",
   [0x12] = "window",
@@ -92,6 +93,7 @@ local f = {
   mpcc_qlen = ProtoField.uint32("rocelab.mpcc.qlen_bytes", "Queue length (bytes)", base.DEC),
   mpcc_flows = ProtoField.uint16("rocelab.mpcc.active_flows", "Active flows", base.DEC),
   active_flows = ProtoField.uint16("rocelab.active_flows", "Active flows (HPCC slot)", base.DEC),
+  qlen_high = ProtoField.uint16("rocelab.hpcc.qlen_high_units", "Queue length bits 17..32 (units of 80·multi · 2^17, HPCC slot)", base.DEC),
   tx_ts = ProtoField.uint64("rocelab.tx_ts_ns", "TX timestamp (ns)", base.DEC),
   ts_echo = ProtoField.uint64("rocelab.ts_echo_ns", "Timestamp echo (ns)", base.DEC),
   window = ProtoField.uint32("rocelab.window_bytes", "Window (bytes)", base.DEC),
@@ -167,6 +169,10 @@ local function dissect_option(tvb, t, type, d, n)
   elseif type == 0x03 and n == 12 then
     for i = 0, 4 do
       t:add(f.active_flows, tvb(d + 2 * i, 2))
+    end
+  elseif type == 0x04 and n == 12 then
+    for i = 0, 4 do
+      t:add(f.qlen_high, tvb(d + 2 * i, 2))
     end
   elseif type == 0x10 and n == 8 then
     t:add(f.tx_ts, tvb(d, 8))

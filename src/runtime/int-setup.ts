@@ -8,14 +8,16 @@ import type { RpFeatures } from '../cc/types.js';
 import { ConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
 import type { Topology } from '../topology/model.js';
+import { formatRate, formatSize } from '../units/index.js';
 import {
+  HPCC_QLEN_UNIT,
+  HPCC_QLEN_UNITS_MODULO,
   HPCC_RATE_CODES,
   hpccRateTable,
   hpccRateTableOrNs3,
   hpccRateTableProblem,
   NS3_HPCC_RATES_BPS,
 } from '../wire/int-hpcc.js';
-import { showRate } from '../wire/int-hpcc-rates.js';
 
 /** The INT layout a host's algorithm asks for (its RpFeatures.int). */
 export function intLayoutOf(c: CcSpec): RpFeatures['int'] {
@@ -63,7 +65,7 @@ export function runIntRates(s: Scenario, topo: Topology, ccByHost: Map<string, C
     if (stamped && outside.length > 0)
       throw new ConfigError(
         'defaults.switch.intRates',
-        `ns3: the HPCC simulator's rate codes (${NS3_HPCC_RATES_BPS.map(showRate).join(', ')}) cannot carry ${outside.map(showRate).join(', ')}; drop intRates: ns3 to derive the table from the scenario`,
+        `ns3: the HPCC simulator's rate codes (${NS3_HPCC_RATES_BPS.map(formatRate).join(', ')}) cannot carry ${outside.map(formatRate).join(', ')}; drop intRates: ns3 to derive the table from the scenario`,
       );
     return NS3_HPCC_RATES_BPS;
   }
@@ -72,7 +74,32 @@ export function runIntRates(s: Scenario, topo: Topology, ccByHost: Map<string, C
   if (problem !== null)
     throw new ConfigError(
       'topology',
-      `switch ports use ${problem} (${distinct.map(showRate).join(', ')}); use at most ${HPCC_RATE_CODES} link rates with HPCC INT`,
+      `switch ports use ${problem} (${distinct.map(formatRate).join(', ')}); use at most ${HPCC_RATE_CODES} link rates with HPCC INT`,
     );
   return hpccRateTable(distinct);
+}
+
+/** Bytes of the largest queue `layout`'s INT can carry (HPCC: 2^33 − 1 units of 80·multi; MPCC: a u32). */
+export function intQueueLimitBytes(layout: 'hpcc' | 'mpcc', intMulti: number): number {
+  return layout === 'hpcc' ? HPCC_QLEN_UNITS_MODULO * HPCC_QLEN_UNIT * intMulti - 1 : 0xffff_ffff;
+}
+
+/**
+ * A switch queue can grow to the shared buffer; the INT layouts the run's hosts read must carry
+ * any queue it can hold, or the run is refused (exit 2) rather than a queue read wrapped (HPCC's
+ * 17-bit field alone wraps at 10.5 MB; the HpccQlenHigh option takes it to 687 GB at INT_MULTI 1)
+ * or saturated (MPCC's u32, 4 GiB).
+ */
+export function checkIntQueueRange(s: Scenario, ccByHost: Map<string, CcSpec>, intMulti: number): void {
+  if (!s.defaults.switch.int) return;
+  const bufferBytes = s.defaults.switch.bufferBytes;
+  const layouts = new Set([...new Set(ccByHost.values())].map(intLayoutOf));
+  for (const layout of ['hpcc', 'mpcc'] as const) {
+    const limit = intQueueLimitBytes(layout, intMulti);
+    if (layouts.has(layout) && bufferBytes > limit)
+      throw new ConfigError(
+        'defaults.switch.buffer',
+        `${formatSize(bufferBytes)} can hold queues longer than ${layout.toUpperCase()} INT carries (${formatSize(limit)}${layout === 'hpcc' ? ` at intMulti ${intMulti}; raise cc.<algorithm>.intMulti` : ''})`,
+      );
+  }
 }

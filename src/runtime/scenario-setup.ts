@@ -17,7 +17,7 @@ import { hostPath } from '../topology/path.js';
 import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
-import { intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
+import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
 
 export interface RunSetup {
   scenario: Scenario;
@@ -192,6 +192,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     for (const name of Object.keys(s.cc)) ccSpec(name);
     const intMulti = runIntMulti(ccByHost);
     const intRatesBps = runIntRates(s, topo, ccByHost);
+    checkIntQueueRange(s, ccByHost, intMulti);
     const cp: SwitchCpFactory[] = [];
     const cpNames = new Set<string>();
     for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {

@@ -33,6 +33,7 @@ import type { Packet } from './packet.js';
 import { emulatedSizeBytes } from './size.js';
 import {
   applyActiveFlows,
+  applyQlenHigh,
   applyTelemetryOption,
   OptionType,
   ROCELAB_OPTION_CLASS,
@@ -180,7 +181,7 @@ export function readArrivalNs(buf: Uint8Array): number | null {
  * WireEncodeError beyond what Geneve can hold. For TrainWriter, which sizes before it writes.
  */
 export function packetOptionsBytes(pkt: Packet, opts: EncapsulateOptions): number {
-  const n = telemetryOptionsBytes(pkt) + runtimeOptionsBytes(opts);
+  const n = telemetryOptionsBytes(pkt, opts.intMulti ?? 1, opts.intRatesBps) + runtimeOptionsBytes(opts);
   if (n > GENEVE_MAX_OPTIONS_BYTES) {
     throw new WireEncodeError(
       `packet ${pkt.id} needs ${n} bytes of Geneve options, more than the ${GENEVE_MAX_OPTIONS_BYTES} Geneve allows (too many ext.fields?)`,
@@ -363,6 +364,7 @@ export function decapsulateAt(
   const multi = opts.intMulti ?? 1;
   const rates = opts.intRatesBps;
   let activeFlowsOff = -1;
+  let qlenHighOff = -1;
   for (let p = start + GENEVE_HEADER_BYTES; p < optEnd; ) {
     const dataBytes = (buf[p + 3] & 0x1f) * 4;
     if (((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS) {
@@ -378,6 +380,7 @@ export function decapsulateAt(
       );
       if (err !== null) return start === 0 ? err : shifted(err, -start);
       if (type === OptionType.HpccActiveFlows) activeFlowsOff = p + GENEVE_OPTION_HEADER_BYTES;
+      else if (type === OptionType.HpccQlenHigh) qlenHighOff = p + GENEVE_OPTION_HEADER_BYTES;
       else if (type === OptionType.ArrivalTs && dataBytes === 8 && meta !== undefined) {
         const v = readF64(buf, p + GENEVE_OPTION_HEADER_BYTES);
         meta.arrivalNs = Number.isFinite(v) ? v : null;
@@ -386,6 +389,7 @@ export function decapsulateAt(
     p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
   }
   if (activeFlowsOff >= 0) applyActiveFlows(inner, buf, activeFlowsOff);
+  if (qlenHighOff >= 0) applyQlenHigh(inner, buf, qlenHighOff, multi);
   inner.sizeBytes = emulatedSizeBytes(inner);
   return inner;
 }

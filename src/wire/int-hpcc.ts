@@ -8,7 +8,10 @@
  *               are all in it); codes past the table decode to 0
  *   bits 3..26  dequeue time, ns mod 2^24
  *   bits 27..46 bytes sent on the port before this packet, units of 128·multi, mod 2^20
- *   bits 47..63 queue length at dequeue, units of 80·multi, mod 2^17 (a C bitfield truncates)
+ *   bits 47..63 queue length at dequeue, units of 80·multi: its low 17 bits (the simulator's C
+ *               bitfield truncates there, 10.5 MB at multi 1); the next 16 bits ride in the
+ *               HpccQlenHigh option (telemetry.ts) when non-zero, so queues up to 2^33 units
+ *               (687 GB at multi 1) are carried, never wrapped
  *
  * A switch writes slot nhop % 5 and then increments nhop, so past five hops slot 0 is overwritten.
  * IntStack.hops[i] is slot i; a decoded stack has min(nhop, 5) hops.
@@ -24,7 +27,10 @@ export { HPCC_INT_BYTES };
 export const HPCC_MAX_HOPS = 5;
 export const HPCC_TIME_MODULO = 2 ** 24;
 export const HPCC_BYTES_MODULO = 2 ** 20;
+/** The hop word's qlen field: 17 bits of 80·multi-byte units. */
 export const HPCC_QLEN_MODULO = 2 ** 17;
+/** qlen units the wire carries with the HpccQlenHigh option's 16 more bits (queues wrap only past this). */
+export const HPCC_QLEN_UNITS_MODULO = 2 ** 33;
 export const HPCC_BYTES_UNIT = 128;
 export const HPCC_QLEN_UNIT = 80;
 
@@ -57,7 +63,7 @@ export function writeHpccHop(
   const rate = hpccRateCode(hop.lineRateBps, ratesBps);
   const time = mod(Math.floor(hop.timeNs), HPCC_TIME_MODULO);
   const bytes = mod(Math.floor(hop.txBytes / (HPCC_BYTES_UNIT * multi)), HPCC_BYTES_MODULO);
-  const qlen = mod(Math.floor(hop.qlenBytes / (HPCC_QLEN_UNIT * multi)), HPCC_QLEN_MODULO);
+  const qlen = hpccQlenUnits(hop.qlenBytes, multi) % HPCC_QLEN_MODULO;
   writeU32LE(buf, off, (rate | (time << 3) | ((bytes & 0x1f) << 27)) >>> 0);
   writeU32LE(buf, off + 4, ((bytes >>> 5) | (qlen << 15)) >>> 0);
 }
@@ -116,11 +122,27 @@ function wrapUnits(v: number, unit: number, m: number): number {
   return r < 0 ? r + m : r + 0; // + 0 turns -0 into 0, as the bitfield does
 }
 
+/** A queue length in the wire's 80·multi-byte units, as far as hop word and option carry it (2^33). */
+export function hpccQlenUnits(qlenBytes: number, multi = 1): number {
+  return wrapUnits(qlenBytes, HPCC_QLEN_UNIT * multi, HPCC_QLEN_UNITS_MODULO);
+}
+
+/** The qlen units above the hop word's 17 bits (0..65535): what the HpccQlenHigh option carries. */
+export function hpccQlenHighUnits(qlenBytes: number, multi = 1): number {
+  return Math.floor(hpccQlenUnits(qlenBytes, multi) / HPCC_QLEN_MODULO);
+}
+
+/** A decoded hop's qlen with the option's high units added back (`readHpccHop` reads the low 17 bits). */
+export function addHpccQlenHigh(hop: IntHop, highUnits: number, multi = 1): void {
+  hop.qlenBytes += highUnits * HPCC_QLEN_MODULO * HPCC_QLEN_UNIT * multi;
+}
+
 /**
  * The hop exactly as a receiver decodes it from the real wire: the hop word's fields as
  * `readHpccHop(writeHpccHop(hop))` gives them (the rate through its code in `ratesBps`, time mod
- * 2^24, txBytes and qlen floored to their units and wrapped), and activeFlows as the
- * HpccActiveFlows option carries it (a u16 of min(n, 65535)). Virtual-time switches stamp this,
+ * 2^24, txBytes floored to its units and wrapped mod 2^20 units), qlen floored to its units with
+ * the HpccQlenHigh option's bits (mod 2^33 units), and activeFlows as the HpccActiveFlows option
+ * carries it (a u16 of min(n, 65535)). Virtual-time switches stamp this,
  * so a virtual HPCC sender sees what a real one (and the HPCC ns-3 simulator's, whose IntHop
  * stores the bitfields) sees. Idempotent, so a real-runtime switch that stamps it encodes the
  * same bytes as before. Throws WireEncodeError for a rate the table has no code for.
@@ -134,7 +156,7 @@ export function quantizeHpccHop(
     lineRateBps: hpccRateOfCode(hpccRateCode(hop.lineRateBps, ratesBps), ratesBps),
     timeNs: wrapUnits(hop.timeNs, 1, HPCC_TIME_MODULO),
     txBytes: wrapUnits(hop.txBytes, HPCC_BYTES_UNIT * multi, HPCC_BYTES_MODULO) * HPCC_BYTES_UNIT * multi,
-    qlenBytes: wrapUnits(hop.qlenBytes, HPCC_QLEN_UNIT * multi, HPCC_QLEN_MODULO) * HPCC_QLEN_UNIT * multi,
+    qlenBytes: hpccQlenUnits(hop.qlenBytes, multi) * HPCC_QLEN_UNIT * multi,
     activeFlows: Math.min(hop.activeFlows, 0xffff) & 0xffff,
   };
 }

@@ -70,7 +70,7 @@ describe('a rate the table cannot carry is refused (exit 2, one line)', () => {
   it('more distinct rates than the 3-bit code holds, when HPCC INT is stamped', () => {
     const nine = Array.from({ length: 9 }, (_, i) => `${10 * (i + 1)}Gbps`);
     expect(() => setupRun(scenario(MIXED(nine)))).toThrow(
-      "topology: switch ports use 9 distinct line rates, but HPCC INT's 3-bit rate code holds 8 (10 Gbit/s, 20 Gbit/s, 30 Gbit/s, 40 Gbit/s, 50 Gbit/s, 60 Gbit/s, 70 Gbit/s, 80 Gbit/s, 90 Gbit/s); use at most 8 link rates with HPCC INT",
+      "topology: switch ports use 9 distinct line rates, but HPCC INT's 3-bit rate code holds 8 (10Gbps, 20Gbps, 30Gbps, 40Gbps, 50Gbps, 60Gbps, 70Gbps, 80Gbps, 90Gbps); use at most 8 link rates with HPCC INT",
     );
     // Nothing reads HPCC INT (DCQCN), or switches stamp none: nothing to refuse.
     expect(() => setupRun(scenario(MIXED(nine, '', 'dcqcn')))).not.toThrow();
@@ -80,7 +80,7 @@ describe('a rate the table cannot carry is refused (exit 2, one line)', () => {
   it('intRates: ns3 with a link outside the simulator table', () => {
     const ns3 = '  switch: { intRates: ns3 }';
     expect(() => setupRun(scenario(STAR('40Gbps', ns3)))).toThrow(
-      "defaults.switch.intRates: ns3: the HPCC simulator's rate codes (25 Gbit/s, 50 Gbit/s, 100 Gbit/s, 200 Gbit/s, 400 Gbit/s) cannot carry 40 Gbit/s; drop intRates: ns3 to derive the table from the scenario",
+      "defaults.switch.intRates: ns3: the HPCC simulator's rate codes (25Gbps, 50Gbps, 100Gbps, 200Gbps, 400Gbps) cannot carry 40Gbps; drop intRates: ns3 to derive the table from the scenario",
     );
     expect(setupRun(scenario(STAR('100Gbps', ns3))).intRatesBps).toBe(NS3_HPCC_RATES_BPS);
     expect(setupRun(scenario(STAR('40Gbps', ns3, 'dcqcn'))).intRatesBps).toBe(NS3_HPCC_RATES_BPS);
@@ -105,7 +105,26 @@ describe('a rate the table cannot carry is refused (exit 2, one line)', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(/defaults\.switch\.intRates: ns3: .* cannot carry 40 Gbit\/s/);
+    expect(stderr).toMatch(/defaults\.switch\.intRates: ns3: .* cannot carry 40Gbps/);
+  });
+});
+
+describe('a buffer that could hold queues longer than the INT layout carries is refused', () => {
+  it("HPCC: 2^33 units of 80·intMulti bytes (the hop word's 17 bits and option 0x04's 16)", () => {
+    expect(() => setupRun(scenario(STAR('100Gbps', '  switch: { buffer: 700GB }')))).toThrow(
+      'defaults.switch.buffer: 700GB can hold queues longer than HPCC INT carries (687.195GB at intMulti 1; raise cc.<algorithm>.intMulti)',
+    );
+    // A buffer of hundreds of MB is carried at intMulti 1, and 700 GB at intMulti 2.
+    expect(() => setupRun(scenario(STAR('100Gbps', '  switch: { buffer: 500MB }')))).not.toThrow();
+    const multi2 = STAR('100Gbps', '  switch: { buffer: 700GB }\ncc: { hpcc: { intMulti: 2 } }');
+    expect(() => setupRun(scenario(multi2))).not.toThrow();
+  });
+
+  it("MPCC: its block's u32 queue length (4 GiB)", () => {
+    expect(() => setupRun(scenario(STAR('100Gbps', '  switch: { buffer: 5GB }', 'mpcc')))).toThrow(
+      'defaults.switch.buffer: 5GB can hold queues longer than MPCC INT carries (4.29497GB)',
+    );
+    expect(() => setupRun(scenario(STAR('100Gbps', '  switch: { buffer: 5GB }', 'dcqcn')))).not.toThrow();
   });
 });
 

@@ -10,6 +10,8 @@ import { WireEncodeError } from '../../src/wire/errors.js';
 import {
   encodeHpccInt,
   HPCC_INT_BYTES,
+  HPCC_QLEN_MODULO,
+  HPCC_QLEN_UNIT,
   HPCC_RATE_CODES,
   hpccRateCode,
   hpccRateOfCode,
@@ -20,7 +22,9 @@ import {
   writeHpccHop,
 } from '../../src/wire/int-hpcc.js';
 import { quantizeMpccHop } from '../../src/wire/int-mpcc.js';
-import { FrameKind, type IntHop, type IntStack } from '../../src/wire/packet.js';
+import { FrameKind, type IntHop, type IntStack, type Packet } from '../../src/wire/packet.js';
+import { createPacket } from '../../src/wire/packet-factory.js';
+import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { TrainReader, TrainWriter } from '../../src/wire/train.js';
 import { arbPacket } from './arbitraries.js';
 
@@ -83,6 +87,14 @@ function stackOf(layout: 'hpcc' | 'mpcc', hop: fc.Arbitrary<IntHop> = anyHop): f
     );
 }
 
+/**
+ * Ext fields are tested elsewhere; here they would leave an HPCC stack with both side options
+ * (active flows, qlen high bits) past Geneve's 252 bytes of options.
+ */
+function dropFields(pkt: Packet): void {
+  if (pkt.ext !== null) pkt.ext.fields = null;
+}
+
 const tableAndStack = anyTable.chain((t) => fc.tuple(fc.constant(t), stackOf('hpcc', hopIn(t))));
 
 describe('quantizeHpccHop', () => {
@@ -92,7 +104,10 @@ describe('quantizeHpccHop', () => {
         const word = new Uint8Array(8);
         writeHpccHop(word, 0, hop, multi, table);
         const q = quantizeHpccHop(hop, multi, table);
-        expect({ ...q, activeFlows: 0 }).toEqual(readHpccHop(word, 0, multi, table));
+        // The hop word holds qlen's low 17 bits of units; the rest rides in option 0x04.
+        const unit = HPCC_QLEN_UNIT * multi;
+        const low = ((q.qlenBytes / unit) % HPCC_QLEN_MODULO) * unit;
+        expect({ ...q, activeFlows: 0, qlenBytes: low }).toEqual(readHpccHop(word, 0, multi, table));
         // The rate is carried exactly: a table's rates never snap to another.
         expect(q.lineRateBps).toBe(hop.lineRateBps);
       }),
@@ -139,6 +154,7 @@ describe('quantizeHpccHop', () => {
         tableAndStack,
         anyMulti,
         (pkt, [table, st], multi) => {
+          dropFields(pkt);
           pkt.int = st;
           const opts = { intMulti: multi, intRatesBps: table };
           const back = decapsulate(encapsulate(pkt, { vni: 3, ...opts }), opts);
@@ -171,16 +187,29 @@ describe('quantizeHpccHop', () => {
         ),
         ([table, frames]) => {
           const w = new TrainWriter({ maxDatagramBytes: 65_507, intMulti: 4, intRatesBps: table });
+          const datagrams: Buffer[] = [];
           w.begin(5, 0);
           for (const [pkt, st] of frames) {
+            dropFields(pkt);
             pkt.int = st;
-            expect(w.append(pkt, 1000)).toBe(true);
+            // A packet whose options leave no room for the previous one's train length starts
+            // the next datagram (a frame with many ext fields and both HPCC side options).
+            if (!w.append(pkt, 1000)) {
+              datagrams.push(w.finish());
+              w.begin(5, datagrams.length);
+              expect(w.append(pkt, 1000)).toBe(true);
+            }
           }
-          const r = new TrainReader();
-          expect(r.reset(w.finish(2000))).toBeNull();
-          expect(r.count).toBe(frames.length);
+          datagrams.push(w.finish());
+          const packets: Uint8Array[] = [];
+          for (const d of datagrams) {
+            const r = new TrainReader();
+            expect(r.reset(d)).toBeNull();
+            for (let i = 0; i < r.count; i++) packets.push(r.packet(i));
+          }
+          expect(packets.length).toBe(frames.length);
           for (const [i, [, st]] of frames.entries()) {
-            const back = decapsulate(r.packet(i), { intMulti: 4, intRatesBps: table });
+            const back = decapsulate(packets[i], { intMulti: 4, intRatesBps: table });
             if ('code' in back) throw new Error(back.message);
             expect(back.int).toEqual({
               layout: 'hpcc',
@@ -217,6 +246,37 @@ describe('quantizeHpccHop', () => {
     expect(() => quantizeHpccHop({ ...hop, lineRateBps: 40e9 })).toThrow(
       'line rate 40 Gbit/s has no HPCC INT rate code (table: 25 Gbit/s, 50 Gbit/s, 100 Gbit/s, 200 Gbit/s, 400 Gbit/s)',
     );
+  });
+});
+
+describe('HPCC queue length past the 17-bit field', () => {
+  it('is carried whole (option 0x04), not wrapped at 10.5 MB as the simulator does', () => {
+    const pkt = createPacket();
+    pkt.kind = FrameKind.Data;
+    pkt.payloadLen = 1000;
+    // 12 MB and 300 MB queues, and one below the field's range (no option for it alone).
+    const qlens = [12e6, 300e6, 80 * 5];
+    pkt.int = {
+      layout: 'hpcc',
+      nhop: 3,
+      hops: qlens.map((q) => ({ lineRateBps: 100e9, timeNs: 1, txBytes: 0, qlenBytes: q, activeFlows: 0 })),
+    };
+    pkt.sizeBytes = emulatedSizeBytes(pkt);
+    const wire = encapsulate(pkt, { vni: 1 });
+    const back = decapsulate(wire);
+    if ('code' in back) throw new Error(back.message);
+    expect(back.int!.hops.map((h) => h.qlenBytes)).toEqual([12e6, 300e6, 400]);
+    expect(back.int!.hops).toEqual(pkt.int.hops.map((h) => quantizeHpccHop(h)));
+    // The option is transport overhead of the real runtime, like active flows: same emulated size.
+    expect(back.sizeBytes).toBe(pkt.sizeBytes);
+    expect(
+      wire.length - encapsulate({ ...pkt, int: { ...pkt.int, hops: [pkt.int.hops[2]] } }, { vni: 1 }).length,
+    ).toBe(16);
+    // A queue that fits the field needs no option: the frame is the simulator's bytes.
+    pkt.int.hops = [pkt.int.hops[2]];
+    const plain = decapsulate(encapsulate(pkt, { vni: 1 }));
+    if ('code' in plain) throw new Error(plain.message);
+    expect(plain.int!.hops[0].qlenBytes).toBe(400);
   });
 });
 

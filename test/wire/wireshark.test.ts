@@ -181,6 +181,8 @@ const FIELDS = [
   'rocelab.hpcc.time_ns',
   'rocelab.hpcc.rate',
   'rocelab.hpcc.rate_bps',
+  'rocelab.hpcc.qlen_units',
+  'rocelab.hpcc.qlen_high_units',
   'rocelab.active_flows',
   'rocelab.mpcc.qlen_bytes',
   'rocelab.tx_ts_ns',
@@ -289,7 +291,14 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     p.int = {
       layout: 'hpcc',
       nhop: 3,
-      hops: table.map((r, i) => ({ lineRateBps: r, timeNs: i, txBytes: 0, qlenBytes: 0, activeFlows: 0 })),
+      // The 800G hop's 12 MB queue is past the hop word's 17 bits (10.5 MB): option 0x04.
+      hops: table.map((r, i) => ({
+        lineRateBps: r,
+        timeNs: i,
+        txBytes: 0,
+        qlenBytes: i === 2 ? 12e6 : 0,
+        activeFlows: 0,
+      })),
     };
     p.sizeBytes = emulatedSizeBytes(p);
     const chunks: Buffer[] = [];
@@ -302,6 +311,9 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     const [row] = runTshark(file, ['rocelab.hpcc_rates:10,40,800']);
     expect(row['rocelab.hpcc.rate']).toEqual(['0', '1', '2']);
     expect(row['rocelab.hpcc.rate_bps'].map(Number)).toEqual(table);
+    // 12e6 / 80 = 150000 units = 1 · 2^17 + 18928
+    expect(row['rocelab.hpcc.qlen_units']).toEqual(['0', '0', '18928']);
+    expect(row['rocelab.hpcc.qlen_high_units']).toEqual(['0', '0', '1', '0', '0']);
     // Read with the default (ns-3) table the same codes name other rates: the preference matters.
     const [ns3] = runTshark(file);
     expect(ns3['rocelab.hpcc.rate_bps'].map(Number)).toEqual([25e9, 50e9, 100e9]);
