@@ -4,10 +4,10 @@
  * (25/50/100/200/400G; its PushHop leaves the code 0 = 25G for any other rate, so a 40G link reads
  * as 25G and HPCC sees a utilisation of 1.6 on a link that is just full). The HPCC paper's INT
  * carries the port's bandwidth B itself (Li et al., SIGCOMM'19 §3.2), so here the table is the
- * scenario's: `hpccRateTable` derives it from the run's distinct link rates, and is the ns-3 table
- * whenever those are all in it (so those runs keep ns-3's codes, byte for byte). A rate that has
- * no code is never snapped to another: encoding it throws, and runs refuse such a configuration
- * before they start (src/runtime/scenario-setup.ts).
+ * scenario's: `hpccRateTable` derives it from the run's distinct switch-port rates, and is the
+ * ns-3 table whenever those are all in it (so those runs keep ns-3's codes, byte for byte). A rate
+ * that has no code is never snapped to another: encoding it throws, and runs refuse such a
+ * configuration before they start (src/runtime/int-setup.ts).
  */
 import { WireEncodeError } from './errors.js';
 
