@@ -236,4 +236,4 @@ export interface Switch extends NodeFirmware {
   readonly linkEvents: boolean;
 }
 
-export { createSwitch } from './switch.js';
+export { createSwitch, zeroSwitchCounters } from './switch.js';

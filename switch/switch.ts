@@ -46,6 +46,21 @@ function positiveOr(x: number | undefined, fallback: number): number {
   return x !== undefined && Number.isFinite(x) && x >= 1 ? x : fallback;
 }
 
+/** Every switch-wide counter at zero (a new switch; firmware doubles in tests). */
+export function zeroSwitchCounters(): SwitchCounters {
+  return {
+    malformed: 0,
+    unroutable: 0,
+    ttlExpired: 0,
+    bufferDrops: 0,
+    losslessDrops: 0,
+    trims: 0,
+    headerDrops: 0,
+    linkDownDrops: 0,
+    cp: {},
+  };
+}
+
 export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const nPorts = config.ports.length;
   if (nPorts === 0) throw new RangeError(`switch ${config.name}: no ports`);
@@ -97,16 +112,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     queuePfc(ports[p], q, quanta),
   );
 
-  const counters = {
-    malformed: 0,
-    unroutable: 0,
-    ttlExpired: 0,
-    bufferDrops: 0,
-    losslessDrops: 0,
-    trims: 0,
-    headerDrops: 0,
-    linkDownDrops: 0,
-  };
+  const counters = zeroSwitchCounters();
   const cpCounters: Record<string, number> = {};
   /** Ports whose link is down: routing looks past them only while there are some. */
   let downPorts = 0;

@@ -36,6 +36,11 @@ export interface FlowInfo {
   linkRatesBps?: readonly number[];
   /** One-way propagation delay of the path, ns (absent when unknown). */
   propDelayNs?: number;
+  /**
+   * The receiver paces this flow with credits (RCCC: the receiver NIC's `rccc` setting), so a
+   * sender window algorithm may leave last-hop congestion to it (NSCC). Absent = no.
+   */
+  receiverCredits?: boolean;
 }
 
 /** Outputs and services available to RP hooks. */
@@ -72,7 +77,14 @@ export type RpEvent =
    * (BTH.BECN on the ACK, as native InfiniBand CC does).
    */
   | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
-  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' }
+  /**
+   * NAK. `oos`/`rnr`: RoCEv2's PSN sequence error / receiver not ready (go-back-N). `trim`: the
+   * selective-repeat transports' NACK of a packet whose payload a switch trimmed (`rocev2-sr`,
+   * `uet`); `lastHop` when the trimming switch faced the receiver (UET's NSCC does not shrink its
+   * window for those when RCCC runs), `nackedBytes` the payload the NIC will resend (0 when the
+   * packet was already resent or acknowledged). Both are false/0 for `oos`/`rnr`.
+   */
+  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; lastHop?: boolean; nackedBytes?: number }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
   | { type: 'cnp'; pkt: Packet }
   /** Switch congestion notification (SRCC). Non-DOCA. */

@@ -20,6 +20,7 @@ import {
   type TrimParams,
   type WorkloadSpec,
 } from './scenario.js';
+import { checkUetCombinations, rcccSettings } from './uet.js';
 import { formatDuration, formatSize, parseRate, showValue } from './units.js';
 
 type Path = ReadonlyArray<string | number>;
@@ -305,6 +306,7 @@ function nicOverrides(o: ParsedScenario['hosts'][string]): Partial<NicParams> {
   if (o.dataPrio !== undefined) out.dataPrio = o.dataPrio;
   if (o.ackPrio !== undefined) out.ackPrio = o.ackPrio;
   if (o.controlPrio !== undefined) out.controlPrio = o.controlPrio;
+  if (o.rccc !== undefined) out.rccc = rcccSettings(o.rccc);
   return out;
 }
 
@@ -339,6 +341,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     dataPrio: d.nic.dataPrio,
     ackPrio: d.nic.ackPrio ?? d.nic.controlPrio,
     controlPrio: d.nic.controlPrio,
+    rccc: rcccSettings(d.nic.rccc),
   };
   const sw = {
     bufferBytes: d.switch.buffer,
@@ -387,6 +390,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     checkHost(h, ['hosts', h]);
     hosts[h] = nicOverrides(o);
   }
+  checkUetCombinations(nic, hosts, hostNames);
   if (sw.trim.enabled && sw.pfc.enabled) {
     // Trimming acts on lossy priorities only: a run where all data is lossless would trim nothing.
     const lossless = new Set(sw.pfc.priorities ?? [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -572,6 +576,20 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           tag,
         };
       }
+      case 'matrix': {
+        const matrixFile = isAbsolute(w.file) ? w.file : resolvePath(opts.dir, w.file);
+        if (opts.fileExists !== undefined && !opts.fileExists(matrixFile))
+          fail(at('file'), `file not found: ${w.file}`);
+        return {
+          kind: 'matrix',
+          file: w.file,
+          matrixFile,
+          hosts: expand(w.hosts, at('hosts')),
+          verb: w.verb,
+          messageBytes: w.messageSize ?? null,
+          tag,
+        };
+      }
       case 'alltoall': {
         const hs = expand(w.hosts, at('hosts'));
         if (hs.length < 2) fail(at('hosts'), `alltoall needs at least 2 hosts, got ${hs.length}`);
@@ -615,6 +633,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     hostNames,
     source: { file: opts.file, dir: opts.dir },
     ...(p.probes === undefined ? {} : { probes: resolveProbes(p.probes, topology) }),
+    ...(p.variants === undefined ? {} : { variants: p.variants }),
   };
 }
 

@@ -10,6 +10,7 @@
  * The resolved `Scenario` carries units in its names (rateBps, delayNs, sizeBytes).
  */
 import { z } from 'zod';
+import type { RcccSettings } from '../../nic/rccc/settings.js';
 import { duration, flowSize, fraction, integer, positiveNumber, rate, showValue, size } from './units.js';
 
 // --------------------------------------------------------------------------------------------
@@ -38,6 +39,8 @@ export interface NicParams {
   dataPrio: number;
   ackPrio: number;
   controlPrio: number;
+  /** Receiver credits (UET RCCC) for the flows this host receives (docs/algorithms/rccc.md). */
+  rccc: RcccSettings;
 }
 
 export interface EcnThresholds {
@@ -263,11 +266,25 @@ export interface AllToAllWorkload {
   tag: string | null;
 }
 
+/** A connection matrix of the UEC reference simulator (src/workload/matrix.ts). */
+export interface MatrixWorkload {
+  kind: 'matrix';
+  /** The path as written, and resolved. */
+  file: string;
+  matrixFile: string;
+  /** Node i of the matrix is hosts[i]. */
+  hosts: string[];
+  verb: Verb;
+  messageBytes: number | null;
+  tag: string | null;
+}
+
 export type WorkloadSpec =
   | FlowsWorkload
   | IncastWorkload
   | PermutationWorkload
   | PoissonWorkload
+  | MatrixWorkload
   | AllToAllWorkload;
 export type WorkloadKind = WorkloadSpec['kind'];
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
@@ -276,6 +293,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'permutation',
   'poisson',
   'alltoall',
+  'matrix',
 ];
 export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
 
@@ -340,6 +358,11 @@ export interface Scenario {
    * (docs/results.md "probes").
    */
   probes?: ScenarioProbes;
+  /**
+   * Named variants of the scenario, each a list of `key=value` overrides in `--set`'s language
+   * (`rocelab compare FILE` runs each; docs/scenario.md "variants"). Only when set.
+   */
+  variants?: Record<string, string[]>;
 }
 
 export interface ScenarioProbes {
@@ -485,6 +508,20 @@ const nicKeys = {
   cnpInterval: () => duration(),
 };
 
+/** `rccc: true`, `false` or a map of its settings (docs/algorithms/rccc.md). */
+const rcccSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      enabled: bool().default(true),
+      pullRate: fraction({ above: 0 }).default(0.99),
+      creditPerPull: integer({ min: 1, max: 64 }).default(4),
+      oversubscription: oneOf(['auto', 'on', 'off'] as const).default('auto'),
+    },
+    'true, false or a map like { pullRate: 0.99, creditPerPull: 4, oversubscription: auto }',
+  ),
+);
+
 const nicDefaults = strict({
   cc: nicKeys.cc().default('dcqcn'),
   mtu: nicKeys.mtu().default(1000),
@@ -496,6 +533,7 @@ const nicDefaults = strict({
   // to dataPrio for the HPCC simulator's placement (ACKs share the data queue in switches).
   ackPrio: prio().optional(),
   controlPrio: prio().default(0),
+  rccc: rcccSchema.prefault(false),
 });
 
 const nicOverride = strict({
@@ -507,6 +545,7 @@ const nicOverride = strict({
   dataPrio: prio().optional(),
   ackPrio: prio().optional(),
   controlPrio: prio().optional(),
+  rccc: rcccSchema.optional(),
 });
 
 const ecnThresholds = {
@@ -707,6 +746,14 @@ const workloadSchema = z.discriminatedUnion('kind', [
     verb: verb(),
     tag: text().optional(),
   }),
+  strict({
+    kind: z.literal('matrix'),
+    file: text(),
+    hosts: hostSelector().default('all'),
+    verb: verb(),
+    messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
 ]);
 
 const ccSections = z.record(
@@ -764,6 +811,14 @@ export const scenarioSchema = strict({
     )
     .default([]),
   workload: z.array(workloadSchema).default([]),
+  variants: z
+    .record(name('a variant name'), z.array(text()).min(1), {
+      error: (iss) =>
+        iss.code === 'invalid_type'
+          ? `expected a map of variant → list of key=value overrides, got ${showValue(iss.input)}`
+          : undefined,
+    })
+    .optional(),
   probes: strict({
     bin: duration({ min: 1 }),
     ports: z

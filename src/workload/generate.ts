@@ -20,6 +20,7 @@ import type {
 import type { Rng } from '../env/rng.js';
 import type { Topology } from '../topology/model.js';
 import { type Cdf, cdfMeanBytes, loadCdf, sampleFlowSize, WorkloadError } from './cdf.js';
+import { matrixFlows } from './matrix.js';
 
 export type { Verb, WorkloadSpec };
 
@@ -149,6 +150,20 @@ export function generateWorkload(
         break;
       case 'alltoall':
         alltoall(gen, e, entry, what);
+        break;
+      case 'matrix':
+        for (const f of matrixFlows(e, entry))
+          gen.add({
+            src: gen.host(f.src, what),
+            dst: gen.host(f.dst, what),
+            sizeBytes: f.sizeBytes,
+            startNs: f.startNs,
+            verb: e.verb,
+            messageBytes: e.messageBytes,
+            entry,
+            tag: e.tag,
+            ...(f.qpKey === null ? {} : { qpKey: f.qpKey }),
+          });
         break;
     }
   });

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RCCC_DEFAULTS } from '../../nic/rccc/settings.js';
 import { ConfigError, isConfigError } from '../../src/config/errors.js';
 import { loadScenario, parseKeyPath, parseScenarioText } from '../../src/config/load.js';
 import { ccByHost, nicFor } from '../../src/config/scenario.js';
@@ -40,6 +41,7 @@ describe('defaults', () => {
       dataPrio: 3,
       ackPrio: 0,
       controlPrio: 0,
+      rccc: { ...RCCC_DEFAULTS, enabled: false },
     });
     expect(s.defaults.switch).toEqual({
       bufferBytes: 32e6,
@@ -434,7 +436,7 @@ describe('bad input: one exact line each', () => {
     [STAR + 'workload: { kind: incast }', 'workload: expected a list, got a map'],
     [
       STAR + 'workload: [{ kind: incst }]',
-      'workload[0].kind: expected one of flows|incast|permutation|poisson|alltoall, got "incst" (did you mean incast?)',
+      'workload[0].kind: expected one of flows|incast|permutation|poisson|alltoall|matrix, got "incst" (did you mean incast?)',
     ],
     [
       STAR + 'defaults: { link: { rate: 100GBps } }',

@@ -9,7 +9,7 @@ import { Opcode } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
-import type { PortCounters, Switch, SwitchConfig } from '../../switch/api.js';
+import { type PortCounters, type Switch, type SwitchConfig, zeroSwitchCounters } from '../../switch/api.js';
 
 class TxPort {
   queue: Packet[] = [];
@@ -83,17 +83,7 @@ export function createStubSwitch(env: FirmwareEnv, cfg: SwitchConfig): Switch {
     portRateBps: (port: number) => cfg.ports[port]?.rateBps ?? 0,
     trimming: false,
     linkEvents: false,
-    switchCounters: () => ({
-      malformed: 0,
-      unroutable: 0,
-      ttlExpired: 0,
-      bufferDrops: 0,
-      losslessDrops: 0,
-      trims: 0,
-      headerDrops: 0,
-      linkDownDrops: 0,
-      cp: {},
-    }),
+    switchCounters: () => zeroSwitchCounters(),
   };
 }
 
