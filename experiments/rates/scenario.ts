@@ -26,6 +26,12 @@ export function sweepEcn(cc: string, rateGbps: number): { kmin: number; kmax: nu
   return { kmin: 4 * rateGbps, kmax: 16 * rateGbps, pmax: 0.2 };
 }
 
+/**
+ * NIC keys an algorithm needs beyond `cc` (YAML, inside `defaults.nic`): NSCC runs only on a
+ * transport with selective acknowledgement (docs/algorithms/nscc.md "Valid combinations").
+ */
+export const SWEEP_NIC_KEYS: Record<string, string> = { nscc: 'transport: uet' };
+
 /** Bytes of each sender's flow at `rateGbps`. */
 export function sweepFlowBytes(rateGbps: number): number {
   return (rateGbps * 1e9 * FLOW_AT_LINE_RATE_NS) / 8e9;
@@ -42,7 +48,7 @@ export function rateSweepScenario(cc: string, rateGbps: number, overrides: reado
     'duration: 40ms',
     'defaults:',
     `  link: { rate: ${rateGbps}Gbps, delay: 1us }`,
-    `  nic: { cc: ${cc}, mtu: ${SWEEP_MTU_BYTES} }`,
+    `  nic: { cc: ${cc}, mtu: ${SWEEP_MTU_BYTES}${SWEEP_NIC_KEYS[cc] !== undefined ? `, ${SWEEP_NIC_KEYS[cc]}` : ''} }`,
     `  switch: { ecn: { byRate: { ${rateGbps}Gbps: { kmin: ${e.kmin}KB, kmax: ${e.kmax}KB, pmax: ${e.pmax} } } } }`,
     `topology: { kind: star, hosts: ${SWEEP_SENDERS + 1} }`,
     'workload:',

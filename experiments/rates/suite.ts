@@ -6,7 +6,7 @@
  *
  * Default tier: HPCC's acceptance at 10–400 Gbit/s (steady-state utilisation ≥ 0.9, queue p99 ≤
  * 1 BDP) and what a misread line rate does to it. Paper tier: the sweep, one row per algorithm
- * (13 × 7 runs, a few minutes).
+ * (7 runs per algorithm of `rocelab list`, a few minutes).
  */
 import { listAlgorithms } from '../../src/cc/registry.js';
 import { tracer } from '../../src/probe/probe.js';
