@@ -1,7 +1,7 @@
 /**
- * Every algorithm's reproduction suite, imported for its registration side effect. Each
- * algorithm issue adds one line here: `import './<name>/suite.js';`. Suites across algorithms
- * too: rates (the line-rate sweep, docs/algorithms/rates.md).
+ * Every reproduction suite (one per algorithm, the collectives', and rates, the line-rate sweep
+ * across algorithms, docs/algorithms/rates.md), imported for its registration side effect. Each
+ * algorithm issue adds one line here: `import './<name>/suite.js';`
  */
 import './srcc/suite.js';
 import './dcqcn-plus/suite.js';
@@ -9,3 +9,4 @@ import './mpcc/suite.js';
 import './dolce-rc/suite.js';
 import './rcc/suite.js';
 import './rates/suite.js';
+import './collectives/suite.js';

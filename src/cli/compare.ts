@@ -181,7 +181,9 @@ async function compare(file: string, values: ArgValues, io: CliIo): Promise<numb
       summary: summary ?? (results?.summary as Record<string, unknown> | undefined) ?? null,
     });
   }
-  const { formatSummaryColumns, formatBucketColumns } = await import('../report/terminal.js');
+  const { formatSummaryColumns, formatBucketColumns, formatCollectiveColumns } = await import(
+    '../report/terminal.js'
+  );
   let report: {
     htmlPath: string;
     comparePath?: string;
@@ -209,6 +211,8 @@ async function compare(file: string, values: ArgValues, io: CliIo): Promise<numb
   if (report !== null) {
     const d = report.data;
     text += `\nFCT slowdown by flow size\n${formatBucketColumns(d.algorithms.map((a) => ({ cc: a, buckets: d.byAlgorithm[a].buckets })))}\n`;
+    if (d.algorithms.some((a) => d.byAlgorithm[a].collectives !== undefined))
+      text += `\nCollective jobs: bus bandwidth\n${formatCollectiveColumns(d.algorithms.map((a) => ({ cc: a, collectives: d.byAlgorithm[a].collectives })))}\n`;
   }
   text += `results: ${runs.map((r) => r.outDir).join(', ')}\n`;
   if (report !== null) text += `compare: ${report.comparePath}\nreport: ${report.htmlPath}\n`;

@@ -3,6 +3,7 @@
  * scenario makes sense as a whole. Throws ConfigError naming the key at fault.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { checkCollectiveJobs, resolveCollective } from './collective.js';
 import { ConfigError, formatPath, suggest } from './errors.js';
 import {
   BUILTIN_CDFS,
@@ -606,9 +607,12 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           tag,
         };
       }
+      case 'collective':
+        return resolveCollective(w, i, { at, expand: (sel, path) => expand(sel, path), checkStart });
     }
   };
   const workload = p.workload.map(resolveWorkload);
+  checkCollectiveJobs(workload);
 
   const base =
     opts.file === null ? null : (opts.file.split(/[\\/]/).pop() ?? '').replace(/\.(ya?ml|json)$/i, '');

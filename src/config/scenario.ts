@@ -11,6 +11,12 @@
  */
 import { z } from 'zod';
 import type { RcccSettings } from '../../nic/rccc/settings.js';
+import {
+  COLLECTIVE_ALGORITHMS,
+  COLLECTIVE_OPS,
+  type CollectiveAlgorithm,
+  type CollectiveOp,
+} from '../workload/collective/ops.js';
 import { duration, flowSize, fraction, integer, positiveNumber, rate, showValue, size } from './units.js';
 
 // --------------------------------------------------------------------------------------------
@@ -279,13 +285,42 @@ export interface MatrixWorkload {
   tag: string | null;
 }
 
+/**
+ * One collective of a job (docs/scenario.md "kind: collective"), repeated `iterations` times;
+ * the entries of one job run one after the other in every iteration.
+ */
+export interface CollectiveWorkload {
+  kind: 'collective';
+  job: string;
+  op: CollectiveOp;
+  algorithm: CollectiveAlgorithm;
+  /** Hosts in rank order. */
+  ranks: string[];
+  /** The nccl-tests buffer size (docs/scenario.md); with `sizesBytes`, their largest row sum. */
+  sizeBytes: number;
+  /** alltoall: bytes rank i sends rank j (diagonal unused), instead of size and skew; null otherwise. */
+  sizesBytes: number[][] | null;
+  /** alltoall: destination rank k gets a share ∝ (k+1)^−skew of each rank's buffer (0: even). */
+  skew: number;
+  /** Parallel rings / trees / QP sets, each over its own QPs. */
+  channels: number;
+  /** Pipelining unit: each channel's data of a step is posted in messages of this size (null: one). */
+  chunkBytes: number | null;
+  iterations: number;
+  /** Compute time at a rank between its previous collective of the job and this one. */
+  gapNs: number;
+  startNs: number;
+  tag: string | null;
+}
+
 export type WorkloadSpec =
   | FlowsWorkload
   | IncastWorkload
   | PermutationWorkload
   | PoissonWorkload
   | MatrixWorkload
-  | AllToAllWorkload;
+  | AllToAllWorkload
+  | CollectiveWorkload;
 export type WorkloadKind = WorkloadSpec['kind'];
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'flows',
@@ -294,6 +329,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'poisson',
   'alltoall',
   'matrix',
+  'collective',
 ];
 export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
 
@@ -752,6 +788,36 @@ const workloadSchema = z.discriminatedUnion('kind', [
     hosts: hostSelector().default('all'),
     verb: verb(),
     messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
+  strict({
+    kind: z.literal('collective'),
+    job: name('a job name').optional(),
+    op: oneOf(COLLECTIVE_OPS),
+    algorithm: oneOf(COLLECTIVE_ALGORITHMS).optional(),
+    ranks: hostSelector().default('all'),
+    size: size({ min: 1 }).optional(),
+    sizes: z
+      .array(z.array(size()), {
+        error: (iss) =>
+          iss.code === 'invalid_type'
+            ? `expected a list of rows of sizes, got ${showValue(iss.input)}`
+            : undefined,
+      })
+      .optional(),
+    skew: z
+      .unknown()
+      .transform((v, ctx): number => {
+        if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+        ctx.addIssue({ code: 'custom', message: `expected a number ≥ 0, got ${showValue(v)}` });
+        return z.NEVER;
+      })
+      .optional(),
+    channels: count().default(1),
+    chunk: size({ min: 1 }).optional(),
+    iterations: count().default(1),
+    start: duration().default(0),
+    gap: duration().default(0),
     tag: text().optional(),
   }),
 ]);

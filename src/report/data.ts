@@ -3,6 +3,7 @@
  * of the same scenario and seed). The HTML report embeds exactly this object, so its charts and
  * tables and this file cannot disagree. Contract: docs/results.md ("compare.json").
  */
+import type { CollectivesResult } from '../stats/collectives.js';
 import type { PortResult, RealtimeResult, Results, SummaryResult } from '../stats/results.js';
 import { type BucketRule, type BucketStats, sizeBuckets, slowdownByBucket } from './buckets.js';
 import { seriesPercentile } from './series.js';
@@ -82,6 +83,11 @@ export interface AlgorithmReport {
    * timeScale. Absent for virtual runs, so their compare.json is unchanged.
    */
   realtime?: RealtimeReport;
+  /**
+   * Collectives and jobs (results.json `collectives`), only when the workload has any, so other
+   * runs' compare.json is unchanged.
+   */
+  collectives?: CollectivesResult;
 }
 
 export type RealtimeReport = RealtimeResult & { timeScale: number };
@@ -215,6 +221,7 @@ export function compareData(runs: readonly RunInput[]): CompareData {
       slowFlows: slowFlows(r),
       warnings: r.warnings,
       ...(r.realtime !== undefined ? { realtime: { timeScale: r.timeScale, ...r.realtime } } : {}),
+      ...(r.collectives !== undefined ? { collectives: r.collectives } : {}),
     };
   }
   return {

@@ -162,6 +162,63 @@ export const resultsSchema = z.strictObject({
       ),
     })
     .optional(),
+  /** Only when the workload has collectives (docs/results.md "collectives"). */
+  collectives: z
+    .strictObject({
+      ops: z.array(
+        z.strictObject({
+          job: z.string(),
+          iteration: nonNegInt,
+          entry: nonNegInt,
+          op: z.string(),
+          algorithm: z.string(),
+          ranks: nonNegInt,
+          sizeBytes: nonNegInt,
+          startNs: nonNegInt,
+          endNs: nonNegInt.nullable(),
+          cctNs: nonNegInt.nullable(),
+          algbwBps: nonNegInt.nullable(),
+          busbwBps: nonNegInt.nullable(),
+          idealNs: nonNegInt,
+          ratio: z.number().nonnegative().nullable(),
+        }),
+      ),
+      jobs: z.array(
+        z.strictObject({
+          job: z.string(),
+          ops: nonNegInt,
+          iterations: nonNegInt,
+          completedIterations: nonNegInt,
+          meanCctNs: nonNegInt.nullable(),
+          p99CctNs: nonNegInt.nullable(),
+          busbwBps: nonNegInt.nullable(),
+          idealNs: nonNegInt,
+          ratio: z.number().nonnegative().nullable(),
+        }),
+      ),
+      slowest: z.array(
+        z.strictObject({
+          job: z.string(),
+          iteration: nonNegInt,
+          host: z.string(),
+          rank: nonNegInt,
+          sends: z.array(
+            z.tuple([nonNegInt, nonNegInt, z.string(), nonNegInt, nonNegInt.nullable(), nonNegInt]),
+          ),
+        }),
+      ),
+      fabricLinks: z.array(
+        z.strictObject({
+          node: z.string(),
+          port: nonNegInt,
+          peer: z.string(),
+          rateBps: z.number().positive(),
+          txBytes: z.number().nonnegative(),
+          utilisation: z.number().nonnegative(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 export type ResultsJson = z.infer<typeof resultsSchema>;

@@ -6,6 +6,7 @@
 
 import type { ProbeResults } from '../probe/probe.js';
 import { jainIndex, percentileSorted } from './aggregate.js';
+import type { CollectivesResult } from './collectives.js';
 import { slowdown } from './fct.js';
 import { buildTrace, type FlowRateLog, type FlowTraceResult } from './trace.js';
 
@@ -99,6 +100,8 @@ export interface Results {
   realtime?: RealtimeResult;
   /** Time bins of the scenario's `probes` key, only when it has one (docs/results.md "probes"). */
   probes?: ProbeResults;
+  /** Collectives and jobs, only when the workload has any (docs/results.md "collectives"). */
+  collectives?: CollectivesResult;
 }
 
 export interface RealtimeResult {
@@ -349,6 +352,12 @@ export function serializeResults(r: Results): string {
     const p = r.probes;
     lines.push(
       `  "probes": {\n    "binNs": ${num(p.binNs)},\n    "bins": ${num(p.bins)},\n    "ports": ${list(p.ports.map(rec), '    ')},\n    "flows": ${list(p.flows.map(rec), '    ')}\n  }`,
+    );
+  }
+  if (r.collectives !== undefined) {
+    const c = r.collectives;
+    lines.push(
+      `  "collectives": {\n    "ops": ${list(c.ops.map(rec), '    ')},\n    "jobs": ${list(c.jobs.map(rec), '    ')},\n    "slowest": ${list(c.slowest.map(rec), '    ')},\n    "fabricLinks": ${list(c.fabricLinks.map(rec), '    ')}\n  }`,
     );
   }
   return `{\n${lines.join(',\n')}\n}\n`;

@@ -82,3 +82,6 @@ topology: { kind: star, hosts: 5 }
 workload:
   - { kind: incast, senders: [h1..h4], receiver: h5, size: 150KB, start: 0 }
 `;
+
+/** Two collective jobs for the real runtimes (docs/collectives.md, RT-LOCAL). */
+export const COLLECTIVES_RT = join(ROOT, 'scenarios', 'papers', 'collectives', 'rt-two-jobs.yaml');

@@ -1,7 +1,9 @@
 /**
  * Minimal NIC and switch firmware for testing the virtual runtime on its own: store-and-forward
- * FIFO ports at line rate, a NIC that sends each message at line rate and an ACK per packet.
- * No congestion control, no loss recovery. Exact timing makes FCTs predictable.
+ * FIFO ports at line rate, a NIC that sends each message at line rate and an ACK per packet, and
+ * reports a receiver completion when a message's last packet arrives (with the id announced by
+ * `expect`, else the message's ordinal on the QP). No congestion control, no loss recovery.
+ * Exact timing makes FCTs predictable.
  */
 import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup } from '../../nic/api.js';
 import type { FirmwareEnv } from '../../src/env/env.js';
@@ -92,6 +94,11 @@ interface StubQp {
   msgs: { req: MessageRequest; postNs: number; lastPsn: number }[];
   nextPsn: number;
   rxPsn: number;
+  /** Receiver: ids announced by `expect`, messages completed, the current message's bytes and first arrival. */
+  expected: number[];
+  rxOrdinal: number;
+  rxBytes: number;
+  rxFirstNs: number;
 }
 
 export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
@@ -130,7 +137,16 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
   return {
     name: cfg.name,
     createQp(setup) {
-      qps.set(setup.qpn, { setup, msgs: [], nextPsn: 0, rxPsn: 0 });
+      qps.set(setup.qpn, {
+        setup,
+        msgs: [],
+        nextPsn: 0,
+        rxPsn: 0,
+        expected: [],
+        rxOrdinal: 0,
+        rxBytes: 0,
+        rxFirstNs: 0,
+      });
     },
     post(req) {
       const qp = qps.get(req.qpn)!;
@@ -159,6 +175,22 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
       if (pkt.kind === FrameKind.Data) {
         counters.rxBytes += pkt.payloadLen;
         qp.rxPsn = pkt.psn + 1;
+        if (pkt.opcode === Opcode.SendFirst || pkt.opcode === Opcode.SendOnly) {
+          qp.rxBytes = 0;
+          qp.rxFirstNs = env.now();
+        }
+        qp.rxBytes += pkt.payloadLen;
+        if (pkt.opcode === Opcode.SendLast || pkt.opcode === Opcode.SendOnly) {
+          const k = qp.rxOrdinal++;
+          cfg.observer.onMessageComplete({
+            id: qp.expected[k] ?? k,
+            qpn: pkt.destQp,
+            bytes: qp.rxBytes,
+            postNs: qp.rxFirstNs,
+            completeNs: env.now(),
+            role: 'receiver',
+          });
+        }
         const ack = frame(qp, FrameKind.Ack);
         ack.opcode = Opcode.Acknowledge;
         ack.psn = pkt.psn;
@@ -179,7 +211,9 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
         }
       }
     },
-    expect() {},
+    expect(msg) {
+      qps.get(msg.qpn)?.expected.push(msg.id);
+    },
     counters: () => ({ ...counters }),
     qpRateBps: () => cfg.port.rateBps,
     qpWindowBytes: () => null,

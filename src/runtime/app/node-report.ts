@@ -8,6 +8,7 @@
 import type { Nic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { mergeProbeReports, type ProbeResults } from '../../probe/probe.js';
+import { collectiveResults } from '../../stats/collectives.js';
 import { idealFctNs } from '../../stats/fct.js';
 import {
   buildResults,
@@ -337,6 +338,8 @@ export function mergeReports(inp: MergeInput): Results {
   });
   const probes = mergeProbeReports(probeParts);
   if (probes !== null) results.probes = probes;
+  if (plan.workload.collectives.length > 0)
+    results.collectives = collectiveResults(plan, results.flows, results.ports, results.durationNs);
   return results;
 }
 

@@ -957,17 +957,6 @@ export class RealNode {
       case 'start':
         this.start(m.t0MonoNs);
         break;
-      case 'startFlow':
-        // A process running several nodes hears every node's flow starts.
-        if (
-          this.driver !== null &&
-          this.timers !== null &&
-          this.plan.flows[m.flowId]?.spec.src === this.me.name
-        ) {
-          const id = m.flowId;
-          this.sched().setTimer(m.atNs, () => this.driver!.startFlow(id));
-        }
-        break;
       case 'finish':
         if (this.lockstep !== null && this.env !== null) this.endAt(m.endNs);
         else void this.finish(m.endNs);
