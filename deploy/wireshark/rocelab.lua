@@ -19,6 +19,7 @@ local OPTION_NAMES = {
   [0x01] = "HPCC INT",
   [0x02] = "MPCC INT",
   [0x03] = "HPCC active flows",
+  [0x04] = "HPCC queue length high bits",
   [0x10] = "TX timestamp",
   [0x11] = "timestamp echo",
   [0x12] = "window",
@@ -38,7 +39,27 @@ local OPTION_NAMES = {
   [0x30] = "trimmed",
 }
 
-local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
+-- HPCC INT's 3-bit rate code indexes the run's line-rate table (docs/wire.md "Rate codes"): the
+-- HPCC simulator's 25/50/100/200/400G when every switch port of the scenario runs at one of
+-- those, else the scenario's distinct switch-port rates in ascending order. The capture does not
+-- carry it: set the preference to the run's table (Gbit/s, comma-separated), e.g.
+--   tshark -o rocelab.hpcc_rates:10,40,100 ...
+local NS3_RATES = "25,50,100,200,400"
+rocelab.prefs.hpcc_rates = Pref.string("HPCC INT rate table (Gbit/s)", NS3_RATES,
+  "The run's HPCC INT line-rate table, code 0 first (docs/wire.md \"Rate codes\")")
+
+-- Code -> bit/s of the table in the preference; codes past it (and a malformed preference) give 0.
+local function hpcc_rate_bps(code)
+  local i = 0
+  for g in string.gmatch(rocelab.prefs.hpcc_rates, "[^,%s]+") do
+    if i == code then
+      local v = tonumber(g)
+      return v ~= nil and v * 1e9 or 0
+    end
+    i = i + 1
+  end
+  return 0
+end
 
 local f = {
   packets = ProtoField.uint16("rocelab.packets", "Geneve packets in datagram", base.DEC),
@@ -65,7 +86,8 @@ local f = {
   ack_seq = ProtoField.uint32("rocelab.ack_seq", "Ack: next reverse-link sequence expected", base.DEC),
   hpcc_nhop = ProtoField.uint16("rocelab.hpcc.nhop", "HPCC nhop", base.DEC),
   hpcc_hop = ProtoField.uint8("rocelab.hpcc.slot", "HPCC hop slot", base.DEC),
-  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC, HPCC_RATES),
+  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC),
+  hpcc_rate_bps = ProtoField.double("rocelab.hpcc.rate_bps", "Line rate (bit/s, rate table preference; 0: none)"),
   hpcc_time = ProtoField.uint32("rocelab.hpcc.time_ns", "Dequeue time (ns mod 2^24)", base.DEC),
   hpcc_tx = ProtoField.uint32("rocelab.hpcc.tx_units", "Bytes sent (units of 128·multi)", base.DEC),
   hpcc_qlen = ProtoField.uint32("rocelab.hpcc.qlen_units", "Queue length (units of 80·multi)", base.DEC),
@@ -73,6 +95,7 @@ local f = {
   mpcc_qlen = ProtoField.uint32("rocelab.mpcc.qlen_bytes", "Queue length (bytes)", base.DEC),
   mpcc_flows = ProtoField.uint16("rocelab.mpcc.active_flows", "Active flows", base.DEC),
   active_flows = ProtoField.uint16("rocelab.active_flows", "Active flows (HPCC slot)", base.DEC),
+  qlen_high = ProtoField.uint16("rocelab.hpcc.qlen_high_units", "Queue length bits 17..32 (units of 80·multi · 2^17, HPCC slot)", base.DEC),
   tx_ts = ProtoField.uint64("rocelab.tx_ts_ns", "TX timestamp (ns)", base.DEC),
   ts_echo = ProtoField.uint64("rocelab.ts_echo_ns", "Timestamp echo (ns)", base.DEC),
   window = ProtoField.uint32("rocelab.window_bytes", "Window (bytes)", base.DEC),
@@ -140,7 +163,9 @@ local function dissect_option(tvb, t, type, d, n)
       local r = tvb(d + 8 * i, 8)
       local w = r:le_uint64()
       local h = t:add(f.hpcc_hop, r, i)
-      h:add(f.hpcc_rate, r, w:band(7):tonumber())
+      local code = w:band(7):tonumber()
+      h:add(f.hpcc_rate, r, code)
+      h:add(f.hpcc_rate_bps, r, hpcc_rate_bps(code)):set_generated()
       h:add(f.hpcc_time, r, w:rshift(3):band(0xFFFFFF):tonumber())
       h:add(f.hpcc_tx, r, w:rshift(27):band(0xFFFFF):tonumber())
       h:add(f.hpcc_qlen, r, w:rshift(47):band(0x1FFFF):tonumber())
@@ -155,6 +180,10 @@ local function dissect_option(tvb, t, type, d, n)
   elseif type == 0x03 and n == 12 then
     for i = 0, 4 do
       t:add(f.active_flows, tvb(d + 2 * i, 2))
+    end
+  elseif type == 0x04 and n == 12 then
+    for i = 0, 4 do
+      t:add(f.qlen_high, tvb(d + 2 * i, 2))
     end
   elseif type == 0x10 and n == 8 then
     t:add(f.tx_ts, tvb(d, 8))

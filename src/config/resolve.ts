@@ -373,6 +373,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     ecn: resolveEcn(d.switch.ecn),
     pfc: resolvePfc(d.switch.pfc, d.switch.buffer),
     int: d.switch.int,
+    intRates: d.switch.intRates,
     trim: resolveTrim(d.switch.trim),
   };
   for (const q of sw.pfc.priorities ?? []) {

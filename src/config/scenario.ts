@@ -114,6 +114,12 @@ export interface SwitchParams {
   pfc: PfcConfig;
   /** Stamp INT records on packets that request them (HPCC, MPCC). */
   int: boolean;
+  /**
+   * The line-rate table HPCC INT's 3-bit rate code indexes (docs/wire.md "Rate codes"): `scenario`
+   * derives it from the scenario's distinct link rates (the ns-3 table when they are all in it);
+   * `ns3` is the HPCC simulator's fixed 25/50/100/200/400G table, and a link rate outside it is refused.
+   */
+  intRates: 'scenario' | 'ns3';
   trim: TrimParams;
 }
 
@@ -695,6 +701,7 @@ const switchDefaults = strict({
   ecn: ecnSchema.prefault(true),
   pfc: pfcSchema.prefault(true),
   int: bool().default(true),
+  intRates: oneOf(['scenario', 'ns3'] as const).default('scenario'),
   trim: trimSchema.prefault(false),
 });
 

@@ -17,6 +17,7 @@ import { hostPath } from '../topology/path.js';
 import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
+import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
 import { switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
@@ -31,6 +32,11 @@ export interface RunSetup {
    * encodes and decodes the stack with it (docs/wire.md "INT stacks"); 1 when no host reads HPCC INT.
    */
   intMulti: number;
+  /**
+   * HPCC INT's line-rate table of the run (code → bit/s): switches stamp with it and the real
+   * runtime encodes and decodes the stack with it (docs/wire.md "Rate codes").
+   */
+  intRatesBps: readonly number[];
   nicConfig(node: TopologyNode, base: Pick<NicConfig, 'name' | 'ip' | 'port'>): Omit<NicConfig, 'observer'>;
   switchConfig(
     node: TopologyNode,
@@ -226,30 +232,6 @@ function requestedActiveFlows(
   };
 }
 
-/**
- * The one INT_MULTI of a run. It is a property of the wire, not of a host: every algorithm that
- * reads the HPCC INT layout must decode with the multiplier the switches stamp with, so hosts
- * whose algorithms ask for different ones (or for one below 1, which no wire unit can be) are
- * refused rather than one of them being reinterpreted.
- */
-function runIntMulti(ccByHost: Map<string, CcSpec>): number {
-  const askedBy = new Map<number, string>();
-  for (const c of new Set(ccByHost.values())) {
-    const f = c.algorithm.rp.features;
-    if ((typeof f === 'function' ? f(c.params) : f).int !== 'hpcc') continue;
-    const v = (c.params as { intMulti?: unknown }).intMulti;
-    const multi = typeof v === 'number' ? v : 1;
-    if (!(Number.isInteger(multi) && multi >= 1))
-      throw new ConfigError(`cc.${c.name}.intMulti`, `must be an integer >= 1, got ${multi}`);
-    if (!askedBy.has(multi)) askedBy.set(multi, c.name);
-  }
-  if (askedBy.size > 1) {
-    const asks = [...askedBy].map(([m, name]) => `${name} ${m}`).join(', ');
-    throw new ConfigError('cc', `hosts read HPCC INT with different intMulti (${asks}); a run has one`);
-  }
-  return askedBy.size === 1 ? [...askedBy.keys()][0] : 1;
-}
-
 export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
   return asConfigError(() => {
     const s = scenario;
@@ -276,6 +258,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     // A cc section for an algorithm no host runs is still checked, so typos do not pass silently.
     for (const name of Object.keys(s.cc)) ccSpec(name);
     const intMulti = runIntMulti(ccByHost);
+    const intRatesBps = runIntRates(s, topo, ccByHost);
+    checkIntQueueRange(s, ccByHost, intMulti);
     const cp: SwitchCpFactory[] = [];
     const cpNames = new Set<string>();
     for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {
@@ -305,10 +289,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     const flowCounterNeeded =
       flowWindowNs !== undefined ||
       cp.length > 0 ||
-      [...new Set(ccByHost.values())].some((c) => {
-        const f = c.algorithm.rp.features;
-        return (typeof f === 'function' ? f(c.params) : f).int === 'mpcc';
-      });
+      [...new Set(ccByHost.values())].some((c) => intLayoutOf(c) === 'mpcc');
 
     const sw = s.defaults.switch;
     const trim = switchTrimConfig(s, topo, routes);
@@ -332,6 +313,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       workload,
       ccByHost,
       intMulti,
+      intRatesBps,
       nicConfig(node, base) {
         const n = nicFor(s, node.name);
         return {
@@ -383,6 +365,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ecmpSeed: node.index + 1,
           int: sw.int,
           intMulti,
+          intRatesBps,
           ...(flowWindowNs !== undefined ? { activeFlowWindowNs: flowWindowNs } : {}),
           ...(flowMinBytes !== undefined ? { activeFlowMinBytes: flowMinBytes } : {}),
           ...(flowForgetAtEnd ? { activeFlowForgetAtEnd: true } : {}),

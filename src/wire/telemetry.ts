@@ -26,9 +26,17 @@ import {
   GENEVE_OPTION_HEADER_BYTES,
   writeGeneveOptionHeader,
 } from './geneve.js';
-import { decodeHpccInt, encodeHpccInt, HPCC_MAX_HOPS } from './int-hpcc.js';
+import {
+  addHpccQlenHigh,
+  decodeHpccInt,
+  encodeHpccInt,
+  HPCC_MAX_HOPS,
+  hpccQlenHighUnits,
+  hpccRateCode,
+  NS3_HPCC_RATES_BPS,
+} from './int-hpcc.js';
 import { decodeMpccInt, encodeMpccInt, MPCC_INT_BYTES } from './int-mpcc.js';
-import { FrameKind, type Packet, type PacketExt } from './packet.js';
+import { FrameKind, type IntStack, type Packet, type PacketExt } from './packet.js';
 import { createExt } from './packet-factory.js';
 
 export const ROCELAB_OPTION_CLASS = 0xfff0;
@@ -42,6 +50,12 @@ export const OptionType = {
   MpccInt: 0x02,
   /** Per-slot active-flow counts for an HPCC stack: 5 × u16 + 2 zero bytes. */
   HpccActiveFlows: 0x03,
+  /**
+   * Per-slot queue-length units above the hop word's 17 bits for an HPCC stack (bits 17..32 of
+   * qlen in 80·multi units): 5 × u16 + 2 zero bytes, only when one is non-zero (a queue over
+   * 10.5 MB at INT_MULTI 1, which the simulator's 17-bit field wraps).
+   */
+  HpccQlenHigh: 0x04,
   /** PacketExt.txTsNs: u64 ns. */
   TxTs: 0x10,
   /** PacketExt.tsEchoNs: u64 ns. */
@@ -111,6 +125,8 @@ export const OptionType = {
 
 const HPCC_DATA_BYTES = 44;
 const ACTIVE_FLOWS_DATA_BYTES = 12;
+/** Five u16 per-slot values and 2 zero bytes (HpccActiveFlows, HpccQlenHigh). */
+const SLOT_U16_DATA_BYTES = 12;
 const META_DATA_BYTES = 12;
 const TRIMMED_DATA_BYTES = 4;
 const FIELD_TAG_U32 = 0;
@@ -169,6 +185,18 @@ function hasActiveFlows(pkt: Packet): boolean {
   return false;
 }
 
+function hasQlenHigh(st: IntStack, intMulti: number): boolean {
+  const n = Math.min(st.hops.length, HPCC_MAX_HOPS);
+  for (let i = 0; i < n; i++) if (hpccQlenHighUnits(st.hops[i].qlenBytes, intMulti) !== 0) return true;
+  return false;
+}
+
+/** Throws WireEncodeError when a hop's line rate has no code in the run's table. */
+function checkRateCodes(st: IntStack, intRatesBps: readonly number[]): void {
+  const n = Math.min(st.hops.length, HPCC_MAX_HOPS);
+  for (let i = 0; i < n; i++) hpccRateCode(st.hops[i].lineRateBps, intRatesBps);
+}
+
 function fieldValueBytes(v: number): number {
   return isUint(v, 32) && !Object.is(v, -0) ? 4 : 8;
 }
@@ -202,15 +230,22 @@ function fieldGroups(
 const pad4 = (n: number): number => (n + 3) & ~3;
 
 /**
- * Bytes of all options this packet needs (headers included). Throws WireEncodeError for values
- * our layouts cannot hold, so encapsulation never silently changes a value.
+ * Bytes of all options this packet needs (headers included), with HPCC INT in `intMulti` units
+ * and codes of `intRatesBps`. Throws WireEncodeError for values our layouts cannot hold, so
+ * encapsulation never silently changes a value.
  */
-export function telemetryOptionsBytes(pkt: Packet): number {
+export function telemetryOptionsBytes(
+  pkt: Packet,
+  intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
+): number {
   let n = 0;
   if (pkt.int !== null) {
     if (pkt.int.layout === 'hpcc') {
+      checkRateCodes(pkt.int, intRatesBps);
       n += GENEVE_OPTION_HEADER_BYTES + HPCC_DATA_BYTES;
       if (hasActiveFlows(pkt)) n += GENEVE_OPTION_HEADER_BYTES + ACTIVE_FLOWS_DATA_BYTES;
+      if (hasQlenHigh(pkt.int, intMulti)) n += GENEVE_OPTION_HEADER_BYTES + SLOT_U16_DATA_BYTES;
     } else {
       n += GENEVE_OPTION_HEADER_BYTES + MPCC_INT_BYTES;
     }
@@ -267,13 +302,19 @@ function optHeader(buf: Uint8Array, off: number, type: number, dataBytes: number
 }
 
 /** Writes the options at `off`; returns the offset after them. Call telemetryOptionsBytes first. */
-export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number, intMulti = 1): number {
+export function writeTelemetryOptions(
+  pkt: Packet,
+  buf: Uint8Array,
+  off: number,
+  intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
+): number {
   let p = off;
   const st = pkt.int;
   if (st !== null) {
     if (st.layout === 'hpcc') {
       p = optHeader(buf, p, OptionType.HpccInt, HPCC_DATA_BYTES);
-      p += encodeHpccInt(buf, p, st, intMulti);
+      p += encodeHpccInt(buf, p, st, intMulti, intRatesBps);
       buf[p++] = 0;
       buf[p++] = 0;
       if (hasActiveFlows(pkt)) {
@@ -285,6 +326,16 @@ export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number,
         buf[p + 10] = 0;
         buf[p + 11] = 0;
         p += ACTIVE_FLOWS_DATA_BYTES;
+      }
+      if (hasQlenHigh(st, intMulti)) {
+        p = optHeader(buf, p, OptionType.HpccQlenHigh, SLOT_U16_DATA_BYTES);
+        for (let i = 0; i < HPCC_MAX_HOPS; i++) {
+          const q = i < st.hops.length ? st.hops[i].qlenBytes : 0;
+          writeU16(buf, p + 2 * i, hpccQlenHighUnits(q, intMulti));
+        }
+        buf[p + 10] = 0;
+        buf[p + 11] = 0;
+        p += SLOT_U16_DATA_BYTES;
       }
     } else {
       p = optHeader(buf, p, OptionType.MpccInt, MPCC_INT_BYTES);
@@ -435,11 +486,12 @@ export function applyTelemetryOption(
   off: number,
   bytes: number,
   intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
 ): DecodeError | null {
   switch (type) {
     case OptionType.HpccInt: {
       if (bytes !== HPCC_DATA_BYTES) return wrongLength(type, bytes, HPCC_DATA_BYTES, off);
-      const st = decodeHpccInt(buf, off, intMulti);
+      const st = decodeHpccInt(buf, off, intMulti, intRatesBps);
       if ('code' in st) return st;
       pkt.int = st;
       return null;
@@ -455,6 +507,8 @@ export function applyTelemetryOption(
       return bytes === ACTIVE_FLOWS_DATA_BYTES
         ? null
         : wrongLength(type, bytes, ACTIVE_FLOWS_DATA_BYTES, off);
+    case OptionType.HpccQlenHigh:
+      return bytes === SLOT_U16_DATA_BYTES ? null : wrongLength(type, bytes, SLOT_U16_DATA_BYTES, off);
     case OptionType.TxTs:
     case OptionType.TsEcho: {
       if (bytes !== 8) return wrongLength(type, bytes, 8, off);
@@ -518,6 +572,13 @@ export function applyTelemetryOption(
     default:
       return null;
   }
+}
+
+/** Adds the HpccQlenHigh option's units to the decoded HPCC stack's queue lengths. */
+export function applyQlenHigh(pkt: Packet, buf: Uint8Array, off: number, intMulti = 1): void {
+  const st = pkt.int;
+  if (st === null || st.layout !== 'hpcc') return;
+  for (let i = 0; i < st.hops.length; i++) addHpccQlenHigh(st.hops[i], readU16(buf, off + 2 * i), intMulti);
 }
 
 /** Copies the HpccActiveFlows option data into the decoded HPCC stack's hops. */

@@ -70,6 +70,7 @@ describe('defaults', () => {
         priorities: null,
       },
       int: true,
+      intRates: 'scenario',
       trim: {
         enabled: false,
         queueBytes: null,

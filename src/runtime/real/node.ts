@@ -544,6 +544,7 @@ export class RealNode {
       preciseNow: this.preciseNow,
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
       intMulti: this.setup.intMulti,
+      intRatesBps: this.setup.intRatesBps,
       forwardInPlace: cfg.forwardInPlace && this.me.kind === 'switch',
       recyclePackets: this.me.kind === 'switch',
       arrivalStamps: cfg.arrivalStamps,
