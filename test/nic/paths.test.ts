@@ -75,6 +75,25 @@ describe('path selection by entropy', () => {
     expect(out.repsFrozen).toBe(1);
   });
 
+  it('mixed reuses every entropy acknowledged unmarked, in order, then falls back to the bitmap', () => {
+    const p = new PathSelector({ policy: 'mixed', count: 16 }, BASE, createRng(5));
+    // More than REPS's 8-entry buffer would hold: the reference's list keeps them all.
+    const good = [3, 7, 1, 12, 9, 0, 5, 14, 2, 11].map((i) => p.portOf(i));
+    for (const g of good) p.feedback(g, PathFeedback.Good, 0);
+    p.feedback(p.portOf(4), PathFeedback.Ecn, 0);
+    p.feedback(p.portOf(6), PathFeedback.Nack, 0);
+    expect(good.map(() => p.pick(1, 0))).toEqual(good);
+    const out: Record<string, number> = {};
+    p.inspect(out);
+    expect(out.recycled).toBe(0);
+    // Nothing left to recycle: the bitmap's round-robin, which skips the penalised 4 and 6 once.
+    const round: number[] = [];
+    for (let i = 0; i < 14; i++) round.push(p.indexOf(p.pick(1, 0)));
+    expect(round).not.toContain(4);
+    expect(round).not.toContain(6);
+    expect(new Set(round).size).toBe(14);
+  });
+
   it('refuses a path count that is not a power of two', () => {
     expect(() => new PathSelector({ policy: 'oblivious', count: 6 }, BASE, createRng(1))).toThrow(
       /power of two/,
