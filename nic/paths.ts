@@ -15,11 +15,14 @@
  * - `mixed` (the reference's default): every entropy acknowledged unmarked is reused, in order,
  *   before the bitmap picks one.
  *
- * Entropy index i of `count` (a power of two) becomes the source port 0xC000 | upper | i, where
- * the upper bits are the connection's own port's (the reference draws them at random once: ours
- * are fixed by the QPNs, so both runtimes and every seed agree). State is plain numbers and
- * typed arrays; randomness comes from a per-QP fork of the node's generator, so a policy's draws
- * never shift any other consumer's stream.
+ * Entropy index i of `count` (a power of two) becomes the source port 0xC000 | upper | i. The
+ * upper bits are drawn once per QP, as the reference draws its `_path_random`: which paths a QP's
+ * entropies hash to, and how evenly, is a property of that draw (64 entropies hashed onto the 4
+ * paths of a k = 4 fat tree are rarely 16 each, and the busiest path sets oblivious spraying's
+ * tail), so each seed samples another placement instead of every seed repeating one fixed by the
+ * QPNs. State is plain numbers and typed arrays; randomness comes from a per-QP fork of the
+ * node's generator, so a policy's draws never shift any other consumer's stream and every
+ * runtime draws the same.
  */
 import type { Rng } from '../src/env/rng.js';
 import { RecycleQueue, RepsBuffer } from './paths-reps.js';
@@ -80,7 +83,7 @@ export class PathSelector {
       throw new Error(`path count must be a power of two in 1..${MAX_PATH_COUNT}, got ${count}`);
     this.count = count;
     this.mask = count - 1;
-    this.upper = 0xc000 | (basePort & 0x3fff & ~this.mask);
+    this.upper = ecmp ? basePort : 0xc000 | (this.draw(0x4000) & ~this.mask);
     this.sentBytes = new Float64Array(count);
     const bitmap = this.policy === POLICY_BITMAP || this.policy === POLICY_MIXED;
     this.penalty = bitmap ? new Uint8Array(count) : null;
