@@ -94,7 +94,7 @@ describe('path selection by entropy', () => {
     expect(new Set(round).size).toBe(14);
   });
 
-  it('draws the upper bits of a QP\'s entropies once, from its own generator', () => {
+  it("draws the upper bits of a QP's entropies once, from its own generator", () => {
     const uppers = new Set<number>();
     for (let seed = 0; seed < 32; seed++) {
       const p = new PathSelector({ policy: 'oblivious', count: 64 }, BASE, createRng(seed));
