@@ -437,9 +437,12 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
         fail(['links', i, end], unknownName('node', l[end], [...nodeSet].slice(0, 10_000)));
     }
     if (l.a === l.b) fail(['links', i], `a and b are both ${l.a}`);
+    if (l.thresholds !== undefined && l.rate === undefined)
+      fail(['links', i, 'thresholds'], 'needs rate (the thresholds follow a rate change)');
+    const thresholds = l.thresholds !== undefined ? { thresholds: l.thresholds } : {};
     if (l.at === undefined) {
       if (l.down !== undefined) fail(['links', i, 'down'], 'needs at (at: 0 for a link down from the start)');
-      return { a: l.a, b: l.b, ...overrideParams(l) };
+      return { a: l.a, b: l.b, ...overrideParams(l), ...thresholds };
     }
     // A change at a time: the switches apply it (docs/switch.md "Link events").
     for (const key of ['delay', 'loss'] as const) {
@@ -464,6 +467,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
       ...overrideParams(l),
       atNs: l.at,
       ...(l.down !== undefined ? { down: l.down } : {}),
+      ...thresholds,
     };
   });
 

@@ -191,6 +191,11 @@ export interface LinkOverride extends LinkOverrideParams {
   atNs?: number;
   /** With atNs: true, the link fails; false, it is back. */
   down?: boolean;
+  /**
+   * With a rate: `keep` leaves the link's switch ports' byte thresholds (RED/ECN, trimming) as
+   * they were for its built rate; absent (`scale`), they follow the new rate (docs/scenario.md "links").
+   */
+  thresholds?: 'scale' | 'keep';
 }
 
 export type Verb = 'write' | 'send' | 'read';
@@ -918,6 +923,7 @@ export const scenarioSchema = strict({
         ...linkOverride.shape,
         at: duration().optional(),
         down: bool().optional(),
+        thresholds: oneOf(['scale', 'keep'] as const).optional(),
       }),
     )
     .default([]),

@@ -18,6 +18,7 @@ import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
 import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
+import { LinkThresholds } from './link-thresholds.js';
 import { switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
@@ -132,6 +133,11 @@ export function topologyParams(t: TopologySpec): TopologyParams {
   }
 }
 
+/** The scenario's topology as its `topology` key builds it, before `links:` overrides. */
+function builtTopology(s: Scenario): Topology {
+  return asConfigError(() => buildTopology(topologyParams(s.topology)));
+}
+
 /** The scenario's topology with `links:` overrides applied. */
 export function scenarioTopology(s: Scenario): Topology {
   return asConfigError(() => {
@@ -150,7 +156,11 @@ export function scenarioTopology(s: Scenario): Topology {
  * every port of `a` facing `b` and of `b` facing `a`, in file order. Resolve checked that both
  * ends are switches.
  */
-export function switchPortEvents(s: Scenario, topo: Topology): Map<string, PortEvent[]> {
+export function switchPortEvents(
+  s: Scenario,
+  topo: Topology,
+  thresholds: LinkThresholds | null = null,
+): Map<string, PortEvent[]> {
   const out = new Map<string, PortEvent[]>();
   s.links.forEach((l, i) => {
     if (l.atNs === undefined) return;
@@ -164,12 +174,13 @@ export function switchPortEvents(s: Scenario, topo: Topology): Map<string, PortE
         if (p.peerNode !== to) continue;
         let list = out.get(from);
         if (list === undefined) out.set(from, (list = []));
-        list.push({
+        const ev: PortEvent = {
           atNs: l.atNs,
           port: p.index,
           ...(l.rateBps !== undefined ? { rateBps: l.rateBps } : {}),
           ...(l.down !== undefined ? { down: l.down } : {}),
-        });
+        };
+        list.push(thresholds === null ? ev : thresholds.event(from, ev, l));
         n++;
       }
     }
@@ -293,7 +304,6 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
 
     const sw = s.defaults.switch;
     const trim = switchTrimConfig(s, topo, routes);
-    const portEvents = switchPortEvents(s, topo);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
       const r = sw.ecn.byRate.find((e) => e.rateBps === rateBps);
@@ -305,6 +315,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
         markAt: sw.ecn.markAt,
       };
     };
+    const thresholds = new LinkThresholds(s, builtTopology(s), trim, ecnOf);
+    const portEvents = switchPortEvents(s, topo, thresholds);
 
     return {
       scenario: s,
@@ -340,7 +352,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ...base,
           ports: base.ports.map((p, i) => ({
             ...p,
-            ecn: ecnOf(p.rateBps),
+            ...thresholds.initial(node.name, i, p.rateBps),
             pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
             ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
             ...(trim !== null
