@@ -262,6 +262,7 @@ class NicImpl implements Nic {
     const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: this.rel.inflightBytes(qp) };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
     if (!qp.paths.fixed) qp.paths.inspect(out);
+    if (Number.isFinite(qp.srReorderThreshold)) out.reorderThreshold = qp.srReorderThreshold;
     const cc = this.cc.inspect(qp, this.env.now());
     return cc === undefined ? out : { ...out, ...cc };
   }
