@@ -87,6 +87,11 @@ function checkTransports(
         'defaults.nic.paths',
         `${host} runs ${cc.name}, which reads per-hop INT from consecutive ACKs; it cannot spray (policy ${policy}): use ecmp`,
       );
+    if (cc.algorithm.cp?.keysFlowsBySourcePort === true)
+      throw new ConfigError(
+        'defaults.nic.paths',
+        `${host} runs ${cc.name}, whose switches key a flow by its UDP source port; spraying (policy ${policy}) would make each entropy a flow: use ecmp`,
+      );
   }
 }
 
