@@ -17,7 +17,7 @@ import { memo } from '../memo.js';
 import type { ReproCheck, ReproContext } from '../types.js';
 import { headlineRun } from './headline.js';
 import { dolceScenario } from './probe.js';
-import { coldStartText, measureWorkload, type WorkloadRun } from './workload-run.js';
+import { coldStartText, cutText, measureWorkload, type WorkloadRun } from './workload-run.js';
 
 /** Arm 0 of S1 as the only arm (K = 1: the bandit has nothing to choose). */
 export const ARM0_ONLY = ['cc.dolce-rc.arms=0.0625:0.95'];
@@ -35,7 +35,7 @@ const us = (x: number) => x.toFixed(1);
 const mb = (b: number) => (b / 1e6).toFixed(2);
 
 function row(name: string, w: WorkloadRun): string {
-  return `${name}: mean FCT ${us(w.meanFctUs)} µs, p99 ${us(w.p99FctUs)} µs, < 1 MB ${us(w.shortMeanFctUs)} µs, ≥ 1 MB ${us(w.longMeanFctUs)} µs, slowdown p99 ${w.slowdownP99?.toFixed(1)}, max queue ${mb(w.maxQueueBytes)} MB, PFC ${w.pfcPauses}`;
+  return `${name}: mean FCT ${us(w.meanFctUs)} µs, p99 ${us(w.p99FctUs)} µs, < 1 MB ${us(w.shortMeanFctUs)} µs, ≥ 1 MB ${us(w.longMeanFctUs)} µs, slowdown p99 ${w.slowdownP99?.toFixed(1)}, max queue ${mb(w.maxQueueBytes)} MB, PFC ${w.pfcPauses}, ${cutText(w)}`;
 }
 
 export const F3: ReproCheck = {

@@ -11,7 +11,7 @@
 import { memo } from '../memo.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
 import { dolceScenario } from './probe.js';
-import { coldStartText, measureWorkload, type WorkloadRun } from './workload-run.js';
+import { coldStartText, cutText, measureWorkload, type WorkloadRun } from './workload-run.js';
 
 export const HEADLINE_FILE = 'ns3-fattree.yaml';
 export type HeadlineAlg = 'dolce-rc' | 'dcqcn';
@@ -125,6 +125,8 @@ function compareAtLoad(
     [`dcqcnLongMeanUs_${k}`]: b.longMeanFctUs,
     [`flows_${k}`]: d.flows,
     [`coldCutShare_${k}`]: d.cuts > 0 ? d.coldCuts / d.cuts : 0,
+    [`dolceCutFactor_${k}`]: d.meanCutFactor,
+    [`dcqcnCutFactor_${k}`]: b.meanCutFactor,
     [`wallS_${k}`]: Math.round((d.wallMs + b.wallMs) / 1000),
   });
   const complete = d.completed === d.flows && b.completed === b.flows;
@@ -134,7 +136,8 @@ function compareAtLoad(
     `p99 ${us(d.p99FctUs)} vs ${us(b.p99FctUs)} µs (${delta(d.p99FctUs, b.p99FctUs)}), ` +
     `mean of flows < 1 MB ${us(d.shortMeanFctUs)} vs ${us(b.shortMeanFctUs)} µs, ≥ 1 MB ${us(d.longMeanFctUs)} vs ${us(b.longMeanFctUs)} µs; ` +
     `last flow done at ${d.lastDoneMs.toFixed(2)} vs ${b.lastDoneMs.toFixed(2)} ms; ` +
-    `PFC pauses ${d.pfcPauses} / ${b.pfcPauses}, drops ${d.drops + b.drops}` +
+    `PFC pauses ${d.pfcPauses} / ${b.pfcPauses}, drops ${d.drops + b.drops}; ` +
+    `Dolce-RC ${cutText(d)}, DCQCN ${cutText(b)}` +
     `${complete ? '' : `, UNFINISHED ${d.flows - d.completed} / ${b.flows - b.completed}`}; ` +
     `paper: ${paperText(HEADLINE[wl].paper[load])}; Dolce-RC: ${coldStartText(d)}`;
   return { text, meanLower: d.meanFctUs < b.meanFctUs, p99Lower: d.p99FctUs < b.p99FctUs, complete };

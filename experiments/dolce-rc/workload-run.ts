@@ -37,10 +37,12 @@ export interface WorkloadRun {
   goodputBps: number;
   /** Flows ÷ distinct source→destination pairs: how many flows a per-connection state would see. */
   flowsPerPair: number;
-  /** Dolce-RC only (zeros otherwise): rate cuts, and those before the QP's first bandit update. */
+  /** CNP cuts, and their mean depth (rate after ÷ rate before). */
   cuts: number;
+  meanCutFactor: number;
+  /** Dolce-RC only (0 otherwise): cuts before the QP's first bandit update. */
   coldCuts: number;
-  /** QPs that took a cut, and of those the ones whose bandit updated at least once / 4 times. */
+  /** QPs that took a cut; for Dolce-RC those whose bandit updated at least once / 4 times. */
   qpsCut: number;
   qpsUpdated: number;
   qpsPastForced: number;
@@ -49,20 +51,32 @@ export interface WorkloadRun {
   wallMs: number;
 }
 
-/** Per-QP tally of Dolce-RC's cuts, from the rate-change causes. */
+/**
+ * Per-QP tally of the CNP cuts in a rate-change trace: how deep they were (any algorithm: the
+ * rate after ÷ the rate before, a QP starting at line rate) and, for Dolce-RC, which arm made
+ * them and whether the QP's bandit had updated yet.
+ */
 export class CutTally {
   cuts = 0;
+  /** Σ (rate after ÷ rate before) over the cuts. */
+  factorSum = 0;
   coldCuts = 0;
   readonly armCuts: number[] = [];
+  private readonly rateByQp = new Map<string, number>();
   private readonly qualifiedByQp = new Map<string, number>();
 
-  onChange(qp: string, why: string): void {
-    const m = /^cnp(:q)?:arm(\d+)$/.exec(why);
-    if (m === null) return;
-    const seen = this.qualifiedByQp.get(qp) ?? 0;
-    const q = seen + (m[1] === undefined ? 0 : 1);
-    this.qualifiedByQp.set(qp, q);
+  constructor(private readonly lineRateBps: number) {}
+
+  onChange(qp: string, why: string, rateBps: number): void {
+    const before = this.rateByQp.get(qp) ?? this.lineRateBps;
+    this.rateByQp.set(qp, rateBps);
+    if (!why.startsWith('cnp')) return;
     this.cuts++;
+    this.factorSum += rateBps / before;
+    const m = /^cnp(:q)?:arm(\d+)$/.exec(why);
+    const q = (this.qualifiedByQp.get(qp) ?? 0) + (m?.[1] === undefined ? 0 : 1);
+    this.qualifiedByQp.set(qp, q);
+    if (m === null) return;
     if (q === 0) this.coldCuts++;
     const arm = Number(m[2]);
     while (this.armCuts.length <= arm) this.armCuts.push(0);
@@ -81,11 +95,13 @@ export class CutTally {
 
 /** Run `scenario` (a Poisson workload) into `ctx`'s folder `dir` and measure it. */
 export function measureWorkload(scenario: Scenario, ctx: ReproContext, dir: string): WorkloadRun {
-  const tally = new CutTally();
+  const tally = new CutTally(scenario.defaults.link.rateBps);
   const { out } = observedRun(scenario, {
     outDir: join(ctx.outDir, dir),
     seed: ctx.seed,
-    nicObserver: (host) => ({ onRateChange: (c) => tally.onChange(`${host}:${c.qpn}`, c.why) }),
+    nicObserver: (host) => ({
+      onRateChange: (c) => tally.onChange(`${host}:${c.qpn}`, c.why, c.rateBps),
+    }),
   });
   const r = out.results;
   const done = r.flows.filter((f) => f.fctNs !== null);
@@ -110,6 +126,7 @@ export function measureWorkload(scenario: Scenario, ctx: ReproContext, dir: stri
     goodputBps: r.summary.goodputBps,
     flowsPerPair: r.flows.length / Math.max(1, pairs.size),
     cuts: tally.cuts,
+    meanCutFactor: tally.cuts > 0 ? tally.factorSum / tally.cuts : 1,
     coldCuts: tally.coldCuts,
     qpsCut: qps.cut,
     qpsUpdated: qps.updated,
@@ -120,6 +137,11 @@ export function measureWorkload(scenario: Scenario, ctx: ReproContext, dir: stri
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
+
+/** "n cuts on m QPs, mean rate after ÷ before f". */
+export function cutText(w: WorkloadRun): string {
+  return `${w.cuts} cuts on ${w.qpsCut} QPs, mean rate after ÷ before ${w.meanCutFactor.toFixed(3)}`;
+}
 
 /** "k of n cuts (p %) before the QP's first bandit update; QPs cut n, updated m, past the forced round l". */
 export function coldStartText(w: WorkloadRun): string {

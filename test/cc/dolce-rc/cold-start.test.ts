@@ -13,11 +13,11 @@ import { resolveParams } from '../../../src/cc/registry.js';
 describe('cold-start tally of Dolce-RC cuts', () => {
   it("counts the cuts a QP takes before its bandit's first update, and the cuts per arm", () => {
     const { r, arms } = ac4Drive(resolveParams('dolce-rc', {}) as DolceRcParams);
-    const tally = new CutTally();
-    for (const e of r.log) tally.onChange('h1:1', e.why);
-    // A second QP that only ever saw its first CNP: one cold cut, no update.
-    tally.onChange('h1:2', 'cnp:arm0');
-    tally.onChange('h1:2', 'timer:fr');
+    const tally = new CutTally(100e9);
+    for (const e of r.log) tally.onChange('h1:1', e.why, e.rateBps);
+    // A second QP that only ever saw its first CNP: one cold cut (arm 0: 1 − 1/32), no update.
+    tally.onChange('h1:2', 'cnp:arm0', 96.875e9);
+    tally.onChange('h1:2', 'timer:fr', 96e9);
     expect(tally.cuts).toBe(201);
     expect(tally.coldCuts).toBe(6);
     // Windows of 5 CNPs: arm k of window w cuts 5 times (the window's qualified CNP included).
@@ -25,5 +25,17 @@ describe('cold-start tally of Dolce-RC cuts', () => {
     for (const a of arms.slice(0, 40)) expected[a] += 5;
     expect(tally.armCuts).toEqual(expected);
     expect(tally.qps()).toEqual({ cut: 2, updated: 1, pastForced: 1 });
+    // The depth of each cut is read against the QP's previous rate (line rate at first).
+    const log = r.log;
+    let before = 100e9;
+    let sum = 96.875e9 / 100e9;
+    for (const e of log) {
+      if (e.why.startsWith('cnp')) sum += e.rateBps / before;
+      before = e.rateBps;
+    }
+    expect(tally.factorSum).toBeCloseTo(sum, 12);
+    const first = log.find((e) => e.why.startsWith('cnp'));
+    expect(first?.why).toBe('cnp:arm0');
+    expect(first?.rateBps).toBe(96.875e9);
   });
 });
