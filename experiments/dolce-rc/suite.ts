@@ -1,7 +1,9 @@
 /**
  * Dolce-RC / Dolce-RC+ reproduction suite (docs/algorithms/dolce-rc.md "Reproduction"): AC1-AC6 and AC10
- * plus the findings F1-F2 in the default tier (seconds), the paper-scale runs AC7, AC8, AC9 and
- * the real-time AC7-RT in the paper tier. Scenarios: scenarios/papers/dolce-rc/.
+ * plus the findings F1-F2 in the default tier (seconds); in the paper tier the paper-scale runs AC7,
+ * AC8, AC9, the real-time AC7-RT, the realistic-workload headline H-CF and H-DM (§V-C) and the
+ * findings F3-F5 (the cold-start arm, WebSearch, the rate sweep's incast cells).
+ * Scenarios: scenarios/papers/dolce-rc/.
  */
 import { paperTier, registerReproSuite } from '../registry.js';
 import type { ReproSuite } from '../types.js';
