@@ -42,6 +42,38 @@ export interface PfcConfig {
   reserveBytes?: number;
   /** (optional) Pause time carried by XOFF frames, in quanta of 512 bit times. Default 65535. */
   pauseQuanta?: number;
+  /**
+   * (optional) The priorities PFC protects (lossless) when `enabled`; the others are lossy: no
+   * headroom, no XOFF threshold, never a pause, dropped (or trimmed, `SwitchConfig.trim`) when full.
+   * Default: all eight.
+   */
+  priorities?: readonly number[];
+}
+
+/**
+ * Packet trimming on the lossy data priorities (docs/switch.md "Trimming"), after the UEC's
+ * reference simulator (ultraethernet/uet-htsim, htsim/sim/compositequeue.cpp).
+ */
+export interface TrimConfig {
+  /** Cap of each trimming data queue (per egress port and priority), bytes. */
+  queueBytes: number;
+  /** Cap of each egress port's header queue (trimmed frames, strict priority), bytes. */
+  headerQueueBytes: number;
+  /** RED thresholds of the trimming data queues (they do not use `ecn`'s or a port's). */
+  ecn: Pick<EcnConfig, 'kminBytes' | 'kmaxBytes' | 'pmax'>;
+}
+
+/**
+ * A change of one port's link at an emulated time (scenario `links` entries with `at`;
+ * docs/switch.md "Link events"). Both ends of a link get one, each on its own switch.
+ */
+export interface PortEvent {
+  atNs: number;
+  port: number;
+  /** New line rate from `atNs` on (the frame on the wire finishes at the old one). */
+  rateBps?: number;
+  /** true: the link fails (frames to, from and queued at the port are dropped); false: it is back. */
+  down?: boolean;
 }
 
 export interface SwitchPortConfig {
@@ -57,6 +89,8 @@ export interface SwitchPortConfig {
    * smaller per doubling of the port rate above the NIC rate). Default pfc.dynamicAlpha.
    */
   pfcAlpha?: number;
+  /** (optional) The peer on this port is a host: a frame trimmed here is a last-hop trim. Default false. */
+  peerIsHost?: boolean;
 }
 
 export interface SwitchConfig {
@@ -111,6 +145,13 @@ export interface SwitchConfig {
    * (RunSetup.intMulti), which the real runtime also encodes and decodes with. Default 1.
    */
   intMulti?: number;
+  /**
+   * (optional) Trim data frames of the lossy priorities (those PFC does not protect) to their
+   * headers when their queue is full, instead of dropping them. Default: off (drop-tail).
+   */
+  trim?: TrimConfig | null;
+  /** (optional) Link changes at emulated times, applied by the switch's own timers. Default none. */
+  portEvents?: readonly PortEvent[];
   /** (optional) Switch-side algorithm plug-ins (switch/cp.ts), called in list order. Default none. */
   cp?: readonly SwitchCpFactory[];
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
@@ -142,6 +183,14 @@ export interface PortCounters {
   /** (added) Frames received on this port. */
   rxPackets: number;
   rxBytes: number;
+  /** (added) Data frames this egress port trimmed to their headers (arriving or queued). */
+  trims: number;
+  /** (added) Frames dropped because this port's header queue was full (or the buffer). */
+  headerDrops: number;
+  /** (added) Peak bytes in this port's header queue. */
+  maxHeaderQueueBytes: number;
+  /** (added) Frames lost because this port's link was down (queued, sent, routed to or arriving on it). */
+  linkDownDrops: number;
 }
 
 /** (added) Switch-wide counters. */
@@ -156,6 +205,12 @@ export interface SwitchCounters {
   bufferDrops: number;
   /** Of those, drops in a PFC-enabled data class: a lossless drop, which should never happen. */
   losslessDrops: number;
+  /** (added) Data frames trimmed to their headers, over every port. */
+  trims: number;
+  /** (added) Frames dropped for want of header-queue room, over every port. */
+  headerDrops: number;
+  /** (added) Frames lost to down links, over every port. */
+  linkDownDrops: number;
   /** Counters bumped by CP plug-ins through io.count. */
   cp: Record<string, number>;
 }
@@ -166,6 +221,12 @@ export interface Switch extends NodeFirmware {
   queueBytes(port: number): number;
   /** (added) Switch-wide drop and validation counters. */
   switchCounters(): SwitchCounters;
+  /** (added) Current line rate of `port` (a link event may have changed it); 0 while its link is down. */
+  portRateBps(port: number): number;
+  /** (added) Trimming is configured (`config.trim`): reports carry the trim counters. */
+  readonly trimming: boolean;
+  /** (added) Link events are configured (`config.portEvents`): reports carry `linkDownDrops`. */
+  readonly linkEvents: boolean;
 }
 
 export { createSwitch } from './switch.js';

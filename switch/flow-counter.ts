@@ -10,9 +10,11 @@
  * `forget` drops a flow at once (the switch calls it at the last packet of a message when asked
  * to), instead of `windowNs` after its last packet.
  *
- * Flows are keyed exactly by (srcIp, dstIp, UDP srcPort, BTH destQp) — the RoCEv2 form of the
- * thesis' 4-tuple, since the UDP destination port is always 4791 (docs/algorithms/mpcc.md "Signals") — so
- * there are no hash collisions. Expiry is lazy (no timer per flow): entries sit on a list ordered
+ * Flows are keyed exactly by (srcIp, dstIp, BTH destQp): one queue pair, whatever UDP source port
+ * (entropy) each of its packets carries, so a QP whose packets are sprayed over several paths
+ * (docs/switch.md "Entropy") counts once on every port it uses. Without spraying this is the
+ * thesis' 4-tuple (docs/algorithms/mpcc.md "Signals"): a QP's source port is fixed and the UDP
+ * destination port is always 4791. There are no hash collisions. Expiry is lazy (no timer per flow): entries sit on a list ordered
  * by last-seen time and the stale ones are evicted from its head whenever the port touches or
  * reads the counter. That is deterministic, needs no timer events and costs O(1) amortised.
  * Storage is typed arrays (a chained hash table plus the LRU links), so a packet allocates nothing.
@@ -24,8 +26,7 @@ export class ActiveFlowCounter {
   private cap = 0;
   private srcIp = new Uint32Array(0);
   private dstIp = new Uint32Array(0);
-  /** srcPort · 2^24 + destQp (40 bits, exact in a double). */
-  private portQp = new Float64Array(0);
+  private destQp = new Uint32Array(0);
   private lastSeenNs = new Float64Array(0);
   /** Bytes of the flow that entered the queue since this entry was inserted. */
   private seenBytes = new Float64Array(0);
@@ -52,12 +53,12 @@ export class ActiveFlowCounter {
   }
 
   /** Record a data packet of the flow, `sizeBytes` long, entering the queue at `nowNs`. */
-  touch(srcIp: number, dstIp: number, srcPort: number, destQp: number, nowNs: number, sizeBytes = 1): void {
+  touch(srcIp: number, dstIp: number, destQp: number, nowNs: number, sizeBytes = 1): void {
     this.evict(nowNs);
-    const pq = (srcPort & 0xffff) * 0x1000000 + (destQp & 0xffffff);
-    const b = this.hash(srcIp, dstIp, pq);
+    const qp = destQp & 0xffffff;
+    const b = this.hash(srcIp, dstIp, qp);
     for (let e = this.buckets[b]; e !== NIL; e = this.chain[e]) {
-      if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.portQp[e] === pq) {
+      if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.destQp[e] === qp) {
         this.lastSeenNs[e] = nowNs;
         this.addBytes(e, sizeBytes);
         this.moveToTail(e);
@@ -69,11 +70,11 @@ export class ActiveFlowCounter {
     this.free = this.chain[e];
     this.srcIp[e] = srcIp;
     this.dstIp[e] = dstIp;
-    this.portQp[e] = pq;
+    this.destQp[e] = qp;
     this.lastSeenNs[e] = nowNs;
     this.seenBytes[e] = 0;
     this.addBytes(e, sizeBytes);
-    const b2 = this.hash(srcIp, dstIp, pq);
+    const b2 = this.hash(srcIp, dstIp, qp);
     this.bucketOf[e] = b2;
     this.chain[e] = this.buckets[b2];
     this.buckets[b2] = e;
@@ -86,10 +87,10 @@ export class ActiveFlowCounter {
   }
 
   /** Drop the flow from the table at once (its message ended), if it is there. */
-  forget(srcIp: number, dstIp: number, srcPort: number, destQp: number): void {
-    const pq = (srcPort & 0xffff) * 0x1000000 + (destQp & 0xffffff);
-    for (let e = this.buckets[this.hash(srcIp, dstIp, pq)]; e !== NIL; e = this.chain[e]) {
-      if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.portQp[e] === pq) {
+  forget(srcIp: number, dstIp: number, destQp: number): void {
+    const qp = destQp & 0xffffff;
+    for (let e = this.buckets[this.hash(srcIp, dstIp, qp)]; e !== NIL; e = this.chain[e]) {
+      if (this.srcIp[e] === srcIp >>> 0 && this.dstIp[e] === dstIp >>> 0 && this.destQp[e] === qp) {
         this.remove(e);
         return;
       }
@@ -146,11 +147,10 @@ export class ActiveFlowCounter {
     this.lruTail = e;
   }
 
-  private hash(srcIp: number, dstIp: number, portQp: number): number {
+  private hash(srcIp: number, dstIp: number, destQp: number): number {
     let h = Math.imul(srcIp ^ 0x9e3779b9, 0x85ebca6b);
     h = Math.imul(h ^ dstIp ^ (h >>> 15), 0xc2b2ae35);
-    h = Math.imul(h ^ (portQp >>> 0) ^ (h >>> 13), 0x27d4eb2f);
-    h ^= Math.floor(portQp / 0x100000000);
+    h = Math.imul(h ^ destQp ^ (h >>> 13), 0x27d4eb2f);
     h ^= h >>> 16;
     return h & this.bucketMask;
   }
@@ -160,7 +160,7 @@ export class ActiveFlowCounter {
     const old = {
       srcIp: this.srcIp,
       dstIp: this.dstIp,
-      portQp: this.portQp,
+      destQp: this.destQp,
       lastSeenNs: this.lastSeenNs,
       seenBytes: this.seenBytes,
       lruNext: this.lruNext,
@@ -169,7 +169,7 @@ export class ActiveFlowCounter {
     this.cap = cap;
     this.srcIp = new Uint32Array(cap);
     this.dstIp = new Uint32Array(cap);
-    this.portQp = new Float64Array(cap);
+    this.destQp = new Uint32Array(cap);
     this.lastSeenNs = new Float64Array(cap);
     this.seenBytes = new Float64Array(cap);
     this.bucketOf = new Int32Array(cap);
@@ -184,10 +184,10 @@ export class ActiveFlowCounter {
     for (let e = old.head; e !== NIL; e = old.lruNext[e], n++) {
       this.srcIp[n] = old.srcIp[e];
       this.dstIp[n] = old.dstIp[e];
-      this.portQp[n] = old.portQp[e];
+      this.destQp[n] = old.destQp[e];
       this.lastSeenNs[n] = old.lastSeenNs[e];
       this.seenBytes[n] = old.seenBytes[e];
-      const b = this.hash(old.srcIp[e], old.dstIp[e], old.portQp[e]);
+      const b = this.hash(old.srcIp[e], old.dstIp[e], old.destQp[e]);
       this.bucketOf[n] = b;
       this.chain[n] = this.buckets[b];
       this.buckets[b] = n;

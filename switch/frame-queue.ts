@@ -53,6 +53,20 @@ export class FrameQueue {
     return pkt;
   }
 
+  /** The ingress port of the newest frame (length > 0). */
+  peekTailInPort(): number {
+    return this.slots[(((this.head + this.length - 1) & this.mask) << 1) + 1] as number;
+  }
+
+  /** Remove and return the newest frame (length > 0). */
+  popTail(): Packet {
+    const i = ((this.head + this.length - 1) & this.mask) << 1;
+    const pkt = this.slots[i] as Packet;
+    this.slots[i] = null;
+    this.length--;
+    return pkt;
+  }
+
   private grow(): void {
     const cap = this.mask + 1;
     const slots = new Array<Packet | number | null>(4 * cap).fill(null);

@@ -33,12 +33,23 @@ export interface MmuPort {
 
 export type PfcSignal = (port: number, prio: number, quanta: number) => void;
 
+/** Bit q set for every priority PFC protects: the listed ones, or all eight when none is given. */
+export function losslessMaskOf(priorities: readonly number[] | undefined): number {
+  if (priorities === undefined) return 0xff;
+  let mask = 0;
+  for (const q of priorities) if (Number.isInteger(q) && q >= 0 && q < PRIOS) mask |= 1 << q;
+  return mask;
+}
+
 export class SharedBufferMmu {
   /** Bytes in the physical buffer (data and control classes). */
   usedBytes = 0;
   /** Bytes charged to the shared pool (above the reserves, outside headroom). */
   sharedUsedBytes = 0;
+  /** PFC protects some priority (headroom is then set aside). */
   readonly pfcOn: boolean;
+  /** Bit q set: priority q is lossless (PFC on it); the others are lossy (docs/switch.md "Lossy priorities"). */
+  readonly losslessMask: number;
   /** Pause time of our XOFF frames, quanta. */
   readonly pauseQuanta: number;
   readonly sharedPoolBytes: number;
@@ -65,7 +76,8 @@ export class SharedBufferMmu {
   ) {
     const nPorts = ports.length;
     this.bufferBytes = bufferBytes;
-    this.pfcOn = pfc.enabled;
+    this.losslessMask = pfc.enabled ? losslessMaskOf(pfc.priorities) : 0;
+    this.pfcOn = this.losslessMask !== 0;
     this.dynamic = pfc.dynamicAlpha !== null;
     this.staticBytes = pfc.thresholdBytes;
     this.resumeOffsetBytes = pfc.resumeOffsetBytes;
@@ -94,6 +106,11 @@ export class SharedBufferMmu {
     }
   }
 
+  /** Port p's line rate changed: its refresh period follows (pause quanta are bit times). */
+  setPortRate(p: number, rateBps: number): void {
+    this.refreshNsOf[p] = pfcRefreshNs(this.pauseQuanta, rateBps);
+  }
+
   /** Control-class frames occupy the physical buffer only (queue 0 of the HPCC simulator). */
   chargeControl(s: number): boolean {
     if (this.usedBytes + s > this.bufferBytes) return false;
@@ -105,7 +122,12 @@ export class SharedBufferMmu {
     this.usedBytes -= s;
   }
 
-  /** XOFF threshold on the shared bytes (above the reserve) of ingress port p, any priority. */
+  /** Priority q is lossless: frames beyond the XOFF threshold go to headroom and pause the peer. */
+  lossless(q: number): boolean {
+    return ((this.losslessMask >>> q) & 1) === 1;
+  }
+
+  /** XOFF threshold on the shared bytes (above the reserve) of ingress port p, any lossless priority. */
   xoffThreshold(p: number): number {
     if (!this.pfcOn) return Number.POSITIVE_INFINITY;
     if (!this.dynamic) return this.staticBytes;
@@ -124,9 +146,14 @@ export class SharedBufferMmu {
     return this.acct[(p * PRIOS + q) * ACCT + XOFF] === 1;
   }
 
-  /** Charge s bytes to ingress (p, q): reserve, then shared up to the threshold, then headroom. */
+  /**
+   * Charge s bytes to ingress (p, q): reserve, then shared up to the threshold, then headroom. A
+   * lossy priority has neither threshold nor headroom: it is admitted while the shared pool has
+   * room (as every priority is with PFC off) and never pauses its peer.
+   */
   admit(p: number, q: number, s: number): boolean {
     if (this.usedBytes + s > this.bufferBytes) return false;
+    const lossless = ((this.losslessMask >>> q) & 1) === 1;
     const i = p * PRIOS + q;
     const reserve = this.reserveBytes;
     const before = this.acct[i * ACCT + ING];
@@ -135,18 +162,19 @@ export class SharedBufferMmu {
     const toShared = sharedAfter - sharedBefore;
     if (
       toShared === 0 ||
-      (sharedAfter <= this.xoffThreshold(p) && this.sharedUsedBytes + toShared <= this.sharedPoolBytes)
+      ((!lossless || sharedAfter <= this.xoffThreshold(p)) &&
+        this.sharedUsedBytes + toShared <= this.sharedPoolBytes)
     ) {
       this.acct[i * ACCT + ING] = before + s;
       this.sharedUsedBytes += toShared;
-    } else if (this.pfcOn && this.acct[i * ACCT + HDRM] + s <= this.headroomOf[p]) {
+    } else if (lossless && this.acct[i * ACCT + HDRM] + s <= this.headroomOf[p]) {
       this.acct[i * ACCT + HDRM] += s;
     } else {
       return false;
     }
     this.usedBytes += s;
     if (
-      this.pfcOn &&
+      lossless &&
       this.acct[i * ACCT + XOFF] === 0 &&
       (this.acct[i * ACCT + HDRM] > 0 || this.sharedOf(i) >= this.xoffThreshold(p))
     )

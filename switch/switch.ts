@@ -13,97 +13,36 @@
  */
 import type { FirmwareEnv } from '../src/env/env.js';
 import type { SwitchTrace } from '../src/env/trace.js';
-import { PfcOutbox, PfcPause } from '../src/port/pfc.js';
-import { TxPort } from '../src/port/tx-port.js';
-import { quantizeHpccHop } from '../src/wire/int-hpcc.js';
-import { quantizeMpccHop } from '../src/wire/int-mpcc.js';
 import { isMessageEnd } from '../src/wire/opcodes.js';
-import { Ecn, FrameKind, type IntHop, type Packet } from '../src/wire/packet.js';
+import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
-import { PFC_DST_MAC, PFC_MAX_QUANTA, PFC_PRIORITIES } from '../src/wire/pfc.js';
+import { PFC_DST_MAC, PFC_PRIORITIES } from '../src/wire/pfc.js';
 import { emulatedSizeBytes } from '../src/wire/size.js';
-import type { EcnConfig, PortCounters, Switch, SwitchConfig, SwitchCounters } from './api.js';
+import { trimToHeader } from '../src/wire/trim.js';
+import type { PortCounters, PortEvent, Switch, SwitchConfig, SwitchCounters } from './api.js';
 import type { SwitchCp, SwitchCpIo } from './cp.js';
 import { ecmpHash } from './ecmp.js';
 import { ActiveFlowCounter } from './flow-counter.js';
-import { FrameQueue } from './frame-queue.js';
-import { SharedBufferMmu } from './mmu.js';
+import { stampInt } from './int-stamp.js';
+import { checkPortEvents, failoverPort, flushPort } from './link-events.js';
+import { losslessMaskOf, SharedBufferMmu } from './mmu.js';
+import { HEADER_QUEUE, HEADER_QUEUE_BIT, Port } from './port.js';
 import { RouteLookup } from './route-lookup.js';
+import { isUint, isWellFormedFrame } from './validate.js';
 
 const PRIOS = PFC_PRIORITIES;
-const INT_MAX_HOPS = 5;
 const DEFAULT_CONTROL_KINDS: readonly FrameKind[] = [FrameKind.Cnp, FrameKind.Cnm];
 const DEFAULT_DRR_QUANTUM_BYTES = 1500;
 const DEFAULT_ACTIVE_FLOW_WINDOW_NS = 100_000;
-/** Frames larger than this are malformed (a jumbo frame with every extension is far below). */
-const MAX_FRAME_BYTES = 65_536;
 
 /** Index of the lowest set bit of a non-zero 32-bit value. */
 function lowestBit(x: number): number {
   return 31 - Math.clz32(x & -x);
 }
 
-/** An egress port: its transmitter (TxPort), its eight queues, PFC state and counters. */
-class Port extends TxPort {
-  /** Queue q: frames, each with its ingress port beside it (-1 for CP frames) for the MMU. */
-  readonly queues: FrameQueue[] = [];
-  readonly queueBytesOf = new Float64Array(PRIOS);
-  queueBytes = 0;
-  /** Bit q set when queue q holds a frame. */
-  nonEmptyMask = 0;
-
-  /** Our XOFF/XON decisions for the peer on this port; they go out ahead of every queue. */
-  readonly pfcOut = new PfcOutbox();
-  /** Priorities paused by PFC frames received on this port (the control class never is). */
-  readonly pause: PfcPause;
-
-  drrQueue = 0;
-  readonly deficitBytes = new Float64Array(PRIOS);
-
-  readonly ecnOn: boolean;
-  readonly kminBytes: number;
-  readonly kmaxBytes: number;
-  readonly pmax: number;
-
-  txBytes = 0;
-  txPackets = 0;
-  maxQueueBytes = 0;
-  queueByteNs = 0;
-  queueSinceNs = 0;
-  ecnMarked = 0;
-  drops = 0;
-  ingressDrops = 0;
-  cnmTx = 0;
-  rxPackets = 0;
-  rxBytes = 0;
-
-  constructor(
-    env: FirmwareEnv,
-    readonly index: number,
-    rateBps: number,
-    readonly mac: number,
-    readonly peerMac: number,
-    ecn: EcnConfig,
-    readonly flows: ActiveFlowCounter | null,
-    controlPrio: number,
-  ) {
-    super(env, rateBps);
-    for (let q = 0; q < PRIOS; q++) this.queues.push(new FrameQueue());
-    this.pause = new PfcPause(env, rateBps, 1 << controlPrio);
-    this.ecnOn = ecn.enabled !== false;
-    this.kminBytes = ecn.kminBytes;
-    this.kmaxBytes = ecn.kmaxBytes;
-    this.pmax = ecn.pmax;
-  }
-}
-
 /** `x` when it is a finite number >= 1 (a DRR quantum of NaN would never end a round), else `fallback`. */
 function positiveOr(x: number | undefined, fallback: number): number {
   return x !== undefined && Number.isFinite(x) && x >= 1 ? x : fallback;
-}
-
-function isUint(x: unknown, max: number): boolean {
-  return typeof x === 'number' && x >>> 0 === x && x <= max;
 }
 
 export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
@@ -119,7 +58,6 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   // Read once, into a table faster than the Map (route-lookup.ts); docs/switch.md says so.
   const routes = new RouteLookup(config.routes);
   const ecmpSeed = config.ecmpSeed | 0;
-  const pfcOn = config.pfc.enabled;
   const ecnAtEnqueue = config.ecn.markAt === 'enqueue';
   const drrQuantumBytes = positiveOr(config.drrQuantumBytes, DEFAULT_DRR_QUANTUM_BYTES);
   const flowWindowNs = config.activeFlowWindowNs ?? DEFAULT_ACTIVE_FLOW_WINDOW_NS;
@@ -131,6 +69,10 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
   const dataQueueMask = 0xff & ~(1 << controlPrio);
+  // Trimming applies to the lossy data priorities (docs/switch.md "Lossy priorities").
+  const trim = config.trim ?? null;
+  const losslessMask = config.pfc.enabled ? losslessMaskOf(config.pfc.priorities) : 0;
+  const trimMask = trim !== null ? dataQueueMask & ~losslessMask : 0;
 
   const ports: Port[] = config.ports.map(
     (p, i) =>
@@ -140,9 +82,12 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         p.rateBps,
         p.mac,
         p.peerMac,
+        p.peerIsHost === true,
         p.ecn ?? config.ecn,
         flowWindowNs > 0 ? new ActiveFlowCounter(flowWindowNs, flowMinBytes) : null,
         controlPrio,
+        trim,
+        trimMask,
       ),
   );
   // The MMU decides XOFF/XON; the frame goes out of the ingress port ahead of its queues.
@@ -150,8 +95,19 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     queuePfc(ports[p], q, quanta),
   );
 
-  const counters = { malformed: 0, unroutable: 0, ttlExpired: 0, bufferDrops: 0, losslessDrops: 0 };
+  const counters = {
+    malformed: 0,
+    unroutable: 0,
+    ttlExpired: 0,
+    bufferDrops: 0,
+    losslessDrops: 0,
+    trims: 0,
+    headerDrops: 0,
+    linkDownDrops: 0,
+  };
   const cpCounters: Record<string, number> = {};
+  /** Ports whose link is down: routing looks past them only while there are some. */
+  let downPorts = 0;
 
   for (const port of ports) {
     port.onTxDone = () => txDone(port);
@@ -160,54 +116,25 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   // ---------------------------------------------------------------- validation and routing
 
-  function isWellFormed(pkt: Packet): boolean {
-    if (typeof pkt !== 'object' || pkt === null) return false;
-    const size = pkt.sizeBytes;
-    if (typeof size !== 'number' || !(size > 0 && size <= MAX_FRAME_BYTES)) return false;
-    if (!isUint(pkt.prio, PRIOS - 1)) return false;
-    switch (pkt.kind) {
-      case FrameKind.Data:
-      case FrameKind.Ack:
-      case FrameKind.Nak:
-      case FrameKind.Cnp: {
-        if (!isUint(pkt.ttl, 255) || typeof pkt.dstIp !== 'number' || typeof pkt.srcIp !== 'number')
-          return false;
-        if (typeof pkt.srcPort !== 'number') return false;
-        const st = pkt.int;
-        if (st === null) return true;
-        return (
-          typeof st === 'object' &&
-          (st.layout === 'hpcc' || st.layout === 'mpcc') &&
-          Array.isArray(st.hops) &&
-          st.hops.length <= INT_MAX_HOPS &&
-          isUint(st.nhop, 0xffff)
-        );
-      }
-      case FrameKind.Cnm:
-        return typeof pkt.cnm === 'object' && pkt.cnm !== null && typeof pkt.dstIp === 'number';
-      case FrameKind.Pfc: {
-        const body = pkt.pfc;
-        if (typeof body !== 'object' || body === null || !isUint(body.classEnable, 0xffff)) return false;
-        const quanta = body.quanta;
-        if (!Array.isArray(quanta) || quanta.length < PRIOS) return false;
-        for (let n = 0; n < PRIOS; n++) {
-          if ((body.classEnable >>> n) & 1 && !isUint(quanta[n], PFC_MAX_QUANTA)) return false;
-        }
-        return true;
-      }
-      default:
-        return false;
-    }
-  }
-
   function route(pkt: Packet): number {
     const r = routes.find(pkt.dstIp);
     if (r < 0) return -1;
     const n = routes.portCount(r);
     if (n === 0) return -1;
-    const e =
-      n === 1 ? routes.port(r, 0) : routes.port(r, ecmpHash(ecmpSeed, pkt.srcIp, pkt.dstIp, pkt.srcPort) % n);
-    return isUint(e, nPorts - 1) ? e : -1;
+    if (n === 1) {
+      const e = routes.port(r, 0);
+      return isUint(e, nPorts - 1) ? e : -1;
+    }
+    const hash = ecmpHash(ecmpSeed, pkt.srcIp, pkt.dstIp, pkt.srcPort);
+    let e = routes.port(r, hash % n);
+    if (!isUint(e, nPorts - 1)) return -1;
+    // Local fast failover (docs/switch.md "Link events"); with every port down the frame is
+    // dropped when it reaches the down port's queue.
+    if (downPorts > 0 && ports[e].down) {
+      const up = failoverPort(routes, r, n, hash, ports);
+      if (up >= 0) e = up;
+    }
+    return e;
   }
 
   // ---------------------------------------------------------------- ingress pipeline
@@ -219,8 +146,14 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       return;
     }
     const ip = ports[inPort];
-    if (!isWellFormed(pkt)) {
+    if (!isWellFormedFrame(pkt)) {
       counters.malformed++;
+      ip.ingressDrops++;
+      return;
+    }
+    if (ip.down) {
+      // Still on the wire when the link failed.
+      linkDownDrop(ip);
       ip.ingressDrops++;
       return;
     }
@@ -256,6 +189,11 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   /** Admit `pkt` to queue q of `op` (MMU for data classes) and start the port if idle. */
   function enqueue(op: Port, q: number, pkt: Packet, inPort: number): boolean {
+    if (op.down) {
+      linkDownDrop(op);
+      if (inPort >= 0) ports[inPort].ingressDrops++;
+      return false;
+    }
     const s = pkt.sizeBytes;
     if (q === controlPrio || inPort < 0) {
       // Control frames bypass MMU admission and PFC accounting (queue 0 of the HPCC simulator);
@@ -264,18 +202,19 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         dropOnAdmission(op, inPort, false);
         return false;
       }
+    } else if ((op.trimMask >>> q) & 1) {
+      if (!admitTrimming(op, q, pkt, inPort)) return false;
     } else if (!mmu.admit(inPort, q, s)) {
-      dropOnAdmission(op, inPort, pfcOn);
+      dropOnAdmission(op, inPort, mmu.lossless(q));
       return false;
     }
     const now = env.now();
     if (pkt.kind === FrameKind.Data && op.flows !== null) {
-      op.flows.touch(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp, now, pkt.sizeBytes);
-      if (flowForgetAtEnd && isMessageEnd(pkt.opcode))
-        op.flows.forget(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp);
+      op.flows.touch(pkt.srcIp, pkt.dstIp, pkt.destQp, now, pkt.sizeBytes);
+      if (flowForgetAtEnd && isMessageEnd(pkt.opcode)) op.flows.forget(pkt.srcIp, pkt.dstIp, pkt.destQp);
     }
     if (ecnAtEnqueue && q !== controlPrio && op.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
-      maybeMark(op, pkt, op.queueBytesOf[q]);
+      maybeMark(op, pkt, q, op.queueBytesOf[q]);
     }
     op.queueByteNs += op.queueBytes * (now - op.queueSinceNs);
     op.queueSinceNs = now;
@@ -321,9 +260,9 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     port.deficitBytes[q] = 0;
     mmu.release(inPort, q, s);
     if (!ecnAtEnqueue && port.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
-      maybeMark(port, pkt, port.queueBytesOf[q]);
+      maybeMark(port, pkt, q, port.queueBytesOf[q]);
     }
-    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now, intMulti);
     beginTx(port, pkt, now);
   }
 
@@ -332,6 +271,81 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (inPort >= 0) ports[inPort].ingressDrops++;
     counters.bufferDrops++;
     if (lossless) counters.losslessDrops++;
+  }
+
+  // ---------------------------------------------------------------- trimming
+
+  /**
+   * Admission to a trimming data queue q of `op` (a lossy priority with trimming on; docs/switch.md
+   * "Trimming", after the reference simulator's compositequeue.cpp). True: the data frame is
+   * charged to the MMU and may join the queue. False: it went to the header queue (trimmed, or a
+   * header-only frame) or was dropped there.
+   */
+  function admitTrimming(op: Port, q: number, pkt: Packet, inPort: number): boolean {
+    // Frames without a payload to cut (ACKs, NAKs, CNPs at this priority) and frames trimmed
+    // upstream ride the header queue, as the reference serves every header-only packet.
+    if (pkt.kind !== FrameKind.Data || pkt.trimHop > 0) {
+      enqueueHeader(op, pkt);
+      return false;
+    }
+    const s = pkt.sizeBytes;
+    const ring = op.queues[q];
+    if (op.queueBytesOf[q] + s > op.trimQueueBytes) {
+      // Full: trim the arriving frame or, with probability 1/2, the last one queued, which makes
+      // room for the arrival (one frame, as the reference: the queue may then exceed its cap by
+      // the difference of the two sizes).
+      if (ring.length === 0 || env.rng.next() >= 0.5) {
+        trimInto(op, pkt);
+        return false;
+      }
+      const victimIn = ring.peekTailInPort();
+      const victim = ring.popTail();
+      const vs = victim.sizeBytes;
+      op.queueByteNs += op.queueBytes * (env.now() - op.queueSinceNs);
+      op.queueSinceNs = env.now();
+      op.queueBytesOf[q] -= vs;
+      op.queueBytes -= vs;
+      if (ring.length === 0) {
+        op.nonEmptyMask &= ~(1 << q);
+        op.deficitBytes[q] = 0;
+      }
+      mmu.release(victimIn, q, vs);
+      trimInto(op, victim);
+    }
+    if (mmu.admit(inPort, q, s)) return true;
+    // The shared buffer is full before the queue is: trim rather than drop.
+    trimInto(op, pkt);
+    return false;
+  }
+
+  function trimInto(op: Port, pkt: Packet): void {
+    op.trims++;
+    counters.trims++;
+    trimToHeader(pkt, op.peerIsHost);
+    enqueueHeader(op, pkt);
+  }
+
+  /** Queue a header on `op`'s header queue (strict priority after control), or drop and count it. */
+  function enqueueHeader(op: Port, pkt: Packet): void {
+    const s = pkt.sizeBytes;
+    if (op.queueBytesOf[HEADER_QUEUE] + s > op.headerQueueCapBytes || !mmu.chargeControl(s)) {
+      op.headerDrops++;
+      counters.headerDrops++;
+      return;
+    }
+    const now = env.now();
+    op.queueByteNs += op.queueBytes * (now - op.queueSinceNs);
+    op.queueSinceNs = now;
+    op.noteArrival(now);
+    op.queues[HEADER_QUEUE].push(pkt, -1);
+    op.nonEmptyMask |= HEADER_QUEUE_BIT;
+    const hb = (op.queueBytesOf[HEADER_QUEUE] += s);
+    if (hb > op.maxHeaderQueueBytes) op.maxHeaderQueueBytes = hb;
+    op.queueBytes += s;
+    if (op.queueBytes > op.maxQueueBytes) op.maxQueueBytes = op.queueBytes;
+    if (hooks !== null) hooks.queue(now, op.index, op.queueBytes);
+    for (let i = 0; i < enqueueCps.length; i++) enqueueCps[i].onEnqueue!(pkt, op.index, HEADER_QUEUE);
+    if (!op.busy) startNext(op, false);
   }
 
   // ---------------------------------------------------------------- PFC generation
@@ -365,7 +379,35 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   // ---------------------------------------------------------------- egress scheduling
 
   function kick(port: Port): void {
-    if (!port.busy) startNext(port, false);
+    if (!port.busy && !port.down) startNext(port, false);
+  }
+
+  // ---------------------------------------------------------------- link events
+
+  function linkDownDrop(port: Port): void {
+    port.linkDownDrops++;
+    counters.linkDownDrops++;
+  }
+
+  function applyPortEvent(ev: PortEvent): void {
+    const port = ports[ev.port];
+    if (ev.rateBps !== undefined) {
+      port.setRate(ev.rateBps);
+      port.pause.rateBps = ev.rateBps;
+      mmu.setPortRate(ev.port, ev.rateBps);
+    }
+    if (ev.down === true && !port.down) {
+      port.down = true;
+      downPorts++;
+      const dropped = flushPort(port, mmu, controlPrio, env.now());
+      port.linkDownDrops += dropped;
+      counters.linkDownDrops += dropped;
+      if (hooks !== null) hooks.queue(env.now(), port.index, port.queueBytes);
+    } else if (ev.down === false && port.down) {
+      port.down = false;
+      downPorts--;
+      kick(port);
+    }
   }
 
   /** Deficit round-robin over non-empty, unpaused data queues; -1 when none is eligible. */
@@ -405,7 +447,10 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (port.pfcOut.pendingMask !== 0) {
       pkt = buildPfcFrame(port);
     } else {
-      const q = (port.nonEmptyMask >>> controlPrio) & 1 ? controlPrio : pickDataQueue(port);
+      // Control, then trimmed headers (strict priority, never paused), then DRR over the data.
+      const m = port.nonEmptyMask;
+      const q =
+        (m >>> controlPrio) & 1 ? controlPrio : m & HEADER_QUEUE_BIT ? HEADER_QUEUE : pickDataQueue(port);
       if (q < 0) {
         port.busy = false;
         return;
@@ -426,6 +471,11 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
 
   function txDone(port: Port): void {
     const pkt = port.finish();
+    if (port.down) {
+      // Its last bit left after the link failed: lost.
+      linkDownDrop(port);
+      return;
+    }
     if (hooks !== null) hooks.tx(env.now(), port.index, pkt);
     env.send(port.index, pkt);
     if (port.busy) return;
@@ -452,48 +502,26 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     } else {
       mmu.release(inPort, q, s);
       if (!ecnAtEnqueue && port.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
-        maybeMark(port, pkt, port.queueBytesOf[q]);
+        maybeMark(port, pkt, q, port.queueBytesOf[q]);
       }
     }
-    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now, intMulti);
     for (let i = 0; i < dequeueCps.length; i++) dequeueCps[i].onDequeue!(pkt, port.index, q);
     return pkt;
   }
 
   // ---------------------------------------------------------------- ECN and INT
 
-  function maybeMark(port: Port, pkt: Packet, qlenBytes: number): void {
-    if (qlenBytes <= port.kminBytes) return;
-    if (qlenBytes <= port.kmaxBytes) {
-      const p = (port.pmax * (qlenBytes - port.kminBytes)) / (port.kmaxBytes - port.kminBytes);
+  function maybeMark(port: Port, pkt: Packet, q: number, qlenBytes: number): void {
+    const kmin = port.kminOf[q];
+    if (qlenBytes <= kmin) return;
+    const kmax = port.kmaxOf[q];
+    if (qlenBytes <= kmax) {
+      const p = (port.pmaxOf[q] * (qlenBytes - kmin)) / (kmax - kmin);
       if (env.rng.next() >= p) return;
     }
     pkt.ecn = Ecn.Ce;
     port.ecnMarked++;
-  }
-
-  function stampInt(port: Port, pkt: Packet, now: number): void {
-    const st = pkt.int!;
-    const raw: IntHop = {
-      lineRateBps: port.rateBps,
-      timeNs: now,
-      txBytes: port.txBytes,
-      qlenBytes: port.queueBytes,
-      activeFlows: port.flows !== null ? port.flows.count(now) : 0,
-    };
-    // The hop as the wire carries it (docs/wire.md, "INT stacks"), so virtual time sees what a real run
-    // decodes with the run's INT_MULTI (the one the real runtime encodes HPCC's stack with).
-    if (st.layout === 'mpcc') {
-      // MPCC stops writing after five hops (docs/wire.md, "MPCC block"); nhop still counts.
-      if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
-    } else {
-      const hop = quantizeHpccHop(raw, intMulti);
-      // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (docs/wire.md, "INT stacks").
-      const slot = st.nhop % INT_MAX_HOPS;
-      if (slot < st.hops.length) st.hops[slot] = hop;
-      else st.hops.push(hop);
-    }
-    st.nhop++;
   }
 
   // ---------------------------------------------------------------- CP plug-ins
@@ -573,6 +601,10 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         ingressDrops: p.ingressDrops,
         rxPackets: p.rxPackets,
         rxBytes: p.rxBytes,
+        trims: p.trims,
+        headerDrops: p.headerDrops,
+        maxHeaderQueueBytes: p.maxHeaderQueueBytes,
+        linkDownDrops: p.linkDownDrops,
       };
     });
   }
@@ -581,11 +613,18 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     return { ...counters, cp: { ...cpCounters } };
   }
 
+  const portEvents = config.portEvents ?? [];
+  checkPortEvents(config.name, portEvents, nPorts);
+  for (const ev of portEvents) env.setTimer(ev.atNs, () => applyPortEvent(ev));
+
   return {
     name: config.name,
     receive,
     portCounters,
     queueBytes: (port: number) => (checkPort(port) ? ports[port].queueBytes : 0),
     switchCounters,
+    portRateBps: (port: number) => (checkPort(port) && !ports[port].down ? ports[port].rateBps : 0),
+    trimming: trim !== null,
+    linkEvents: portEvents.length > 0,
   };
 }

@@ -34,6 +34,7 @@ local OPTION_NAMES = {
   [0x26] = "heard",
   [0x27] = "nack",
   [0x28] = "ack",
+  [0x30] = "trimmed",
 }
 
 local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
@@ -81,6 +82,9 @@ local f = {
   field_f64 = ProtoField.double("rocelab.field.f64", "Value (f64)"),
   meta_prio = ProtoField.uint8("rocelab.meta.prio", "Priority", base.DEC),
   meta_id = ProtoField.uint64("rocelab.meta.id", "Packet id", base.DEC),
+  trim_hop = ProtoField.uint8("rocelab.trim.hop", "Trimmed at switch hop", base.DEC),
+  trim_last_hop = ProtoField.bool("rocelab.trim.last_hop", "Last hop (egress faced the destination)", 8, nil, 0x01),
+  trim_payload = ProtoField.uint16("rocelab.trim.payload_len", "Payload length before trimming", base.DEC),
 }
 local list = {}
 for _, v in pairs(f) do
@@ -194,6 +198,10 @@ local function dissect_option(tvb, t, type, d, n)
     t:add(f.nack_seq, tvb(d, 4))
   elseif type == 0x28 and n == 4 then
     t:add(f.ack_seq, tvb(d, 4))
+  elseif type == 0x30 and n == 4 then
+    t:add(f.trim_hop, tvb(d, 1))
+    t:add(f.trim_last_hop, tvb(d + 1, 1))
+    t:add(f.trim_payload, tvb(d + 2, 2))
   elseif n > 0 then
     t:add(f.opt_data, tvb(d, n))
   end

@@ -17,6 +17,7 @@ import {
   type Scenario,
   type ScenarioProbes,
   type TopologySpec,
+  type TrimParams,
   type WorkloadSpec,
 } from './scenario.js';
 import { formatDuration, formatSize, parseRate, showValue } from './units.js';
@@ -271,6 +272,26 @@ function resolvePfc(p: ParsedScenario['defaults']['switch']['pfc'], bufferBytes:
     headroomBytes: p.headroom ?? null,
     resumeOffsetBytes: p.resumeOffset,
     reserveBytes: p.reserve,
+    priorities: p.priorities === undefined ? null : [...new Set(p.priorities)].sort((a, b) => a - b),
+  };
+}
+
+function resolveTrim(p: ParsedScenario['defaults']['switch']['trim']): TrimParams {
+  const path = ['defaults', 'switch', 'trim'];
+  if (p.kmin !== undefined && p.kmax !== undefined && p.kmin > p.kmax)
+    fail([...path, 'kmin'], `kmin (${formatSize(p.kmin)}) must not exceed kmax (${formatSize(p.kmax)})`);
+  if (p.kmax !== undefined && p.queueBytes !== undefined && p.kmax > p.queueBytes)
+    fail(
+      [...path, 'kmax'],
+      `kmax (${formatSize(p.kmax)}) exceeds queueBytes (${formatSize(p.queueBytes)}): the queue trims before RED marks everything`,
+    );
+  return {
+    enabled: p.enabled,
+    queueBytes: p.queueBytes ?? null,
+    headerQueueBytes: p.headerQueueBytes ?? null,
+    kminBytes: p.kmin ?? null,
+    kmaxBytes: p.kmax ?? null,
+    pmax: p.pmax,
   };
 }
 
@@ -325,7 +346,15 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     ecn: resolveEcn(d.switch.ecn),
     pfc: resolvePfc(d.switch.pfc, d.switch.buffer),
     int: d.switch.int,
+    trim: resolveTrim(d.switch.trim),
   };
+  for (const q of sw.pfc.priorities ?? []) {
+    if (q >= sw.queues)
+      fail(
+        ['defaults', 'switch', 'pfc', 'priorities'],
+        `priority ${q} needs at least ${q + 1} switch queues (defaults.switch.queues is ${sw.queues})`,
+      );
+  }
   for (const key of ['dataPrio', 'ackPrio', 'controlPrio'] as const) {
     if (nic[key] >= sw.queues)
       fail(
@@ -357,6 +386,16 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     checkHost(h, ['hosts', h]);
     hosts[h] = nicOverrides(o);
   }
+  if (sw.trim.enabled && sw.pfc.enabled) {
+    // Trimming acts on lossy priorities only: a run where all data is lossless would trim nothing.
+    const lossless = new Set(sw.pfc.priorities ?? [0, 1, 2, 3, 4, 5, 6, 7]);
+    const dataPrios = new Set(hostNames.map((h) => hosts[h]?.dataPrio ?? nic.dataPrio));
+    if ([...dataPrios].every((q) => lossless.has(q)))
+      fail(
+        ['defaults', 'switch', 'trim'],
+        `trims only lossy priorities, but every host sends data on a lossless one (dataPrio ${[...dataPrios].join(', ')}); list the lossless priorities in defaults.switch.pfc.priorities, or set pfc: false`,
+      );
+  }
 
   const links: LinkOverride[] = p.links.map((l, i) => {
     for (const end of ['a', 'b'] as const) {
@@ -364,7 +403,34 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
         fail(['links', i, end], unknownName('node', l[end], [...nodeSet].slice(0, 10_000)));
     }
     if (l.a === l.b) fail(['links', i], `a and b are both ${l.a}`);
-    return { a: l.a, b: l.b, ...overrideParams(l) };
+    if (l.at === undefined) {
+      if (l.down !== undefined) fail(['links', i, 'down'], 'needs at (at: 0 for a link down from the start)');
+      return { a: l.a, b: l.b, ...overrideParams(l) };
+    }
+    // A change at a time: the switches apply it (docs/switch.md "Link events").
+    for (const key of ['delay', 'loss'] as const) {
+      if (l[key] !== undefined) fail(['links', i, key], 'cannot change at a time (only rate and down can)');
+    }
+    if (l.rate === undefined && l.down === undefined) fail(['links', i], 'at needs rate or down');
+    for (const end of ['a', 'b'] as const) {
+      if (hostSet.has(l[end]))
+        fail(
+          ['links', i, end],
+          `${l[end]} is a host: only links between switches change at a time (a NIC's line rate is fixed for the run)`,
+        );
+    }
+    if (l.at >= durationNs)
+      fail(
+        ['links', i, 'at'],
+        `${formatDuration(l.at)} is not before the end of the run (duration ${formatDuration(durationNs)})`,
+      );
+    return {
+      a: l.a,
+      b: l.b,
+      ...overrideParams(l),
+      atNs: l.at,
+      ...(l.down !== undefined ? { down: l.down } : {}),
+    };
   });
 
   const expand = (sel: 'all' | string[], path: Path, exclude?: string): string[] => {

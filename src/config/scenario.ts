@@ -67,6 +67,24 @@ export interface PfcConfig {
   resumeOffsetBytes: number;
   /** Per-port reserved buffer. */
   reserveBytes: number;
+  /** The priorities PFC protects (lossless); the others are lossy. null: all eight. */
+  priorities: number[] | null;
+}
+
+/**
+ * Trimming on the lossy data priorities (docs/switch.md "Trimming"). Unset sizes follow the UEC
+ * reference simulator's defaults, which depend on the network (its BDP): `setupRun` fills them.
+ */
+export interface TrimParams {
+  enabled: boolean;
+  /** Cap of each trimming data queue; null: 1 × BDP. */
+  queueBytes: number | null;
+  /** Cap of each port's header queue; null: 2 × queueBytes. */
+  headerQueueBytes: number | null;
+  /** RED thresholds of trimming queues; null: 0.2 and 0.8 × BDP, in whole packets. */
+  kminBytes: number | null;
+  kmaxBytes: number | null;
+  pmax: number;
 }
 
 export interface SwitchParams {
@@ -78,6 +96,7 @@ export interface SwitchParams {
   pfc: PfcConfig;
   /** Stamp INT records on packets that request them (HPCC, MPCC). */
   int: boolean;
+  trim: TrimParams;
 }
 
 export type LinkOverrideParams = Partial<LinkParams>;
@@ -136,10 +155,18 @@ export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
   'explicit',
 ];
 
-/** Per-link override of a generated topology, matched on the two endpoint names. */
+/**
+ * Per-link override of a generated topology, matched on the two endpoint names. With `atNs`, a
+ * change of a link between two switches at that emulated time, in both directions (only
+ * `rateBps` and `down`; docs/scenario.md "links", docs/switch.md "Link events"); without it, the
+ * link as built.
+ */
 export interface LinkOverride extends LinkOverrideParams {
   a: string;
   b: string;
+  atNs?: number;
+  /** With atNs: true, the link fails; false, it is back. */
+  down?: boolean;
 }
 
 export type Verb = 'write' | 'send' | 'read';
@@ -520,8 +547,25 @@ const pfcSchema = z.preprocess(
       headroom: size().optional(),
       resumeOffset: size().default(3072),
       reserve: size().default(4096),
+      priorities: z.array(prio()).optional(),
     },
     'true, false or a map like { threshold: 600KB, headroom: 40KB }',
+  ),
+);
+
+const trimSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      // A map turns trimming on unless it says otherwise; no key at all leaves it off.
+      enabled: bool().default(true),
+      queueBytes: size({ min: 1 }).optional(),
+      headerQueueBytes: size({ min: 1 }).optional(),
+      kmin: size().optional(),
+      kmax: size().optional(),
+      pmax: fraction().default(1),
+    },
+    'true, false or a map like { enabled: true, queueBytes: 178KB, headerQueueBytes: 357KB }',
   ),
 );
 
@@ -531,6 +575,7 @@ const switchDefaults = strict({
   ecn: ecnSchema.prefault(true),
   pfc: pfcSchema.prefault(true),
   int: bool().default(true),
+  trim: trimSchema.prefault(false),
 });
 
 const count = (min = 1) => integer({ min });
@@ -701,7 +746,15 @@ export const scenarioSchema = strict({
     .default({}),
   topology: topologySchema,
   links: z
-    .array(strict({ a: name('a node name'), b: name('a node name'), ...linkOverride.shape }))
+    .array(
+      strict({
+        a: name('a node name'),
+        b: name('a node name'),
+        ...linkOverride.shape,
+        at: duration().optional(),
+        down: bool().optional(),
+      }),
+    )
     .default([]),
   workload: z.array(workloadSchema).default([]),
   probes: strict({

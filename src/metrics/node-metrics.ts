@@ -351,6 +351,47 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
         for (const c of portCounters()) set({ port: c.port }, c.cnmTx);
       },
     );
+    counterFrom(
+      'rocelab_port_trims_total',
+      'Data frames the egress port trimmed to headers',
+      ['port'],
+      (set) => {
+        for (const c of portCounters()) set({ port: c.port }, c.trims);
+      },
+    );
+    counterFrom(
+      'rocelab_port_header_drops_total',
+      'Frames dropped because the port’s header queue was full',
+      ['port'],
+      (set) => {
+        for (const c of portCounters()) set({ port: c.port }, c.headerDrops);
+      },
+    );
+    gaugeFrom(
+      'rocelab_port_header_queue_max_bytes',
+      'Largest header queue (trimmed frames) of the port so far',
+      ['port'],
+      (set) => {
+        for (const c of portCounters()) set({ port: c.port }, c.maxHeaderQueueBytes);
+      },
+    );
+    counterFrom(
+      'rocelab_port_link_down_drops_total',
+      'Frames lost because the port’s link was down',
+      ['port'],
+      (set) => {
+        for (const c of portCounters()) set({ port: c.port }, c.linkDownDrops);
+      },
+    );
+    gaugeFrom(
+      'rocelab_link_rate_bps',
+      'Current line rate of the port (a link event may change it; 0 while down), emulated bit/s',
+      ['port'],
+      (set) => {
+        const sw = src.sw();
+        if (sw !== null) for (const p of portsOf()) set({ port: p }, sw.portRateBps(p));
+      },
+    );
   } else {
     counterFrom(
       'rocelab_port_paused_seconds_total',

@@ -40,7 +40,8 @@ export class PfcPause {
    */
   constructor(
     private readonly env: FirmwareEnv,
-    readonly rateBps: number,
+    /** Line rate that turns quanta into time (802.1Qbb: 512 bit times at the link's speed). */
+    public rateBps: number,
     readonly exemptMask = 0,
   ) {
     for (let n = 0; n < PFC_PRIORITIES; n++) {

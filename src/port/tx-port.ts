@@ -38,8 +38,15 @@ export class TxPort {
 
   constructor(
     private readonly env: FirmwareEnv,
-    readonly rateBps: number,
+    /** Line rate; `setRate` changes it (a link slowed mid-run). */
+    public rateBps: number,
   ) {}
+
+  /** From the next frame on, serialise at `rateBps` (the frame on the wire keeps its end). */
+  setRate(rateBps: number): void {
+    this.rateBps = rateBps;
+    this.serSizeBytes = -1;
+  }
 
   /** Work for this port may have arrived at `now`; cheap enough to call on every arrival. */
   noteArrival(now: number): void {

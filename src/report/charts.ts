@@ -321,7 +321,12 @@ export function rateChart(run: RunInput, index: number): ChartSpec | null {
   };
 }
 
-const COUNTERS: [keyof CompareData['byAlgorithm'][string]['counters'], string, number][] = [
+type CounterKey = Exclude<
+  keyof CompareData['byAlgorithm'][string]['counters'],
+  'trims' | 'headerDrops' | 'linkDownDrops'
+>;
+
+const COUNTERS: [CounterKey, string, number][] = [
   ['pfcPausedNs', 'PFC paused time (µs, Σ ports)', 1e3],
   ['pfcPauseTx', 'PFC pause frames sent', 1],
   ['cnpTx', 'CNPs sent', 1],

@@ -48,6 +48,10 @@ export interface Counters {
   nackTx: number;
   retransmits: number;
   drops: number;
+  /** Runs that trim / have link events only (results.json `summary`), so other reports keep their shape. */
+  trims?: number;
+  headerDrops?: number;
+  linkDownDrops?: number;
 }
 
 export interface SlowFlow {
@@ -149,6 +153,12 @@ function counters(r: Results): Counters {
     c.nackTx += h.nackTx;
     c.retransmits += h.retransmits;
   }
+  const s = r.summary;
+  if (s.trims !== undefined) {
+    c.trims = s.trims;
+    c.headerDrops = s.headerDrops ?? 0;
+  }
+  if (s.linkDownDrops !== undefined) c.linkDownDrops = s.linkDownDrops;
   return c;
 }
 

@@ -86,7 +86,10 @@ ${c.svg}
 </figure>`;
 }
 
-const SUMMARY_ROWS: [keyof AlgorithmReport['summary'], string, (v: number) => string][] = [
+/** Summary keys every results.json has (the trim and link-event sums are in the counters table). */
+type SummaryKey = Exclude<keyof AlgorithmReport['summary'], 'trims' | 'headerDrops' | 'linkDownDrops'>;
+
+const SUMMARY_ROWS: [SummaryKey, string, (v: number) => string][] = [
   ['flowsCompleted', 'flows completed', int],
   ['flowsTotal', 'flows', int],
   ['slowdownP50', 'slowdown p50', fixed(3)],
@@ -167,13 +170,20 @@ const COUNTER_ROWS: [keyof AlgorithmReport['counters'], string, (v: number) => s
   ['nackTx', 'NAKs sent', int],
   ['retransmits', 'retransmitted packets', int],
   ['drops', 'drops', int],
+  ['trims', 'trimmed packets (switches)', int],
+  ['headerDrops', 'trimmed headers dropped', int],
+  ['linkDownDrops', 'frames lost to failed links', int],
 ];
 
 function counterTable(d: CompareData): string {
   const head = `<tr><th></th>${d.algorithms.map((a) => `<th>${esc(a)}</th>`).join('')}</tr>`;
-  const rows = COUNTER_ROWS.map(
+  // Rows of counters no run has (trimming, link events) are left out.
+  const shown = COUNTER_ROWS.filter(([key]) =>
+    d.algorithms.some((a) => d.byAlgorithm[a].counters[key] !== undefined),
+  );
+  const rows = shown.map(
     ([key, label, f]) =>
-      `<tr><th>${esc(label)}</th>${d.algorithms.map((a) => num(d.byAlgorithm[a].counters[key], f, { alg: a, table: 'counters', key })).join('')}</tr>`,
+      `<tr><th>${esc(label)}</th>${d.algorithms.map((a) => num(d.byAlgorithm[a].counters[key] ?? null, f, { alg: a, table: 'counters', key })).join('')}</tr>`,
   );
   return `<table id="counters"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
 }

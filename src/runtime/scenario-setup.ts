@@ -5,7 +5,7 @@
  * ConfigErrors, so the CLI exits 2 with one line.
  */
 import type { CcSpec, NicConfig } from '../../nic/api.js';
-import type { SwitchConfig, EcnConfig as SwitchEcn } from '../../switch/api.js';
+import type { PortEvent, SwitchConfig, EcnConfig as SwitchEcn } from '../../switch/api.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
 import { CcConfigError, resolveCc } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
@@ -17,6 +17,7 @@ import { hostPath } from '../topology/path.js';
 import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
+import { switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
   scenario: Scenario;
@@ -98,11 +99,45 @@ export function scenarioTopology(s: Scenario): Topology {
   return asConfigError(() => {
     const topo = buildTopology(topologyParams(s.topology));
     s.links.forEach((l, i) => {
-      if (overrideLink(topo, l.a, l.b, l) === 0)
+      // Entries with `at` change the link later (switchPortEvents), not the topology.
+      if (l.atNs === undefined && overrideLink(topo, l.a, l.b, l) === 0)
         throw new ConfigError(`links[${i}]`, `${l.a} and ${l.b} are not linked`);
     });
     return topo;
   });
+}
+
+/**
+ * The `links` entries with `at` as each switch's port events (docs/switch.md "Link events"):
+ * every port of `a` facing `b` and of `b` facing `a`, in file order. Resolve checked that both
+ * ends are switches.
+ */
+export function switchPortEvents(s: Scenario, topo: Topology): Map<string, PortEvent[]> {
+  const out = new Map<string, PortEvent[]>();
+  s.links.forEach((l, i) => {
+    if (l.atNs === undefined) return;
+    let n = 0;
+    for (const [from, to] of [
+      [l.a, l.b],
+      [l.b, l.a],
+    ]) {
+      const node = topo.byName.get(from)!;
+      for (const p of node.ports) {
+        if (p.peerNode !== to) continue;
+        let list = out.get(from);
+        if (list === undefined) out.set(from, (list = []));
+        list.push({
+          atNs: l.atNs,
+          port: p.index,
+          ...(l.rateBps !== undefined ? { rateBps: l.rateBps } : {}),
+          ...(l.down !== undefined ? { down: l.down } : {}),
+        });
+        n++;
+      }
+    }
+    if (n === 0) throw new ConfigError(`links[${i}]`, `${l.a} and ${l.b} are not linked`);
+  });
+  return out;
 }
 
 /** PFC headroom the HPCC simulator gives an ingress port: 3 × one-way BDP of its link (third.cc). */
@@ -243,6 +278,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       });
 
     const sw = s.defaults.switch;
+    const trim = switchTrimConfig(s, topo, routes);
+    const portEvents = switchPortEvents(s, topo);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
       const r = sw.ecn.byRate.find((e) => e.rateBps === rateBps);
@@ -284,6 +321,9 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
             ecn: ecnOf(p.rateBps),
             pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
             ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
+            ...(trim !== null
+              ? { peerIsHost: topo.byName.get(node.ports[i].peerNode)?.kind === 'host' }
+              : {}),
           })),
           bufferBytes: sw.bufferBytes,
           ecn: ecnOf(node.ports[0].rateBps),
@@ -295,6 +335,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
               sw.pfc.headroomBytes ?? headroomBytes(node.ports[0].rateBps, node.ports[0].delayNs),
             resumeOffsetBytes: sw.pfc.resumeOffsetBytes,
             reserveBytes: sw.pfc.reserveBytes,
+            ...(sw.pfc.priorities !== null ? { priorities: sw.pfc.priorities } : {}),
           },
           controlPrio: s.defaults.nic.controlPrio,
           // Per-switch salt, as the HPCC simulator seeds each switch with its node id: the same
@@ -307,6 +348,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ...(flowForgetAtEnd ? { activeFlowForgetAtEnd: true } : {}),
           ...(flowCounterNeeded ? {} : { activeFlowWindowNs: 0 }),
           ...(cp.length > 0 ? { cp } : {}),
+          ...(trim !== null ? { trim } : {}),
+          ...(portEvents.has(node.name) ? { portEvents: portEvents.get(node.name) } : {}),
         };
       },
     };

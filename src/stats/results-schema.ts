@@ -33,6 +33,10 @@ export const portResultSchema = z.strictObject({
   pausedNs: z.number().nonnegative(),
   drops: nonNegInt,
   cnmTx: nonNegInt,
+  trims: nonNegInt.optional(),
+  headerDrops: nonNegInt.optional(),
+  maxHeaderQueueBytes: z.number().nonnegative().optional(),
+  linkDownDrops: nonNegInt.optional(),
 });
 
 export const hostResultSchema = z.strictObject({
@@ -79,6 +83,9 @@ export const resultsSchema = z.strictObject({
     drops: nonNegInt,
     goodputBps: z.number().nonnegative(),
     jain: z.number().min(0).max(1).nullable(),
+    trims: nonNegInt.optional(),
+    headerDrops: nonNegInt.optional(),
+    linkDownDrops: nonNegInt.optional(),
   }),
   warnings: z.array(z.string()),
   /** Real runtimes only (docs/results.md "realtime"). */

@@ -36,6 +36,13 @@ export interface PortResult {
   pausedNs: number;
   drops: number;
   cnmTx: number;
+  /** Switch ports of a run that trims (docs/results.md "ports"): data frames trimmed at this egress. */
+  trims?: number;
+  /** Frames dropped because this egress's header queue was full (also in `drops`). */
+  headerDrops?: number;
+  maxHeaderQueueBytes?: number;
+  /** Switch ports of a run with link events: frames lost to this port's failed link (also in `drops`). */
+  linkDownDrops?: number;
 }
 
 export interface HostResult {
@@ -66,6 +73,10 @@ export interface SummaryResult {
   drops: number;
   goodputBps: number;
   jain: number | null;
+  /** Sums over switch ports, present when the ports carry them (a run that trims / has link events). */
+  trims?: number;
+  headerDrops?: number;
+  linkDownDrops?: number;
 }
 
 export interface Results {
@@ -199,12 +210,16 @@ export function buildResults(inp: ResultsInput): Results {
   let maxQueueBytes = 0;
   let pfcPauseTx = 0;
   let drops = 0;
+  const extra: Pick<SummaryResult, 'trims' | 'headerDrops' | 'linkDownDrops'> = {};
   for (const p of inp.ports) {
     drops += p.drops;
     if (inp.isSwitchPort(p)) {
       maxQueueBytes = Math.max(maxQueueBytes, p.maxQueueBytes);
       pfcPauseTx += p.pfcPauseTx;
     }
+    if (p.trims !== undefined) extra.trims = (extra.trims ?? 0) + p.trims;
+    if (p.headerDrops !== undefined) extra.headerDrops = (extra.headerDrops ?? 0) + p.headerDrops;
+    if (p.linkDownDrops !== undefined) extra.linkDownDrops = (extra.linkDownDrops ?? 0) + p.linkDownDrops;
   }
   let delivered = 0;
   const throughputs: number[] = [];
@@ -239,6 +254,10 @@ export function buildResults(inp: ResultsInput): Results {
       pausedNs: p.pausedNs,
       drops: p.drops,
       cnmTx: p.cnmTx,
+      ...(p.trims !== undefined
+        ? { trims: p.trims, headerDrops: p.headerDrops ?? 0, maxHeaderQueueBytes: p.maxHeaderQueueBytes ?? 0 }
+        : {}),
+      ...(p.linkDownDrops !== undefined ? { linkDownDrops: p.linkDownDrops } : {}),
     })),
     hosts: inp.hosts.map((h) => ({
       node: h.node,
@@ -263,6 +282,8 @@ export function buildResults(inp: ResultsInput): Results {
       drops,
       goodputBps: inp.durationNs > 0 ? Math.round((delivered * 8e9) / inp.durationNs) : 0,
       jain: jain === null ? null : round6(jain),
+      ...(extra.trims !== undefined ? { trims: extra.trims, headerDrops: extra.headerDrops ?? 0 } : {}),
+      ...(extra.linkDownDrops !== undefined ? { linkDownDrops: extra.linkDownDrops } : {}),
     },
     warnings: inp.warnings,
   };

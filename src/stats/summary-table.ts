@@ -60,6 +60,12 @@ export function formatSummaryTable(r: Results, extra: Record<string, string> = {
     ['max switch queue', formatBytes(s.maxQueueBytes)],
     ['PFC pauses sent', String(s.pfcPauseTx)],
     ['drops', String(s.drops)],
+    ...(s.trims !== undefined
+      ? ([['trimmed / headers dropped', `${s.trims} / ${s.headerDrops ?? 0}`]] as [string, string][])
+      : []),
+    ...(s.linkDownDrops !== undefined
+      ? ([['lost to failed links', String(s.linkDownDrops)]] as [string, string][])
+      : []),
     ...Object.entries(extra),
   ];
   for (const row of rows) t.push(row);
@@ -70,8 +76,21 @@ export function formatSummaryTable(r: Results, extra: Record<string, string> = {
 
 /** Several runs side by side (rocelab compare): one row per run. */
 export function formatCompareTable(runs: { label: string; results: Results }[]): string {
+  // Trimming columns only when some run trims, so other comparisons look as before.
+  const trims = runs.some((r) => r.results.summary.trims !== undefined);
   const t = new Table({
-    head: ['cc', 'done', 'slowdown p50', 'p99', 'goodput', 'Jain', 'max queue', 'PFC tx', 'drops'],
+    head: [
+      'cc',
+      'done',
+      'slowdown p50',
+      'p99',
+      'goodput',
+      'Jain',
+      'max queue',
+      'PFC tx',
+      'drops',
+      ...(trims ? ['trims', 'hdr drops'] : []),
+    ],
     style: { head: [], border: [] },
   });
   for (const { label, results: r } of runs) {
@@ -86,6 +105,7 @@ export function formatCompareTable(runs: { label: string; results: Results }[]):
       formatBytes(s.maxQueueBytes),
       String(s.pfcPauseTx),
       String(s.drops),
+      ...(trims ? [opt(s.trims ?? null, String), opt(s.headerDrops ?? null, String)] : []),
     ]);
   }
   return `${t.toString()}\n`;

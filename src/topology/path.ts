@@ -92,3 +92,48 @@ export function hostPath(
     hpccBaseRttNs: 2 * propDelayNs + hpccSerNs,
   };
 }
+
+/**
+ * The network's largest unloaded RTT: the largest `baseRttNs` over every ordered pair of hosts
+ * (2 × propagation + at every link the serialisation of one full MTU data frame and of its ACK),
+ * along the paths `hostPath` takes. The UEC reference simulator's `network_max_unloaded_rtt`
+ * (main_uec.cpp `calculate_rtt`) is the same sum over the fat tree's diameter. O(hosts × nodes):
+ * per destination, each node's cost to it is computed once.
+ */
+export function networkMaxBaseRttNs(topo: Topology, routes: Routes, mtuBytes: number): number {
+  const frameBits = (dataFrameBytes(mtuBytes) + ACK_FRAME_BYTES) * 8e9;
+  let maxNs = 0;
+  for (const dst of topo.hosts) {
+    // cost.get(node): Σ over the links from node to dst of 2 × delay + serialisation.
+    const cost = new Map<string, number>([[dst.name, 0]]);
+    const walk: { node: string; port: PortSpec }[] = [];
+    for (const src of topo.hosts) {
+      if (src === dst) continue;
+      walk.length = 0;
+      let node = src;
+      let port = src.ports[0];
+      for (;;) {
+        walk.push({ node: node.name, port });
+        const next = topo.byName.get(port.peerNode)!;
+        if (cost.has(next.name)) break;
+        const egress = routes.tables.get(next.name)?.get(dst.ip);
+        if (
+          next.kind !== 'switch' ||
+          egress === undefined ||
+          egress.length === 0 ||
+          walk.length > topo.nodes.length
+        )
+          throw new TopologyError(`no route from ${src.name} to ${dst.name}`);
+        node = next;
+        port = next.ports[egress[0]];
+      }
+      // Unwind: a node costs its link plus the cost of the node beyond it.
+      for (let i = walk.length - 1; i >= 0; i--) {
+        const { node: from, port: l } = walk[i];
+        cost.set(from, 2 * l.delayNs + frameBits / l.rateBps + cost.get(l.peerNode)!);
+      }
+      maxNs = Math.max(maxNs, cost.get(src.name)!);
+    }
+  }
+  return maxNs;
+}

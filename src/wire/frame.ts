@@ -29,6 +29,7 @@ import {
   AETH_BYTES,
   BTH_BYTES,
   CNM_BODY_BYTES,
+  carriedPayloadBytes,
   ETH_HEADER_BYTES,
   ETH_MIN_FRAME_BYTES,
   emulatedSizeBytes,
@@ -128,7 +129,12 @@ function checkRoce(pkt: Packet): void {
       break;
     }
   }
-  if (pkt.payload !== null && pkt.payload.length !== pkt.payloadLen) {
+  if (pkt.trimHop !== 0) {
+    // A trimmed frame (docs/wire.md §3 option 0x30) keeps payloadLen, the length it lost.
+    if (pkt.kind !== FrameKind.Data) fail(pkt, 'only a data frame is trimmed');
+    if (!isUint(pkt.trimHop, 8)) fail(pkt, `trimHop ${pkt.trimHop} is not 1..255`);
+    if (pkt.payload !== null) fail(pkt, 'a trimmed frame carries no payload');
+  } else if (pkt.payload !== null && pkt.payload.length !== pkt.payloadLen) {
     fail(pkt, `payload has ${pkt.payload.length} bytes but payloadLen is ${pkt.payloadLen}`);
   }
 }
@@ -170,7 +176,8 @@ export function encodedFrameBytes(pkt: Packet, opts: EncodeOptions = NO_OPTIONS)
     case FrameKind.Cnm:
       return ETH_HEADER_BYTES + tag + CNM_BODY_BYTES;
     default: {
-      const pad = pkt.kind === FrameKind.Cnp ? 0 : padBytes(pkt.payloadLen);
+      const carried = carriedPayloadBytes(pkt);
+      const pad = pkt.kind === FrameKind.Cnp ? 0 : padBytes(carried);
       return (
         ETH_HEADER_BYTES +
         tag +
@@ -178,7 +185,7 @@ export function encodedFrameBytes(pkt: Packet, opts: EncodeOptions = NO_OPTIONS)
         UDP_HEADER_BYTES +
         BTH_BYTES +
         roceHeaderBytes(pkt) +
-        pkt.payloadLen +
+        carried +
         pad +
         ICRC_BYTES
       );
@@ -293,7 +300,8 @@ export function encodeFrameInto(
   const udpOff = ipOff + IPV4_HEADER_BYTES;
   const bthOff = udpOff + UDP_HEADER_BYTES;
   const isCnp = pkt.kind === FrameKind.Cnp;
-  const pad = isCnp ? 0 : padBytes(pkt.payloadLen);
+  const carried = carriedPayloadBytes(pkt);
+  const pad = isCnp ? 0 : padBytes(carried);
   let p = bthOff + BTH_BYTES;
   writeBth(buf, bthOff, pkt, pad);
   if (isCnp) {
@@ -322,8 +330,8 @@ export function encodeFrameInto(
       p += IMMDT_BYTES;
     }
     if (pkt.payload !== null) buf.set(pkt.payload, p);
-    else buf.fill(0, p, p + pkt.payloadLen);
-    p += pkt.payloadLen;
+    else buf.fill(0, p, p + carried);
+    p += carried;
     for (let i = 0; i < pad; i++) buf[p++] = 0;
   }
   const icrcOff = p;

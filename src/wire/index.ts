@@ -26,6 +26,7 @@ export * from './reth.js';
 export * from './size.js';
 export * from './telemetry.js';
 export * from './train.js';
+export * from './trim.js';
 export * from './udp.js';
 export * from './view.js';
 export * from './vxlan.js';

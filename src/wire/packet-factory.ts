@@ -79,6 +79,8 @@ export function createPacket(): Packet {
     cnm: null,
     pfc: null,
     wire: null,
+    trimHop: 0,
+    trimLastHop: false,
   };
 }
 
@@ -121,6 +123,8 @@ export function resetPacket(p: Packet): Packet {
   p.cnm = null;
   p.pfc = null;
   p.wire = null;
+  p.trimHop = 0;
+  p.trimLastHop = false;
   return p;
 }
 

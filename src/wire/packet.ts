@@ -186,4 +186,12 @@ export interface Packet {
    * place"). Null everywhere else, and in virtual time.
    */
   wire: Uint8Array | null;
+  /**
+   * 0 for an untrimmed frame. A switch that trims a data frame to its headers (docs/switch.md
+   * "Trimming") sets it to its 1-based hop index along the path: 64 − ttl after its own TTL
+   * decrement (hosts send TTL 64), so the first switch writes 1.
+   */
+  trimHop: number;
+  /** True when the trimming switch's egress port faces the destination host (a last-hop trim). */
+  trimLastHop: boolean;
 }

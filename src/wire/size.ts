@@ -5,6 +5,7 @@
  * counted, as in the HPCC simulator, so `idealFctNs` comparisons with it hold.
  */
 import { FrameKind, type Packet } from './packet.js';
+import { TRIMMED_FRAME_BYTES } from './trim.js';
 
 export const ETH_HEADER_BYTES = 14;
 export const IPV4_HEADER_BYTES = 20;
@@ -45,6 +46,11 @@ export function padBytes(payloadLen: number): number {
   return (4 - (payloadLen % 4)) % 4;
 }
 
+/** Payload bytes the frame carries: none once trimmed (`payloadLen` then says what was cut). */
+export function carriedPayloadBytes(pkt: Packet): number {
+  return pkt.trimHop !== 0 ? 0 : pkt.payloadLen;
+}
+
 /** Bytes of the standard frame without FCS and without telemetry (what a pcap holds). */
 export function standardFrameBytes(pkt: Packet): number {
   switch (pkt.kind) {
@@ -58,7 +64,8 @@ export function standardFrameBytes(pkt: Packet): number {
       // runtime-only frame (EtherType 0x88B5), padded to the minimum like PFC
       return ETH_MIN_FRAME_BYTES;
     default: {
-      let n = ROCE_FIXED_BYTES - FCS_BYTES + pkt.payloadLen + padBytes(pkt.payloadLen);
+      const carried = carriedPayloadBytes(pkt);
+      let n = ROCE_FIXED_BYTES - FCS_BYTES + carried + padBytes(carried);
       if (pkt.reth !== null) n += RETH_BYTES;
       if (pkt.aeth !== null) n += AETH_BYTES;
       if (pkt.immDt !== null) n += IMMDT_BYTES;
@@ -67,7 +74,11 @@ export function standardFrameBytes(pkt: Packet): number {
   }
 }
 
-/** Emulated size on the link: standard frame + FCS + telemetry. */
+/**
+ * Emulated size on the link: standard frame + FCS + telemetry; a trimmed frame's is the trim
+ * size (TRIMMED_FRAME_BYTES), whatever it carries.
+ */
 export function emulatedSizeBytes(pkt: Packet): number {
+  if (pkt.trimHop !== 0) return TRIMMED_FRAME_BYTES;
   return standardFrameBytes(pkt) + FCS_BYTES + telemetryBytes(pkt);
 }

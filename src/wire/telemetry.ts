@@ -93,11 +93,18 @@ export const OptionType = {
    * datagrams before it for a resend.
    */
   Ack: 0x28,
+  /**
+   * A trimmed data frame (docs/switch.md "Trimming"): hop u8 (Packet.trimHop, 1..255), flags u8
+   * (bit 0: trimLastHop), u16 the payload length the frame had before (Packet.payloadLen). The
+   * inner frame carries no payload.
+   */
+  Trimmed: 0x30,
 } as const;
 
 const HPCC_DATA_BYTES = 44;
 const ACTIVE_FLOWS_DATA_BYTES = 12;
 const META_DATA_BYTES = 12;
+const TRIMMED_DATA_BYTES = 4;
 const FIELD_TAG_U32 = 0;
 const FIELD_TAG_F64 = 1;
 /** Longest field name: one entry with an f64 must fit in one option (1 + name + 1 + 8 ≤ 124). */
@@ -226,6 +233,11 @@ export function telemetryOptionsBytes(pkt: Packet): number {
       for (const g of fieldGroups(pkt, ext.fields)) n += GENEVE_OPTION_HEADER_BYTES + pad4(g.bytes);
     }
   }
+  if (pkt.trimHop !== 0) {
+    if (!isUint(pkt.trimHop, 8)) bad(pkt, `trimHop ${pkt.trimHop} is not 1..255`);
+    if (!isUint(pkt.payloadLen, 16)) bad(pkt, `trimmed payloadLen ${pkt.payloadLen} is not a u16`);
+    n += GENEVE_OPTION_HEADER_BYTES + TRIMMED_DATA_BYTES;
+  }
   if (needsMeta(pkt)) {
     if (!isSafeUint(pkt.id)) bad(pkt, `id ${pkt.id} is not a non-negative safe integer`);
     if (!isUint(pkt.prio, 8)) bad(pkt, `prio ${pkt.prio} is not a u8`);
@@ -312,6 +324,13 @@ export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number,
         while (p < end) buf[p++] = 0;
       }
     }
+  }
+  if (pkt.trimHop !== 0) {
+    p = optHeader(buf, p, OptionType.Trimmed, TRIMMED_DATA_BYTES);
+    buf[p] = pkt.trimHop;
+    buf[p + 1] = pkt.trimLastHop ? 1 : 0;
+    writeU16(buf, p + 2, pkt.payloadLen);
+    p += TRIMMED_DATA_BYTES;
   }
   if (needsMeta(pkt)) {
     p = optHeader(buf, p, OptionType.Meta, META_DATA_BYTES);
@@ -434,6 +453,19 @@ export function applyTelemetryOption(
       const ext = extOf(pkt);
       if (ext.fields === null) ext.fields = {};
       return decodeFields(buf, off, off + bytes, ext.fields);
+    }
+    case OptionType.Trimmed: {
+      if (bytes !== TRIMMED_DATA_BYTES) return wrongLength(type, bytes, TRIMMED_DATA_BYTES, off);
+      if (pkt.kind !== FrameKind.Data || pkt.payloadLen !== 0)
+        return decodeError('bad-option', 'a trimmed frame is a data frame without payload', off);
+      if (buf[off] === 0) return decodeError('bad-option', 'trimmed at hop 0', off);
+      if (buf[off + 1] > 1)
+        return decodeError('bad-option', `trim flags 0x${buf[off + 1].toString(16)}`, off + 1);
+      pkt.trimHop = buf[off];
+      pkt.trimLastHop = buf[off + 1] === 1;
+      pkt.payloadLen = readU16(buf, off + 2);
+      pkt.payload = null;
+      return null;
     }
     case OptionType.Meta:
       if (bytes !== META_DATA_BYTES) return wrongLength(type, bytes, META_DATA_BYTES, off);

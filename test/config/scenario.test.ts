@@ -60,8 +60,17 @@ describe('defaults', () => {
         headroomBytes: null,
         resumeOffsetBytes: 3072,
         reserveBytes: 4096,
+        priorities: null,
       },
       int: true,
+      trim: {
+        enabled: false,
+        queueBytes: null,
+        headerQueueBytes: null,
+        kminBytes: null,
+        kmaxBytes: null,
+        pmax: 1,
+      },
     });
     expect(s.topology).toEqual({ kind: 'star', hosts: 9, link: { rateBps: 100e9, delayNs: 1000, loss: 0 } });
     expect(s.hostNames).toEqual(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8', 'h9']);
@@ -122,6 +131,7 @@ workload:
       headroomBytes: 40_000,
       resumeOffsetBytes: 2000,
       reserveBytes: 4096,
+      priorities: null,
     });
     const off = parseScenarioText(STAR + 'defaults: { switch: { pfc: false } }');
     expect(off.defaults.switch.pfc.enabled).toBe(false);

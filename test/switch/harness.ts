@@ -98,7 +98,9 @@ export function dataPkt(o: DataOpts = {}): Packet {
   p.srcIp = o.srcIp ?? hostIp(0);
   p.dstIp = o.dstIp ?? hostIp(1);
   p.srcPort = o.srcPort ?? 0xc000;
-  p.destQp = o.destQp ?? 17;
+  // A test that names a flow by its UDP source port alone means one QP per port, as the NIC
+  // assigns them (the active-flow counter keys a QP by destQp, docs/switch.md "INT").
+  p.destQp = o.destQp ?? (o.srcPort !== undefined ? 0x10000 + o.srcPort : 17);
   p.prio = o.prio ?? 3;
   p.sizeBytes = o.sizeBytes ?? 1000;
   p.ecn = o.ecn ?? Ecn.Ect0;

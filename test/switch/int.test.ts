@@ -190,18 +190,24 @@ describe('active-flow counter (MPCC App. A.1, AC8)', () => {
     }
   });
 
-  it('distinguishes flows by (srcIp, dstIp, srcPort, destQp)', () => {
+  it('distinguishes flows by (srcIp, dstIp, destQp), one QP whatever its entropy (UDP source port)', () => {
     const w = makeWorld();
-    const sw = createSwitch(w.env, baseConfig());
+    const routes = new Map([
+      [hostIp(1), [1]],
+      [hostIp(2), [1]],
+    ]);
+    const sw = createSwitch(w.env, baseConfig({ routes }));
     const keys = [
       { srcPort: 1, destQp: 1 },
       { srcPort: 1, destQp: 2 },
-      { srcPort: 2, destQp: 1 },
       { srcPort: 1, destQp: 1, srcIp: hostIp(5) },
-      { srcPort: 1, destQp: 1 },
+      { srcPort: 1, destQp: 1, dstIp: hostIp(2) },
+      // The first QP again, sprayed: other source ports, the same flow.
+      { srcPort: 2, destQp: 1 },
+      { srcPort: 0xffff, destQp: 1 },
     ];
     for (const k of keys) sw.receive(0, dataPkt({ ...k, sizeBytes: 100 }));
-    const probe = dataPkt({ srcPort: 1, destQp: 1, sizeBytes: 100, int: stack('hpcc') });
+    const probe = dataPkt({ srcPort: 3, destQp: 1, sizeBytes: 100, int: stack('hpcc') });
     sw.receive(0, probe);
     w.sched.run();
     expect(probe.int!.hops[0].activeFlows).toBe(4);
@@ -277,11 +283,11 @@ describe('active-flow counter (MPCC App. A.1, AC8)', () => {
     const sw = createSwitch(w.env, baseConfig({ activeFlowWindowNs: 1e9, activeFlowMinBytes: 150 }));
     // 300 flows of 2 × 100 B (counted) interleaved with 300 one-packet mice; the table grows past 64.
     for (let f = 0; f < 300; f++) {
-      sw.receive(0, dataPkt({ srcPort: f, destQp: 1, sizeBytes: 100 }));
-      sw.receive(0, dataPkt({ srcPort: f, destQp: 2, sizeBytes: 100 }));
+      sw.receive(0, dataPkt({ srcPort: f, destQp: 2 * f, sizeBytes: 100 }));
+      sw.receive(0, dataPkt({ srcPort: f, destQp: 2 * f + 1, sizeBytes: 100 }));
     }
-    for (let f = 0; f < 300; f++) sw.receive(0, dataPkt({ srcPort: f, destQp: 1, sizeBytes: 100 }));
-    const probe = dataPkt({ srcPort: 0, destQp: 3, sizeBytes: 100, int: stack('hpcc') });
+    for (let f = 0; f < 300; f++) sw.receive(0, dataPkt({ srcPort: f, destQp: 2 * f, sizeBytes: 100 }));
+    const probe = dataPkt({ srcPort: 0, destQp: 1000, sizeBytes: 100, int: stack('hpcc') });
     sw.receive(0, probe);
     w.sched.run();
     expect(probe.int!.hops[0].activeFlows).toBe(300);
@@ -291,8 +297,11 @@ describe('active-flow counter (MPCC App. A.1, AC8)', () => {
     const w = makeWorld();
     const sw = createSwitch(w.env, baseConfig({ activeFlowWindowNs: 1e9 }));
     for (let f = 0; f < 5000; f++)
-      sw.receive(0, dataPkt({ srcPort: f & 0xffff, destQp: f >> 4, sizeBytes: 100 }));
-    const probe = dataPkt({ srcPort: 0, destQp: 0, sizeBytes: 100, int: stack('hpcc') });
+      sw.receive(
+        0,
+        dataPkt({ srcIp: hostIp(f >> 8), srcPort: f & 0xffff, destQp: f & 0xff, sizeBytes: 100 }),
+      );
+    const probe = dataPkt({ srcIp: hostIp(0), srcPort: 0, destQp: 0, sizeBytes: 100, int: stack('hpcc') });
     sw.receive(0, probe);
     w.sched.run();
     expect(probe.int!.hops[0].activeFlows).toBe(5000);

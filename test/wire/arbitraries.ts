@@ -216,6 +216,13 @@ export function arbPacket(opts: PacketArbOptions = {}): fc.Arbitrary<Packet> {
           prio: fc.integer({ min: 0, max: 7 }),
           int: fc.option(arbIntStack()),
           ext: arbExt(kind),
+          // A data frame a switch trimmed (option 0x30): a hop 1..255 and the last-hop flag.
+          trim:
+            kind === FrameKind.Data
+              ? fc.option(fc.record({ hop: fc.integer({ min: 1, max: 255 }), last: fc.boolean() }), {
+                  freq: 4,
+                })
+              : fc.constant(null),
         })
       : kind === FrameKind.Cnp
         ? fc.record({
@@ -229,9 +236,15 @@ export function arbPacket(opts: PacketArbOptions = {}): fc.Arbitrary<Packet> {
         : fc.constant({});
     return fc.tuple(base, extra).map(([b, x]) => {
       const pkt = createPacket();
-      Object.assign(pkt, b, x);
+      const { trim, ...rest } = x as { trim?: { hop: number; last: boolean } | null };
+      Object.assign(pkt, b, rest);
       pkt.kind = kind;
       if (pkt.payload !== null) pkt.payloadLen = pkt.payload.length;
+      if (trim !== undefined && trim !== null) {
+        pkt.trimHop = trim.hop;
+        pkt.trimLastHop = trim.last;
+        pkt.payload = null;
+      }
       if (!telemetry) {
         const ip = kind !== FrameKind.Pfc && kind !== FrameKind.Cnm && kind !== FrameKind.Sync;
         pkt.prio = ip ? defaultPrioOfDscp(pkt.dscp) : CONTROL_PRIO;

@@ -17,6 +17,7 @@ import { createExt, createPacket } from '../../src/wire/packet-factory.js';
 import { PcapWriter } from '../../src/wire/pcap.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { encodeControl, TrainReader, TrainWriter } from '../../src/wire/train.js';
+import { trimToHeader } from '../../src/wire/trim.js';
 import { repoRoot } from './shared.js';
 import { requireTshark } from './tshark.js';
 
@@ -146,7 +147,14 @@ function buildCapture(): { file: string; expected: Expected[] } {
   datagrams.push(w2.finish());
   expected.push(expectation(long, { arrivalNs: long.map((_, i) => 3_000_000 + i), linkSeq: 44 }));
 
-  // 6. a malformed train: the first packet's train length runs past the datagram
+  // 6. a data frame trimmed at the second switch, its egress facing the destination (option 0x30)
+  const cut = roce(Opcode.WriteMiddle, 0x6000, 600, 4096);
+  cut.ttl = 62;
+  trimToHeader(cut, true);
+  datagrams.push(encapsulate(cut, { vni: 5, linkSeq: 45 }));
+  expected.push(expectation([cut], { linkSeq: 45 }));
+
+  // 7. a malformed train: the first packet's train length runs past the datagram
   const bad = Buffer.from(datagrams[2]);
   const firstOpts = 8 + (bad[0] & 0x3f) * 4;
   bad.writeUInt32BE(bad.length, firstOpts - 4); // TrainLen is the first packet's last option
@@ -190,6 +198,10 @@ const FIELDS = [
   'rocelab.field.u32',
   'rocelab.field.f64',
   'rocelab.meta.id',
+  'rocelab.trim.hop',
+  'rocelab.trim.last_hop',
+  'rocelab.trim.payload_len',
+  'ip.len',
   '_ws.col.Info',
   '_ws.expert.message',
 ] as const;
@@ -271,6 +283,12 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     expect(train['rocelab.ts_echo_ns']).toEqual(['777']);
     expect(train['rocelab.ecn_count']).toEqual(['12', '3']);
     expect(train['rocelab.train_len'].map(Number).every((n) => n > 60)).toBe(true);
+    // the trimmed frame: its hop, last-hop flag and lost length; the inner IPv4 packet is headers only
+    const cut = rows[6];
+    expect(cut['rocelab.trim.hop']).toEqual(['2']);
+    expect(cut['rocelab.trim.last_hop']).toEqual(['1']);
+    expect(cut['rocelab.trim.payload_len']).toEqual(['4096']);
+    expect(cut['ip.len'].map(Number).at(-1)).toBe(20 + 8 + 12 + 4);
     console.log(
       `tshark + rocelab.lua: ${rows.length} datagrams, ${innerFrames} inner frames decoded to the BTH; train info: ${train['_ws.col.Info'][0].slice(0, 160)}`,
     );

@@ -171,7 +171,7 @@ class SrccSwitch implements SrccCp {
     const cfg = this.cfg;
     const now = io.now();
     const ent = this.learn(pkt, inPort, now);
-    this.active[outPort].touch(pkt.srcIp, pkt.dstIp, pkt.srcPort, pkt.destQp, now);
+    this.active[outPort].touch(pkt.srcIp, pkt.dstIp, pkt.destQp, now);
     this.lastDataNs[outPort] = now;
     const prio = pkt.prio;
     let queueBytes = io.queueBytesOf(outPort, prio) + io.inFlightBytesOf(outPort, prio);

@@ -140,6 +140,7 @@ export function firmwareReport(
     };
     firmware.malformed = c.malformed;
   } else if (fw.sw !== null) {
+    const { trimming, linkEvents } = fw.sw;
     for (const pc of fw.sw.portCounters()) {
       ports.push({
         node: me.name,
@@ -151,8 +152,13 @@ export function firmwareReport(
         pfcPauseTx: pc.pfcPauseTx,
         pfcPauseRx: pc.pfcPauseRx,
         pausedNs: pc.pausedNs,
-        drops: pc.drops + linkDrops(pc.port),
+        // Every frame lost at this port: buffer, header queue, failed link, and on the wire.
+        drops: pc.drops + pc.headerDrops + pc.linkDownDrops + linkDrops(pc.port),
         cnmTx: pc.cnmTx,
+        ...(trimming
+          ? { trims: pc.trims, headerDrops: pc.headerDrops, maxHeaderQueueBytes: pc.maxHeaderQueueBytes }
+          : {}),
+        ...(linkEvents ? { linkDownDrops: pc.linkDownDrops } : {}),
       });
     }
     // Optional: test switches may not count these.
@@ -208,6 +214,12 @@ export function mergeReports(inp: MergeInput): Results {
       if (f.malformed > 0) warnings.push(`${r.node}: ${f.malformed} malformed frames`);
     } else {
       if (f.losslessDrops > 0) warnings.push(`${r.node}: ${f.losslessDrops} drops in a PFC-enabled class`);
+      let headerDrops = 0;
+      for (const p of r.ports) headerDrops += p.headerDrops ?? 0;
+      if (headerDrops > 0)
+        warnings.push(
+          `${r.node}: ${headerDrops} trimmed headers dropped (header queue full; the receiver cannot NACK them)`,
+        );
       if (f.malformed > 0) warnings.push(`${r.node}: ${f.malformed} malformed frames`);
       if (f.unroutable > 0) warnings.push(`${r.node}: ${f.unroutable} unroutable frames`);
       if (f.ttlExpired > 0) warnings.push(`${r.node}: ${f.ttlExpired} frames with expired TTL`);

@@ -932,7 +932,8 @@ export class RealNode {
         const busy = this.sw.queueBytes(port) > 0;
         loaded = busy && pl.wasLoaded;
         pl.wasLoaded = busy;
-        expected = pl.configuredBps;
+        // The port's rate now: a link event (scenario `links` with `at`) may have slowed it.
+        expected = this.sw.portRateBps(port);
       } else {
         // A host port had work when its flows were active and it sent in this window and the
         // previous one (the tail of a flow, waiting for its last ACKs, is not load).
