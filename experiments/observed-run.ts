@@ -26,6 +26,8 @@ export interface ObserveOptions extends ReproContext {
   cpFactories?: RunOptions['cpFactories'];
   /** Filled with the NICs as the run creates them (for hooks that read QP state during the run). */
   nics?: Map<string, Nic>;
+  /** The engine's progress while it runs (RunOptions.onProgress; reads only). */
+  onProgress?: RunOptions['onProgress'];
 }
 
 export function observedRun(scenario: Scenario, o: ObserveOptions) {
@@ -38,6 +40,7 @@ export function observedRun(scenario: Scenario, o: ObserveOptions) {
     print: null,
     cpFactories: o.cpFactories,
     trace: o.trace ?? undefined,
+    onProgress: o.onProgress,
     createSwitch: (env, cfg) => {
       const cp = [...(o.cpBefore ?? []), ...(cfg.cp ?? []), ...(o.cpAfter ?? [])];
       const sw = createSwitch(env, cp.length === (cfg.cp ?? []).length ? cfg : { ...cfg, cp });

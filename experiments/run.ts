@@ -1,6 +1,7 @@
 /** Runs reproduction checks and returns rows for the table, JSON and HTML outputs. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunProgress } from '../src/runtime/run.js';
 import { listReproSuites } from './registry.js';
 import type { ReproCheck, ReproRow, ReproSuite, ReproTier } from './types.js';
 import './suites.js';
@@ -14,6 +15,8 @@ export interface ReproRunOptions {
   only?: ReadonlySet<string>;
   /** Called after each check, e.g. for progress output. */
   onRow?: (row: ReproRow) => void;
+  /** Progress of the simulations of a check that announces them (ReproContext.progress). */
+  progress?: (check: { algorithm: string; id: string }, label: string) => (p: RunProgress) => void;
 }
 
 export function selectSuites(name: string): ReproSuite[] {
@@ -45,7 +48,12 @@ export async function runCheck(
   };
   const t0 = performance.now();
   try {
-    const o = await check.run({ outDir, seed: opts.seed });
+    const progress = opts.progress;
+    const o = await check.run({
+      outDir,
+      seed: opts.seed,
+      ...(progress !== undefined ? { progress: (label: string) => progress(base, label) } : {}),
+    });
     return { ...base, measured: o.measured, pass: o.pass, values: o.values, wallMs: performance.now() - t0 };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -6,6 +6,7 @@
  */
 
 import { join } from 'node:path';
+import type { RunProgress } from '../src/runtime/run.js';
 
 /** Where a check runs: `default` in `npm test`, `paper` only in `npm run test:paper` (costly). */
 export type ReproTier = 'default' | 'paper';
@@ -15,9 +16,15 @@ export interface ReproContext {
   outDir: string;
   /** Seed override (checks default to their scenario's seed). */
   seed?: number;
+  /**
+   * Progress of a long check (the CLI's; absent in tests): the check announces each simulation it
+   * starts with a label (e.g. "websearch seed 3 dctcp (7/25)") and feeds the engine's progress to
+   * the callback it gets back.
+   */
+  progress?: (label: string) => (p: RunProgress) => void;
 }
 
-/** `ctx` with its scratch directory's subfolder `dir`. */
+/** `ctx` with its scratch directory's subfolder `dir` (and no progress: a sub-run labels nothing). */
 export const inDir = (ctx: ReproContext, dir: string): ReproContext => ({
   outDir: join(ctx.outDir, dir),
   seed: ctx.seed,
@@ -49,7 +56,10 @@ export interface ReproCheck {
 }
 
 export interface ReproSuite {
-  /** Algorithm name as registered in src/cc (e.g. "dcqcn-plus"). */
+  /**
+   * Algorithm name as registered in src/cc (e.g. "dcqcn-plus"), or the name of a suite across
+   * algorithms (e.g. "rates", the rate sweep of every algorithm).
+   */
   algorithm: string;
   /** The algorithm's page under docs/algorithms, for the table's header. */
   spec: string;

@@ -17,7 +17,7 @@ import { hostPath } from '../../src/topology/path.js';
 import type { Routes } from '../../src/topology/routing.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import type { SwitchCpFactory } from '../../switch/cp.js';
-import { observedRun } from '../observed-run.js';
+import { type ObserveOptions, observedRun } from '../observed-run.js';
 import { paperScenarios } from '../paper-scenario.js';
 import { type PortRef, portKey } from '../ports.js';
 import type { ReproContext } from '../types.js';
@@ -43,6 +43,8 @@ export interface ProbeOptions extends ReproContext {
   onNicRx?: (node: string, nic: Nic, pkt: Packet) => void;
   /** Right after a NIC handled a frame. */
   afterNicRx?: (node: string, nic: Nic, pkt: Packet) => void;
+  /** The engine's progress (ObserveOptions.onProgress). */
+  onProgress?: ObserveOptions['onProgress'];
 }
 
 export const HISTOGRAM_BIN_BYTES = 1000;
@@ -137,6 +139,7 @@ export function probedRun(scenario: Scenario, o: ProbeOptions) {
     seed: o.seed,
     outDir: o.outDir,
     trace: own,
+    onProgress: o.onProgress,
     cpAfter: o.cp === undefined ? [] : [o.cp],
     nics,
     nicObserver: () => ({

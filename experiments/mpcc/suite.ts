@@ -2,8 +2,10 @@ import { mean } from '../../src/stats/aggregate.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { paperTier, registerReproSuite } from '../registry.js';
 import type { ReproCheck, ReproContext, ReproOutcome, ReproSuite } from '../types.js';
+import { ac7Check, ac7P50Finding } from './ac7.js';
+import { ac7LargeFinding } from './ac7-large.js';
+import { ac7HadoopFinding, ac7MiceCheck, ac7PanelFindings } from './ac7-mixes.js';
 import { ac8 } from './ac8.js';
-import { ac7Check, ac7HadoopFinding, ac7MiceCheck, ac7P50Finding, ac7PanelFindings } from './fattree.js';
 import {
   convergence,
   firstQueued,
@@ -638,7 +640,14 @@ export const mpccSuite: ReproSuite = {
   // AC1-AC6, AC7 (fat tree), AC8-AC9 and the findings, then the real-time runs.
   checks: [
     ...[ac1a, ac1b, ac1c, ac2, ac3Thesis, ac3D10, ac4, ac5, ac5Hold, ac6, ac6D10],
-    ...paperTier(ac7Check, ac7P50Finding, ...ac7PanelFindings, ac7HadoopFinding, ac7MiceCheck),
+    ...paperTier(
+      ac7Check,
+      ac7LargeFinding,
+      ac7P50Finding,
+      ...ac7PanelFindings,
+      ac7HadoopFinding,
+      ac7MiceCheck,
+    ),
     ...[ac8, ...solverChecks, ac9c, ac9d, bdpFinding, ...paperTier(...rtChecks)],
   ],
 };

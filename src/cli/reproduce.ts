@@ -6,8 +6,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { suggest } from '../config/errors.js';
+import type { RunProgress } from '../runtime/run.js';
 import { HELP_FLAG, noExtraArgs, parseCommandArgs, println, UsageError } from './args.js';
 import type { CliIo } from './io.js';
+import { progressFor } from './scenario-args.js';
 
 export const REPRODUCE_HELP = `Usage: rocelab reproduce <algorithm|all> [--quick] [--check ID,…] [--out DIR] [--json]
 
@@ -50,6 +52,21 @@ function parseCheckIds(list: string, suites: readonly { checks: readonly { id: s
   return ids;
 }
 
+/**
+ * The simulations a long check announces (the MPCC fat-tree runs): a progress line while each
+ * runs on a terminal, and one line on stderr when it ends (also in a log), as the checks' own.
+ */
+function simulationProgress(io: CliIo) {
+  return (check: { algorithm: string; id: string }, label: string) => {
+    const name = `${check.algorithm} ${check.id} ${label}`;
+    const line = progressFor(io, false, name);
+    return (p: RunProgress) => {
+      line?.update(p);
+      if (p.done) io.stderr(`    ${name}: ${(p.wallMs / 1000).toFixed(1)} s\n`);
+    };
+  };
+}
+
 export async function reproduceCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('reproduce', FLAGS, argv);
   if (values.help === true) {
@@ -83,6 +100,7 @@ export async function reproduceCommand(argv: readonly string[], io: CliIo): Prom
     onRow: json
       ? undefined
       : (r) => io.stderr(`  ${r.algorithm} ${r.id}: ${verdict(r)} (${(r.wallMs / 1000).toFixed(1)} s)\n`),
+    progress: json ? undefined : simulationProgress(io),
   });
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'reproduce.json'), `${JSON.stringify({ version: 1, rows }, null, 2)}\n`);

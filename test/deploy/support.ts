@@ -19,7 +19,8 @@ export function shippedScenarios(): string[] {
   return out.sort();
 }
 
-export async function cli(argv: string[], cwd = ROOT) {
+/** `rocelab argv` in-process, its output captured; `terminal` fields (stderrIsTTY, columns) as given. */
+export async function cli(argv: string[], cwd = ROOT, terminal: Pick<CliIo, 'stderrIsTTY' | 'columns'> = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -31,6 +32,7 @@ export async function cli(argv: string[], cwd = ROOT) {
     },
     env: {},
     cwd,
+    ...terminal,
   };
   const code = await main(argv, io);
   return { code, stdout, stderr };

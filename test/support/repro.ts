@@ -18,6 +18,8 @@ export interface ReproTestOptions {
    * as a test to update rather than passing silently.
    */
   knownShortfalls?: Record<string, string>;
+  /** Per-test timeout, ms, for suites whose checks outlast the config's testTimeout. */
+  timeoutMs?: number;
 }
 
 export function describeReproSuite(algorithm: string, tier: ReproTier, opts: ReproTestOptions = {}): void {
@@ -32,12 +34,17 @@ export function describeReproSuite(algorithm: string, tier: ReproTier, opts: Rep
       const shortfall = opts.knownShortfalls?.[check.id];
       const test = shortfall === undefined ? it : it.fails;
       const name = `${check.id} ${check.title}${shortfall === undefined ? '' : ` (known shortfall: ${shortfall})`}`;
-      test(name, async () => {
-        const row = await runCheck(suite, check, { tiers: 'all', outDir });
-        console.log(formatReproMarkdown([row]));
-        expect(row.error, row.error).toBeUndefined();
-        expect(row.pass, `${check.id}: measured ${row.measured}; expected ${check.expected}`).not.toBe(false);
-      });
+      test(
+        name,
+        async () => {
+          const row = await runCheck(suite, check, { tiers: 'all', outDir });
+          console.log(formatReproMarkdown([row]));
+          expect(row.error, row.error).toBeUndefined();
+          const why = `${check.id}: measured ${row.measured}; expected ${check.expected}`;
+          expect(row.pass, why).not.toBe(false);
+        },
+        opts.timeoutMs,
+      );
     }
   });
 }

@@ -121,7 +121,7 @@ describe('workload generators', () => {
     expect(w.flows.every((f) => f.src !== f.dst)).toBe(true);
   });
 
-  it('alltoall: n(n-1) messages per iteration, one QP per ordered pair, iteration barriers', () => {
+  it('alltoall: n(n-1) messages per iteration, one QP per ordered pair, a gate per host and later iteration', () => {
     const hosts = ['h1', 'h2', 'h3', 'h4'];
     const w = generateWorkload(
       leafspine,
@@ -132,11 +132,22 @@ describe('workload generators', () => {
     );
     expect(w.flows).toHaveLength(3 * 12);
     expect(new Set(w.flows.map((f) => f.qpKey)).size).toBe(12);
-    // Group per (host, iteration) except the last: sends + receives = 2(n-1).
-    expect(w.groupSizes).toEqual(Array(8).fill(6));
-    const it1 = w.flows.slice(12, 24);
-    for (const f of it1) expect(f.waitGroup).toBe(hosts.indexOf(f.src));
-    expect(it1.every((f) => f.waitGapNs === 7)).toBe(true);
+    // A gate per (host, iteration) after the first, at that host: its n-1 sends of the previous
+    // iteration acknowledged and its n-1 receives arrived, then the gap.
+    expect(w.gates).toHaveLength(8);
+    expect(w.flows.slice(0, 12).every((f) => f.gate === -1)).toBe(true);
+    for (const [it, flows] of [w.flows.slice(12, 24), w.flows.slice(24, 36)].entries()) {
+      for (const f of flows) {
+        const g = w.gates[f.gate];
+        expect(g.host).toBe(f.src);
+        expect(g.computeNs).toBe(7);
+        const prev = w.flows.slice(it * 12, (it + 1) * 12);
+        const acked = prev.filter((p) => p.src === f.src).map((p) => p.id);
+        const received = prev.filter((p) => p.dst === f.src).map((p) => p.id);
+        expect(g.after.flatMap((e) => (e.on === 'acked' ? [e.flow] : []))).toEqual(acked);
+        expect(g.after.flatMap((e) => (e.on === 'received' ? [e.flow] : []))).toEqual(received);
+      }
+    }
     // qpsPerPair splits each message over that many QPs.
     const split = generateWorkload(leafspine, [alltoallSpec({ hosts, messageBytes: 4097, qpsPerPair: 2 })], {
       rng,
