@@ -252,7 +252,7 @@ export interface PermutationWorkload {
 
 export interface PoissonWorkload {
   kind: 'poisson';
-  /** Built-in CDF name (`websearch`, `fb_hadoop`) or the path as written. */
+  /** Built-in CDF name (`websearch`, `fb_hadoop`, `cache_follower`, `data_mining`) or the path as written. */
   cdf: string;
   /** Absolute path of a CDF file; null for built-in CDFs. */
   cdfFile: string | null;
@@ -345,7 +345,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'matrix',
   'collective',
 ];
-export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
+export const BUILTIN_CDFS = ['websearch', 'fb_hadoop', 'cache_follower', 'data_mining'] as const;
 
 /** Overrides of one algorithm's parameters; validated against its own schema (cc-params.ts). */
 export interface CcSection {
