@@ -811,6 +811,9 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   }
 
   private transmit(link: PortLink, buf: Buffer): void {
+    // After close the socket may be gone (a node stopped while a train's flush or a delayed
+    // frame was still queued): what was not sent by then is not sent.
+    if (this.closed) return;
     this.counters.txDatagrams++;
     this.counters.txBytes += buf.length;
     if (this.localLinks) {
@@ -1197,6 +1200,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     for (const undo of this.unregisterLocal) undo();
     if (this.nackTimer !== null) clearTimeout(this.nackTimer);

@@ -1108,6 +1108,9 @@ export class RealNode {
     if (processPausesOwner === this) processPausesOwner = null;
     this.sync?.close();
     this.timers?.close();
+    // Before the socket: the env's deferred sends (a wallclock train's flush, frames held for a
+    // link's delay) must not reach a closed socket (ERR_SOCKET_DGRAM_NOT_RUNNING ends the process).
+    this.env?.close();
     try {
       this.socket?.close();
     } catch {
