@@ -128,8 +128,12 @@ describe('a wallclock run that lasts its whole duration', () => {
       `40 µs of the incast, wallclock at timeScale 5000: goodput ${(l.goodputBps / 1e9).toFixed(2)} Gbit/s, virtual ${(v.goodputBps / 1e9).toFixed(2)}`,
     );
     expect(l.goodputBps).toBeLessThanOrEqual(100e9);
-    // Measured: equal to virtual time's (89.20 Gbit/s); 110-113 Gbit/s before the fix.
-    expect(Math.abs(l.goodputBps - v.goodputBps) / v.goodputBps).toBeLessThanOrEqual(0.02);
+    // Measured: equal to virtual time's (89.20 Gbit/s); 110-113 Gbit/s before the fix. A host
+    // that could not keep up (late frames: a loaded machine) delivers less in the 40 µs, never
+    // more, so equality is asked only of a run that kept up.
+    if (local.results.realtime!.lateFrames === 0)
+      expect(Math.abs(l.goodputBps - v.goodputBps) / v.goodputBps).toBeLessThanOrEqual(0.02);
+    else expect(l.goodputBps).toBeLessThanOrEqual(v.goodputBps * 1.02);
     // Every collection over 1 ms is listed (so few here that none is left off), inside the run,
     // in emulated-time order.
     const pauses = local.results.realtime!.pauses;
