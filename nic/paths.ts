@@ -14,6 +14,9 @@
  *   reused oldest first; with none fresh, a random one explores. A retransmission timeout freezes
  *   the buffer: only the known-good entropies in it are cycled through until the freeze ends
  *   (the reference's exit_freeze_after is 10 s, so in practice for the rest of the run).
+ * - `mixed` (the reference's default, UecMpMixed): every entropy whose ACK came back unmarked is
+ *   queued for reuse (an unbounded FIFO, the reference's REPS "legacy" list) and reused first;
+ *   with none queued, bitmap picks. Feedback reaches both.
  *
  * Entropy index i of `count` (a power of two) becomes the source port 0xC000 | upper | i, where
  * the upper bits are the connection's own port's (the reference draws them at random once: ours
@@ -23,8 +26,8 @@
  */
 import type { Rng } from '../src/env/rng.js';
 
-export type PathPolicy = 'ecmp' | 'oblivious' | 'bitmap' | 'reps';
-export const PATH_POLICIES: readonly PathPolicy[] = ['ecmp', 'oblivious', 'bitmap', 'reps'];
+export type PathPolicy = 'ecmp' | 'oblivious' | 'bitmap' | 'reps' | 'mixed';
+export const PATH_POLICIES: readonly PathPolicy[] = ['ecmp', 'oblivious', 'bitmap', 'reps', 'mixed'];
 
 export interface PathConfig {
   policy: PathPolicy;
@@ -43,6 +46,7 @@ const POLICY_ECMP = 0;
 const POLICY_OBLIVIOUS = 1;
 const POLICY_BITMAP = 2;
 const POLICY_REPS = 3;
+const POLICY_MIXED = 4;
 
 const BITMAP_MAX_PENALTY = 15;
 const BITMAP_PENALTY_ECN = 1;
@@ -50,6 +54,9 @@ const BITMAP_PENALTY_NACK = 4;
 const REPS_BUFFER = 8;
 const REPS_EXPLORE_AFTER_FREEZE = 16;
 const REPS_EXIT_FREEZE_AFTER_NS = 10e9;
+/** Initial capacity of mixed's recycle FIFO (it grows by doubling), and its bound. */
+const RECYCLE_INITIAL = 64;
+const RECYCLE_MAX = 1 << 16;
 
 /** A QP's entropy picker; `pick` returns the source port of the next data packet. */
 export class PathSelector {
@@ -71,6 +78,10 @@ export class PathSelector {
   private repsFrozen = false;
   private repsExitFreezeNs = 0;
   private repsExplore = 0;
+  /** mixed: FIFO ring of entropy indices to reuse (head, length). */
+  private recycle: Uint16Array | null;
+  private recycleHead = 0;
+  private recycleLength = 0;
   /** Payload bytes sent per entropy index (results: per-path load). */
   readonly sentBytes: Float64Array;
 
@@ -90,10 +101,12 @@ export class PathSelector {
     this.mask = count - 1;
     this.upper = 0xc000 | (basePort & 0x3fff & ~this.mask);
     this.sentBytes = new Float64Array(count);
-    this.penalty = this.policy === POLICY_BITMAP ? new Uint8Array(count) : null;
+    const bitmap = this.policy === POLICY_BITMAP || this.policy === POLICY_MIXED;
+    this.penalty = bitmap ? new Uint8Array(count) : null;
+    this.recycle = this.policy === POLICY_MIXED ? new Uint16Array(RECYCLE_INITIAL) : null;
     this.repsEv = this.policy === POLICY_REPS ? new Uint16Array(REPS_BUFFER) : null;
     this.repsFresh = this.policy === POLICY_REPS ? new Uint8Array(REPS_BUFFER) : null;
-    if (this.policy === POLICY_OBLIVIOUS || this.policy === POLICY_BITMAP) this.xor = this.draw(count);
+    if (this.policy === POLICY_OBLIVIOUS || bitmap) this.xor = this.draw(count);
   }
 
   /** True when every packet takes the connection's own port (no spraying). */
@@ -125,6 +138,9 @@ export class PathSelector {
       case POLICY_REPS:
         i = this.nextReps(nowNs);
         break;
+      case POLICY_MIXED:
+        i = this.recycleLength > 0 ? this.nextRecycled() : this.nextBitmap();
+        break;
     }
     this.sentBytes[i] += payloadBytes;
     return this.portOf(i);
@@ -132,9 +148,10 @@ export class PathSelector {
 
   /** Feedback about the path entropy `port` took (an ACK, a NACK, a timeout). */
   feedback(port: number, what: PathFeedback, nowNs: number): void {
-    if (this.policy === POLICY_BITMAP) {
+    if (this.policy === POLICY_BITMAP || this.policy === POLICY_MIXED) {
       const i = this.indexOf(port);
       if (i < 0) return;
+      if (this.policy === POLICY_MIXED && what === PathFeedback.Good) this.pushRecycled(i);
       const add =
         what === PathFeedback.Ecn
           ? BITMAP_PENALTY_ECN
@@ -191,6 +208,34 @@ export class PathSelector {
     }
     this.advance();
     return i;
+  }
+
+  /** mixed: the oldest queued entropy. */
+  private nextRecycled(): number {
+    const ring = this.recycle!;
+    const i = ring[this.recycleHead];
+    this.recycleHead = (this.recycleHead + 1) & (ring.length - 1);
+    this.recycleLength--;
+    return i;
+  }
+
+  private pushRecycled(i: number): void {
+    let ring = this.recycle!;
+    if (this.recycleLength === RECYCLE_MAX) {
+      // Bounded (the reference's list is not): a peer that sends ACKs without data cannot grow
+      // it without end; the oldest entry goes.
+      this.recycleHead = (this.recycleHead + 1) & (ring.length - 1);
+      this.recycleLength--;
+    } else if (this.recycleLength === ring.length) {
+      // Grow: the FIFO is as long as the ACKs that came back ahead of the sends that reuse them.
+      const grown = new Uint16Array(ring.length * 2);
+      for (let k = 0; k < this.recycleLength; k++) grown[k] = ring[(this.recycleHead + k) & (ring.length - 1)];
+      ring = grown;
+      this.recycle = grown;
+      this.recycleHead = 0;
+    }
+    ring[(this.recycleHead + this.recycleLength) & (ring.length - 1)] = i;
+    this.recycleLength++;
   }
 
   private nextReps(nowNs: number): number {

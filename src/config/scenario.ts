@@ -48,7 +48,7 @@ export interface NicParams {
   /** Reliability protocol (nic/api.ts TransportName). */
   transport: 'rocev2-gbn' | 'rocev2-sr' | 'uet';
   /** Entropy policy of the data this host sends, and how many entropies it sprays over. */
-  paths: { policy: 'ecmp' | 'oblivious' | 'bitmap' | 'reps'; count: number };
+  paths: { policy: 'ecmp' | 'oblivious' | 'bitmap' | 'reps' | 'mixed'; count: number };
   /** Selective repeat: reorder buffer (packets), ACK coalescing (payload bytes), reorder threshold. */
   reorderWindow: number;
   sackBytes: number;
@@ -550,7 +550,7 @@ const powerOfTwo = (min: number, max: number) =>
 
 const pathsKey = () =>
   strict({
-    policy: oneOf(['ecmp', 'oblivious', 'bitmap', 'reps'] as const).default('ecmp'),
+    policy: oneOf(['ecmp', 'oblivious', 'bitmap', 'reps', 'mixed'] as const).default('ecmp'),
     // The reference simulator's path_entropy_size (uet-htsim main_uec.cpp).
     count: powerOfTwo(1, 1 << 14).default(64),
   });

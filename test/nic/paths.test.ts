@@ -75,6 +75,33 @@ describe('path selection by entropy', () => {
     expect(out.repsFrozen).toBe(1);
   });
 
+  it('mixed reuses every entropy whose ACK came back unmarked, in order, and else picks as bitmap', () => {
+    const p = new PathSelector({ policy: 'mixed', count: 16 }, BASE, createRng(5));
+    // Unbounded FIFO (the reference's REPS legacy list): more than REPS's 8 entries, duplicates kept.
+    const good = [3, 7, 7, 1, 9, 12, 4, 0, 15, 2].map((i) => p.portOf(i));
+    for (const g of good) p.feedback(g, PathFeedback.Good, 0);
+    p.feedback(p.portOf(5), PathFeedback.Ecn, 0);
+    expect(good.map(() => p.pick(1, 0))).toEqual(good);
+    // Queue empty: bitmap's round-robin, which skips the ECN-penalised entropy the first time.
+    const round: number[] = [];
+    for (let i = 0; i < 16; i++) round.push(p.pick(1, 0));
+    expect(round.filter((x) => x === p.portOf(5)).length).toBeLessThanOrEqual(1);
+    expect(new Set(round).size).toBeGreaterThanOrEqual(14);
+    // A timeout penalises as bitmap (15 points): skipped for many rounds unless recycled.
+    p.feedback(p.portOf(6), PathFeedback.Timeout, 0);
+    const later: number[] = [];
+    for (let i = 0; i < 16 * 5; i++) later.push(p.pick(1, 0));
+    expect(later).not.toContain(p.portOf(6));
+  });
+
+  it('mixed keeps its recycle queue bounded', () => {
+    const p = new PathSelector({ policy: 'mixed', count: 4 }, BASE, createRng(6));
+    for (let i = 0; i < 70_000; i++) p.feedback(p.portOf(i & 3), PathFeedback.Good, 0);
+    // 65 536 kept, the oldest 4 464 dropped: the queue now starts at entropy 4464 & 3 = 0.
+    const first = [p.pick(1, 0), p.pick(1, 0)];
+    expect(first).toEqual([p.portOf(0), p.portOf(1)]);
+  });
+
   it('refuses a path count that is not a power of two', () => {
     expect(() => new PathSelector({ policy: 'oblivious', count: 6 }, BASE, createRng(1))).toThrow(
       /power of two/,

@@ -233,7 +233,7 @@ describe('selective repeat under everything at once', () => {
           ackBytes: [1, 4096, 16_384][rng.int(3)],
           reorderThresholdPackets: transport === 'uet' ? null : 3 + rng.int(40),
         },
-        paths: { policy: (['oblivious', 'bitmap', 'reps'] as const)[rng.int(3)], count: 8 },
+        paths: { policy: (['oblivious', 'bitmap', 'reps', 'mixed'] as const)[rng.int(4)], count: 8 },
         // Loss of any frame (data, ACK, NAK), trimming of data, and a per-entropy path delay.
         drop: () => lossRng.next() < 0.02,
         mutate: (pkt) => {
