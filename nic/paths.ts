@@ -229,7 +229,8 @@ export class PathSelector {
     } else if (this.recycleLength === ring.length) {
       // Grow: the FIFO is as long as the ACKs that came back ahead of the sends that reuse them.
       const grown = new Uint16Array(ring.length * 2);
-      for (let k = 0; k < this.recycleLength; k++) grown[k] = ring[(this.recycleHead + k) & (ring.length - 1)];
+      for (let k = 0; k < this.recycleLength; k++)
+        grown[k] = ring[(this.recycleHead + k) & (ring.length - 1)];
       ring = grown;
       this.recycle = grown;
       this.recycleHead = 0;
