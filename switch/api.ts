@@ -91,6 +91,8 @@ export interface SwitchPortConfig {
   pfcAlpha?: number;
   /** (optional) The peer on this port is a host: a frame trimmed here is a last-hop trim. Default false. */
   peerIsHost?: boolean;
+  /** (optional) This egress port's own trimming queue and RED thresholds (a slowed link's). Default `trim`. */
+  trim?: TrimConfig;
 }
 
 export interface SwitchConfig {

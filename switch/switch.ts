@@ -103,7 +103,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         p.ecn ?? config.ecn,
         flowWindowNs > 0 ? new ActiveFlowCounter(flowWindowNs, flowMinBytes) : null,
         controlPrio,
-        trim,
+        trim !== null ? (p.trim ?? trim) : null,
         trimMask,
       ),
   );

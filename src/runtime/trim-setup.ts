@@ -45,6 +45,50 @@ export function networkBdp(s: Scenario, topo: Topology, routes: Routes): Network
   return { rttNs, rateBps, frameBytes, frames };
 }
 
+/**
+ * The trimming queue of each egress port a `links` entry gives its own (`trim`), by node and
+ * port: a slowed link's smaller queue and thresholds (the reference's `-failed` links keep 25 %).
+ */
+export function linkTrimConfigs(
+  s: Scenario,
+  topo: Topology,
+  base: TrimConfig | null,
+): Map<string, TrimConfig> {
+  const out = new Map<string, TrimConfig>();
+  if (base === null) return out;
+  s.links.forEach((l, i) => {
+    const t = l.trim;
+    if (t === undefined) return;
+    for (const [from, to] of l.oneWay === true
+      ? [[l.a, l.b]]
+      : [
+          [l.a, l.b],
+          [l.b, l.a],
+        ]) {
+      for (const p of topo.byName.get(from)!.ports) {
+        if (p.peerNode !== to) continue;
+        const queueBytes = t.queueBytes ?? base.queueBytes;
+        const cfg: TrimConfig = {
+          queueBytes,
+          headerQueueBytes: t.headerQueueBytes ?? base.headerQueueBytes,
+          ecn: {
+            kminBytes: t.kminBytes ?? base.ecn.kminBytes,
+            kmaxBytes: t.kmaxBytes ?? base.ecn.kmaxBytes,
+            pmax: base.ecn.pmax,
+          },
+        };
+        if (cfg.ecn.kminBytes > cfg.ecn.kmaxBytes || cfg.ecn.kmaxBytes > queueBytes)
+          throw new ConfigError(
+            `links[${i}].trim`,
+            `needs kmin <= kmax <= queueBytes, got ${formatSize(cfg.ecn.kminBytes)} / ${formatSize(cfg.ecn.kmaxBytes)} / ${formatSize(queueBytes)}`,
+          );
+        out.set(`${from}:${p.index}`, cfg);
+      }
+    }
+  });
+  return out;
+}
+
 /** The switches' TrimConfig, or null when the scenario does not trim. */
 export function switchTrimConfig(s: Scenario, topo: Topology, routes: Routes): TrimConfig | null {
   const t = s.defaults.switch.trim;
