@@ -41,6 +41,12 @@ export interface FlowInfo {
    * sender window algorithm may leave last-hop congestion to it (NSCC). Absent = no.
    */
   receiverCredits?: boolean;
+  /**
+   * Bytes a full-MTU data frame of this flow occupies on the link (headers, the telemetry it
+   * carries and FCS), so an algorithm that counts wire bytes, as the UEC reference's NSCC does,
+   * can scale. Absent when the runtime does not know it.
+   */
+  frameBytes?: number;
 }
 
 /** Outputs and services available to RP hooks. */
@@ -96,9 +102,10 @@ export type RpEvent =
   | { type: 'timer'; slot: number }
   /**
    * Retransmission timeout of the QP: go-back-N has already rewound to the oldest unacked PSN;
-   * selective repeat has marked the timed-out packets for resending.
+   * selective repeat has marked the timed-out packets for resending and says how many
+   * (`packets`) and their payload (`lostBytes`); go-back-N leaves both out.
    */
-  | { type: 'timeout' }
+  | { type: 'timeout'; packets?: number; lostBytes?: number }
   /** A message of this QP was fully acknowledged. Non-DOCA. */
   | { type: 'messageComplete'; id: number; bytes: number; postNs: number; completeNs: number };
 

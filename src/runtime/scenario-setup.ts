@@ -18,7 +18,8 @@ import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
 import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
-import { switchTrimConfig } from './trim-setup.js';
+import { rcccNicConfigs } from './rccc-setup.js';
+import { linkTrimConfigs, switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
   scenario: Scenario;
@@ -293,6 +294,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
 
     const sw = s.defaults.switch;
     const trim = switchTrimConfig(s, topo, routes);
+    const portTrim = linkTrimConfigs(s, topo, trim);
+    const rccc = rcccNicConfigs(s, topo, routes, workload.flows, ccByHost);
     const portEvents = switchPortEvents(s, topo);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
@@ -333,6 +336,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
             ackBytes: n.sackBytes,
             reorderThresholdPackets: n.reorderThreshold,
           },
+          ...(rccc.get(node.name) != null ? { rccc: rccc.get(node.name) } : {}),
         };
       },
       switchConfig(node, base) {
@@ -340,12 +344,16 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ...base,
           ports: base.ports.map((p, i) => ({
             ...p,
-            ecn: ecnOf(p.rateBps),
+            ecn:
+              sw.ecn.hostPorts || topo.byName.get(node.ports[i].peerNode)?.kind !== 'host'
+                ? ecnOf(p.rateBps)
+                : { ...ecnOf(p.rateBps), enabled: false },
             pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
             ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
             ...(trim !== null
               ? { peerIsHost: topo.byName.get(node.ports[i].peerNode)?.kind === 'host' }
               : {}),
+            ...(portTrim.has(`${node.name}:${i}`) ? { trim: portTrim.get(`${node.name}:${i}`) } : {}),
           })),
           bufferBytes: sw.bufferBytes,
           ecn: ecnOf(node.ports[0].rateBps),

@@ -113,9 +113,20 @@ describe('the suite as scenarios', () => {
       rto: 100_656,
     });
     expect(a.defaults.nic.paths).toEqual({ policy: 'mixed', count: 1 });
-    expect(a.cc.nscc).toEqual({ networkRtt: 14_023, initialWindow: 50 * 4086 });
+    expect(a.cc.nscc).toEqual({ networkRtt: 14_023, initialWindowBytes: 50 * 4086 });
     expect(a.topology).toEqual({ kind: 'fattree', k: 4 });
-    expect(a.links).toEqual([{ a: 's17', b: 's9', rate: 25e9 }]);
+    // The reference's failed link: core → aggregation only, its queue and thresholds at 25 %.
+    expect(a.links).toEqual([
+      {
+        a: 's17',
+        b: 's9',
+        rate: 25e9,
+        oneWay: true,
+        trim: { queueBytes: 44_612, headerQueueBytes: 89_224, kmin: 9_337, kmax: 36_312 },
+      },
+    ]);
+    // 16 KB of -sack_threshold is 4 of the reference's 4150-byte packets: 4 × 4086 of ours.
+    expect(a.defaults.nic.sackBytes).toBe(4 * 4086);
     expect(a.defaults.switch).toEqual({
       pfc: false,
       trim: {
@@ -136,7 +147,9 @@ describe('the suite as scenarios', () => {
       '-q',
       '500',
     ]);
-    expect(r.defaults.nic).toMatchObject({ cc: 'none', sackBytes: 4000, rccc: { enabled: true } });
+    expect(r.defaults.nic).toMatchObject({ cc: 'none', sackBytes: 4086, rccc: { enabled: true } });
+    // With receiver credits the reference marks no port that faces a host.
+    expect(r.defaults.switch.ecn).toEqual({ hostPorts: false });
     expect(r.defaults.nic.paths).toEqual({ policy: 'reps', count: 64 });
     expect(r.cc).toEqual({});
     const b = s(

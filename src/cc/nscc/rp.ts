@@ -67,9 +67,12 @@ export interface NsccState {
 
 export function initNscc(flow: FlowInfo, p: NsccParams): NsccState {
   const mss = Math.max(1, flow.mtuBytes);
-  const k = nsccConstants(p, flow.lineRateBps, mss, flow.baseRttNs);
+  const k = nsccConstants(p, flow.lineRateBps, mss, flow.baseRttNs, flow.frameBytes);
   const baseRttNs = p.baseRttNs > 0 ? p.baseRttNs : k.networkRttNs;
-  const maxWnd = Math.max(k.minWindowBytes, maxWindowBytes(baseRttNs, flow.lineRateBps, p.maxWindowBdp));
+  const maxWnd = Math.max(
+    k.minWindowBytes,
+    maxWindowBytes(baseRttNs, flow.lineRateBps, p.maxWindowBdp) * k.payloadPerWire,
+  );
   const cwnd = boundWindow(
     p.initialWindowBytes > 0 ? p.initialWindowBytes : maxWnd,
     k.minWindowBytes,
@@ -228,7 +231,10 @@ export function nsccOnAck(
   } else {
     if (rtt < s.baseRttNs) {
       s.baseRttNs = rtt;
-      s.maxWnd = Math.max(s.k.minWindowBytes, maxWindowBytes(rtt, s.lineRateBps, p.maxWindowBdp));
+      s.maxWnd = Math.max(
+        s.k.minWindowBytes,
+        maxWindowBytes(rtt, s.lineRateBps, p.maxWindowBdp) * s.k.payloadPerWire,
+      );
     }
     delayNs = rtt - s.baseRttNs;
     s.avgDelayNs = nextAvgDelay(s.avgDelayNs, delayNs, ecn, s.k.targetNs, s.baseRttNs, p.delayEwma);
@@ -277,14 +283,21 @@ export function nsccOnNack(s: NsccState, bytesIn: number, lastHop: boolean, p: N
   applyWindow(s, io, 'nack');
 }
 
-/** rtxTimerExpired → mark_packet_for_retransmission: one packet less, not below one MTU. */
-export function nsccOnTimeout(s: NsccState, io: RpIo): void {
-  s.cwnd = Math.max(s.cwnd - s.mtuBytes, s.mtuBytes);
+/**
+ * rtxTimerExpired → mark_packet_for_retransmission, once per timed-out packet: the window loses
+ * their bytes (one MTU when the transport does not say), not below one MTU.
+ */
+export function nsccOnTimeout(s: NsccState, lostBytes: number | undefined, io: RpIo): void {
+  const bytes =
+    lostBytes !== undefined && Number.isFinite(lostBytes) && lostBytes > 0 ? lostBytes : s.mtuBytes;
+  s.cwnd = Math.max(s.cwnd - bytes, s.mtuBytes);
   applyWindow(s, io, 'timeout');
 }
 
 export const nsccRp: RpAlgorithm<NsccParams, NsccState> = {
-  features: { int: null, txTimestamp: true },
+  // RTT samples come from the selective-repeat transport's send times (cc-api.md "Over spraying
+  // and selective repeat"): no timestamp on the wire, so a data frame is the reference's size.
+  features: { int: null, txTimestamp: false },
   init(flow, p, io) {
     const s = initNscc(flow, p);
     io.setRate(flow.lineRateBps, 'init');
@@ -303,7 +316,7 @@ export const nsccRp: RpAlgorithm<NsccParams, NsccState> = {
         nsccOnNack(s, ev.nackedBytes ?? s.mtuBytes, ev.lastHop === true, p, io);
         break;
       case 'timeout':
-        nsccOnTimeout(s, io);
+        nsccOnTimeout(s, ev.lostBytes, io);
         break;
       default:
         break;
