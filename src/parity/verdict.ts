@@ -21,15 +21,25 @@ export interface ParityMetrics {
   flowsTotal: number;
 }
 
-/** validate.py's reduction of our results: finish times (absolute, µs), counters over hosts. */
-export function parityMetrics(r: Results): ParityMetrics {
-  let tail: number | null = null;
-  let first: number | null = null;
+/**
+ * validate.py's reduction of our results: finish times (absolute, µs), counters over hosts. The
+ * reference prints one finish time per connection: with connection reuse (messages sharing one,
+ * `connectionOf` maps a flow id to its connection) a connection finishes with its last message.
+ */
+export function parityMetrics(r: Results, connectionOf?: (flowId: number) => string): ParityMetrics {
+  const finish = new Map<string, number | null>();
   let done = 0;
   for (const f of r.flows) {
-    if (f.endNs === null) continue;
-    done++;
-    const us = f.endNs / 1000;
+    if (f.endNs !== null) done++;
+    const key = connectionOf?.(f.id) ?? `#${f.id}`;
+    const prev = finish.get(key);
+    const us = f.endNs === null ? null : f.endNs / 1000;
+    finish.set(key, prev === undefined ? us : prev === null || us === null ? null : Math.max(prev, us));
+  }
+  let tail: number | null = null;
+  let first: number | null = null;
+  for (const us of finish.values()) {
+    if (us === null) continue;
     if (tail === null || us > tail) tail = us;
     if (first === null || us < first) first = us;
   }

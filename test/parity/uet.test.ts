@@ -216,7 +216,11 @@ describe('verdicts', () => {
 
   it('our results are reduced as validate.py reduces the reference: finish times, counters over hosts', () => {
     const r = {
-      flows: [{ endNs: 176_000 }, { endNs: 200_500 }, { endNs: null }],
+      flows: [
+        { id: 0, endNs: 176_000 },
+        { id: 1, endNs: 200_500 },
+        { id: 2, endNs: null },
+      ],
       hosts: [
         { nackTx: 3, retransmits: 4 },
         { nackTx: 1, retransmits: 0 },
@@ -231,5 +235,15 @@ describe('verdicts', () => {
       flowsCompleted: 2,
       flowsTotal: 3,
     });
+  });
+
+  it('with connection reuse a connection finishes with its last message (one line of the reference)', () => {
+    const r = {
+      flows: [0, 1, 2, 3].map((id) => ({ id, endNs: 10_000 * (id + 1) })),
+      hosts: [],
+    } as unknown as Results;
+    // Messages 0–2 share one connection, 3 is its own.
+    const m = parityMetrics(r, (id) => (id < 3 ? 'id 1' : '#3'));
+    expect(m).toMatchObject({ tailFctUs: 40, firstFctUs: 30, spread: 40 / 30, flowsCompleted: 4 });
   });
 });

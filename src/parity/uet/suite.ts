@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseScenarioText } from '../../config/load.js';
 import { runScenario } from '../../runtime/run.js';
+import { loadMatrix } from '../../workload/matrix.js';
 import { type ReferenceExperiment, type ReferenceFile, referenceValue } from '../reference.js';
 import { judge, type MetricVerdict, type ParityMetrics, parityMetrics } from '../verdict.js';
 import { parseRefOptions } from './options.js';
@@ -48,6 +49,16 @@ export function experimentScenario(e: ReferenceExperiment, dataDir: string): str
   });
 }
 
+/**
+ * The connection of each flow (flow ids follow the matrix's lines): messages of one reused
+ * connection (`id … msg`) share one, every other line is its own.
+ */
+function connectionsOf(e: ReferenceExperiment, dataDir: string): (flowId: number) => string {
+  const m = loadMatrix(join(dataDir, 'matrices', e.matrix));
+  const keys = m.connections.map((c, i) => (c.msg ? `id ${c.id}` : `#${i}`));
+  return (id) => keys[id] ?? `#${id}`;
+}
+
 export function runExperiment(
   e: ReferenceExperiment,
   dataDir: string,
@@ -77,7 +88,7 @@ export function runExperiment(
   const t0 = performance.now();
   try {
     const out = runScenario({ scenario, runtime: 'virtual', outDir, print: null });
-    const metrics = parityMetrics(out.results);
+    const metrics = parityMetrics(out.results, connectionsOf(e, dataDir));
     return {
       experiment: e,
       metrics,
