@@ -34,6 +34,12 @@ export interface SelectiveRepeatConfig {
    * the RTO resends).
    */
   reorderThresholdPackets: number | 'bdp' | null;
+  /**
+   * ACK a QP's first data packet at once (the UEC reference's UecSink::processData when nothing
+   * was received yet): the sender's first RTT sample, and the end of a speculative start, come a
+   * coalescing interval sooner. The `uet` transport's rule; default false.
+   */
+  ackFirstPacket?: boolean;
 }
 
 /**

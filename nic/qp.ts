@@ -108,9 +108,10 @@ export class Qp implements HeapItem {
   /** Responder: per PSN past the expected one, received flag (bit 0), message start (1) and end (2); payload bytes. */
   rxFlags: Uint8Array | null = null;
   rxLen: Uint32Array | null = null;
-  /** Packets held out of order; payload bytes since the last ACK. */
+  /** Packets held out of order; payload bytes since the last ACK; a data packet arrived yet. */
   rxOoo = 0;
   rxAckBytes = 0;
+  rxAny = false;
   /** Source port (entropy) of the newest data packet received: CNPs take it. */
   rxPort = 0;
 

@@ -85,7 +85,10 @@ export class SrResponder extends SrWindowed {
       if (qp.rxOoo > c.reorderMaxPackets) c.reorderMaxPackets = qp.rxOoo;
     }
     qp.rxAckBytes += pkt.payloadLen;
+    const first = !qp.rxAny && this.cfg.ackFirstPacket === true;
+    qp.rxAny = true;
     if (
+      first ||
       pkt.ecn === Ecn.Ce ||
       pkt.ackReq ||
       qp.ackRequested ||

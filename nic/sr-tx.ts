@@ -39,6 +39,7 @@ export class SrRequester extends SrWindowed {
     subtype: 'trim',
     lastHop: false,
     nackedBytes: 0,
+    rttNs: null,
   };
 
   attach(qp: Qp): void {
@@ -181,10 +182,13 @@ export class SrRequester extends SrWindowed {
       c.nackRx++;
       const lastHop = sack?.lastHop ?? false;
       let nacked = 0;
+      let nackRtt: number | null = null;
       if (refSeq >= 0) {
         const i = refSeq & this.mask;
         if (qp.srState![i] === SR_INFLIGHT) {
           nacked = qp.srBytes![i];
+          // The reference's processNack: the round trip from the packet's latest send.
+          nackRtt = now - qp.srSentNs![i];
           this.markLost(qp, refSeq);
         }
       }
@@ -197,6 +201,7 @@ export class SrRequester extends SrWindowed {
       ev.pkt = pkt;
       ev.lastHop = lastHop;
       ev.nackedBytes = nacked;
+      ev.rttNs = nackRtt;
       host.cc.rpEvent(qp, ev);
       ev.pkt = null as unknown as Packet;
     }

@@ -93,7 +93,15 @@ export type RpEvent =
    * window for those when RCCC runs), `nackedBytes` the payload the NIC will resend (0 when the
    * packet was already resent or acknowledged). Both are false/0 for `oos`/`rnr`.
    */
-  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; lastHop?: boolean; nackedBytes?: number }
+  | {
+      type: 'nack';
+      pkt: Packet;
+      subtype: 'oos' | 'rnr' | 'trim';
+      lastHop?: boolean;
+      nackedBytes?: number;
+      /** Selective repeat: the NACKed packet's round trip (from its latest send), ns. */
+      rttNs?: number | null;
+    }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
   | { type: 'cnp'; pkt: Packet }
   /** Switch congestion notification (SRCC). Non-DOCA. */

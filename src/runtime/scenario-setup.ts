@@ -335,6 +335,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
             windowPackets: n.reorderWindow,
             ackBytes: n.sackBytes,
             reorderThresholdPackets: n.reorderThreshold,
+            ...(n.transport === 'uet' ? { ackFirstPacket: true } : {}),
           },
           ...(rccc.get(node.name) != null ? { rccc: rccc.get(node.name) } : {}),
         };

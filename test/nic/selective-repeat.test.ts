@@ -166,6 +166,17 @@ describe('selective repeat (rocev2-sr)', () => {
     expect(ceAcks.filter((w) => w.pkt.becn).length).toBe(32);
   });
 
+  it("with ackFirstPacket (uet) ACKs a QP's first packet at once, then coalesces as before", () => {
+    const b = bench({ transport: 'uet', sr: { ...SR, ackFirstPacket: true }, mtuBytes: 4096 });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 4096 * 64);
+    b.sched.run(1e9);
+    const acks = b.wire.filter((w) => w.from === 'b' && w.pkt.kind === FrameKind.Ack);
+    expect(acks[0].pkt.ext?.sack?.refPsn).toBe(0);
+    expect(acks[1].pkt.ext?.sack?.refPsn).toBe(4);
+    expect(acks).toHaveLength(17);
+  });
+
   it('resends a lost packet through the per-packet RTO when nothing comes after it', () => {
     let dropped = false;
     const b = bench({

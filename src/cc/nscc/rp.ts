@@ -54,6 +54,10 @@ export interface NsccState {
   lastAdjustNs: number;
   /** Window last handed to the NIC. */
   appliedWindow: number;
+  /** Increase accumulated by each case since the last adjustment, bytes² (for `stats`). */
+  pendingFair: number;
+  pendingProportional: number;
+  /** Bytes each mechanism moved the window by, over the flow (the reference's _nscc_overall_stats). */
   stats: {
     fair: number;
     proportional: number;
@@ -99,6 +103,8 @@ export function initNscc(flow: FlowInfo, p: NsccParams): NsccState {
     lastDecreaseNs: 0,
     lastAdjustNs: 0,
     appliedWindow: 0,
+    pendingFair: 0,
+    pendingProportional: 0,
     stats: { fair: 0, proportional: 0, fast: 0, eta: 0, md: 0, quickAdapt: 0, nack: 0 },
   };
 }
@@ -193,6 +199,10 @@ function multiplicativeDecrease(s: NsccState, p: NsccParams, io: RpIo): void {
 /** fulfill_adjustment: the accumulated increase reaches the window, plus η once per period. */
 function fulfill(s: NsccState, now: number): void {
   s.cwnd = fulfilledWindow(s.cwnd, s.inc);
+  s.stats.fair += s.pendingFair / s.cwnd;
+  s.stats.proportional += s.pendingProportional / s.cwnd;
+  s.pendingFair = 0;
+  s.pendingProportional = 0;
   if (now - s.lastAdjustNs >= s.k.adjustPeriodNs) {
     s.cwnd += s.k.eta;
     s.stats.eta += s.k.eta;
@@ -209,6 +219,16 @@ function rttSample(rttNs: number | null): number | null {
 
 function byteCount(n: number | undefined, fallback: number): number {
   return n !== undefined && Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+/** update_base_rtt: base_RTT follows the smallest sample, maxwnd (1.5 × BDP) with it. */
+function updateBaseRtt(s: NsccState, rtt: number, p: NsccParams): void {
+  if (!(rtt < s.baseRttNs)) return;
+  s.baseRttNs = rtt;
+  s.maxWnd = Math.max(
+    s.k.minWindowBytes,
+    maxWindowBytes(rtt, s.lineRateBps, p.maxWindowBdp) * s.k.payloadPerWire,
+  );
 }
 
 /** processAck + updateCwndOnAck_NSCC. */
@@ -229,13 +249,7 @@ export function nsccOnAck(
   if (rtt === null) {
     delayNs = s.avgDelayNs;
   } else {
-    if (rtt < s.baseRttNs) {
-      s.baseRttNs = rtt;
-      s.maxWnd = Math.max(
-        s.k.minWindowBytes,
-        maxWindowBytes(rtt, s.lineRateBps, p.maxWindowBdp) * s.k.payloadPerWire,
-      );
-    }
+    updateBaseRtt(s, rtt, p);
     delayNs = rtt - s.baseRttNs;
     s.avgDelayNs = nextAvgDelay(s.avgDelayNs, delayNs, ecn, s.k.targetNs, s.baseRttNs, p.delayEwma);
   }
@@ -244,14 +258,14 @@ export function nsccOnAck(
       case 'fair': {
         const d = fairIncrement(s.k.fi, acked);
         s.inc += d;
-        s.stats.fair += d;
+        s.pendingFair += d;
         break;
       }
       case 'proportional':
         if (!fastIncrease(s, acked, delayNs, p)) {
           const d = proportionalIncrement(s.k.alpha, acked, s.k.targetNs, delayNs);
           s.inc += d;
-          s.stats.proportional += d;
+          s.pendingProportional += d;
         }
         break;
       case 'decrease':
@@ -269,8 +283,18 @@ export function nsccOnAck(
 }
 
 /** processNack + updateCwndOnNack_NSCC, for a trimmed packet of `bytes`. */
-export function nsccOnNack(s: NsccState, bytesIn: number, lastHop: boolean, p: NsccParams, io: RpIo): void {
+export function nsccOnNack(
+  s: NsccState,
+  bytesIn: number,
+  lastHop: boolean,
+  p: NsccParams,
+  io: RpIo,
+  rttIn: number | null = null,
+): void {
   const bytes = byteCount(bytesIn, s.mtuBytes);
+  const rtt = rttSample(rttIn);
+  // The trimmed header outruns the queue it was trimmed at: its round trip can be the shortest.
+  if (rtt !== null && p.baseRttFromNack) updateBaseRtt(s, rtt, p);
   s.bytesIgnored += bytes;
   s.stats.nack += bytes;
   // The trim threshold is about one network RTT of queue: feed that as the delay sample.
@@ -313,7 +337,7 @@ export const nsccRp: RpAlgorithm<NsccParams, NsccState> = {
         // A trimmed packet that was already resent or acknowledged (nackedBytes 0) tells
         // nothing new: the reference drops such NACKs before its window update (processNack).
         if (ev.subtype === 'trim' && ev.nackedBytes === 0) break;
-        nsccOnNack(s, ev.nackedBytes ?? s.mtuBytes, ev.lastHop === true, p, io);
+        nsccOnNack(s, ev.nackedBytes ?? s.mtuBytes, ev.lastHop === true, p, io, ev.rttNs ?? null);
         break;
       case 'timeout':
         nsccOnTimeout(s, ev.lostBytes, io);

@@ -294,6 +294,18 @@ describe('NSCC NACKs (trimmed packets)', () => {
     expect(r.s.triggerQa).toBe(false);
   });
 
+  it("a NACK's round trip lowers base RTT and maxwnd (update_base_rtt_on_nack), unless turned off", () => {
+    const nack = { ...trimNack(MTU, false), rttNs: 10_000 } as RpEvent;
+    const on = nscc();
+    on.ev(nack);
+    expect(on.s.baseRttNs).toBe(10_000);
+    expectClose(on.s.maxWnd, 1.5 * 10_000 * 12.5);
+    const off = nscc({ baseRttFromNack: false });
+    off.ev(nack);
+    expect(off.s.baseRttNs).toBe(BASE);
+    expect(off.s.maxWnd).toBe(MAXWND);
+  });
+
   it('a timeout takes one packet off the window, not below one MTU', () => {
     const r = nscc({ cwnd: 3 * MTU });
     r.ev({ type: 'timeout' });
