@@ -92,7 +92,7 @@ export function runExperiment(
     return {
       experiment: e,
       metrics,
-      verdicts: judge(ref, metrics, e.targets.tailFctUs),
+      verdicts: judge(ref, metrics, e.targets.tailFctUs, e.seeds ?? []),
       error: null,
       wallS: (performance.now() - t0) / 1000,
     };
