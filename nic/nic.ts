@@ -310,6 +310,7 @@ class NicImpl implements Nic {
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
     if (!qp.paths.fixed) qp.paths.inspect(out);
     this.credits.inspect(qp, out);
+    if (Number.isFinite(qp.srReorderThreshold)) out.reorderThreshold = qp.srReorderThreshold;
     const cc = this.cc.inspect(qp, this.env.now());
     return cc === undefined ? out : { ...out, ...cc };
   }

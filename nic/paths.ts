@@ -10,21 +10,22 @@
  * - `oblivious`: round-robin over `count` entropies, the order XOR-permuted afresh every round.
  * - `bitmap`: oblivious, but an entropy carries a penalty (+1 ECN echo, +4 NACK, 15 on a
  *   timeout, at most 15); a penalised entropy is skipped, and the first skip of a pick costs it 1.
- * - `reps`: entropies whose ACKs came back unmarked go into an 8-entry circular buffer and are
- *   reused oldest first; with none fresh, a random one explores. A retransmission timeout freezes
- *   the buffer: only the known-good entropies in it are cycled through until the freeze ends
- *   (the reference's exit_freeze_after is 10 s, so in practice for the rest of the run).
- * - `mixed` (the reference's default, UecMpMixed): every entropy whose ACK came back unmarked is
- *   queued for reuse (an unbounded FIFO, the reference's REPS "legacy" list) and reused first;
- *   with none queued, bitmap picks. Feedback reaches both.
+ * - `reps`: entropies whose ACKs came back unmarked are reused from REPS's 8-entry buffer; with
+ *   none fresh, a random one explores; a timeout freezes the buffer (nic/paths-reps.ts).
+ * - `mixed` (the reference's default): every entropy acknowledged unmarked is reused, in order,
+ *   before the bitmap picks one.
  *
- * Entropy index i of `count` (a power of two) becomes the source port 0xC000 | upper | i, where
- * the upper bits are the connection's own port's (the reference draws them at random once: ours
- * are fixed by the QPNs, so both runtimes and every seed agree). State is plain numbers and
- * typed arrays; randomness comes from a per-QP fork of the node's generator, so a policy's draws
- * never shift any other consumer's stream.
+ * Entropy index i of `count` (a power of two) becomes the source port 0xC000 | upper | i. The
+ * upper bits are drawn once per QP, as the reference draws its `_path_random`: which paths a QP's
+ * entropies hash to, and how evenly, is a property of that draw (64 entropies hashed onto the 4
+ * paths of a k = 4 fat tree are rarely 16 each, and the busiest path sets oblivious spraying's
+ * tail), so each seed samples another placement instead of every seed repeating one fixed by the
+ * QPNs. State is plain numbers and typed arrays; randomness comes from a per-QP fork of the
+ * node's generator, so a policy's draws never shift any other consumer's stream and every
+ * runtime draws the same.
  */
 import type { Rng } from '../src/env/rng.js';
+import { RecycleQueue, RepsBuffer } from './paths-reps.js';
 
 export type PathPolicy = 'ecmp' | 'oblivious' | 'bitmap' | 'reps' | 'mixed';
 export const PATH_POLICIES: readonly PathPolicy[] = ['ecmp', 'oblivious', 'bitmap', 'reps', 'mixed'];
@@ -51,12 +52,6 @@ const POLICY_MIXED = 4;
 const BITMAP_MAX_PENALTY = 15;
 const BITMAP_PENALTY_ECN = 1;
 const BITMAP_PENALTY_NACK = 4;
-const REPS_BUFFER = 8;
-const REPS_EXPLORE_AFTER_FREEZE = 16;
-const REPS_EXIT_FREEZE_AFTER_NS = 10e9;
-/** Initial capacity of mixed's recycle FIFO (it grows by doubling), and its bound. */
-const RECYCLE_INITIAL = 64;
-const RECYCLE_MAX = 1 << 16;
 
 /** A QP's entropy picker; `pick` returns the source port of the next data packet. */
 export class PathSelector {
@@ -66,22 +61,11 @@ export class PathSelector {
   private readonly upper: number;
   private cur = 0;
   private xor = 0;
-  /** bitmap: penalty per entropy index. */
+  /** bitmap and mixed: penalty per entropy index. */
   private readonly penalty: Uint8Array | null;
-  /** reps: circular buffer of entropy indices and their freshness. */
-  private readonly repsEv: Uint16Array | null;
-  private readonly repsFresh: Uint8Array | null;
-  private repsHead = 0;
-  private repsCount = 0;
-  private repsFreshCount = 0;
-  private repsFrozenHead = 0;
-  private repsFrozen = false;
-  private repsExitFreezeNs = 0;
-  private repsExplore = 0;
-  /** mixed: FIFO ring of entropy indices to reuse (head, length). */
-  private recycle: Uint16Array | null;
-  private recycleHead = 0;
-  private recycleLength = 0;
+  private readonly reps: RepsBuffer | null;
+  /** mixed: every entropy acknowledged unmarked, to reuse in order. */
+  private readonly recycle: RecycleQueue | null;
   /** Payload bytes sent per entropy index (results: per-path load). */
   readonly sentBytes: Float64Array;
 
@@ -99,13 +83,12 @@ export class PathSelector {
       throw new Error(`path count must be a power of two in 1..${MAX_PATH_COUNT}, got ${count}`);
     this.count = count;
     this.mask = count - 1;
-    this.upper = 0xc000 | (basePort & 0x3fff & ~this.mask);
+    this.upper = ecmp ? basePort : 0xc000 | (this.draw(0x4000) & ~this.mask);
     this.sentBytes = new Float64Array(count);
     const bitmap = this.policy === POLICY_BITMAP || this.policy === POLICY_MIXED;
     this.penalty = bitmap ? new Uint8Array(count) : null;
-    this.recycle = this.policy === POLICY_MIXED ? new Uint16Array(RECYCLE_INITIAL) : null;
-    this.repsEv = this.policy === POLICY_REPS ? new Uint16Array(REPS_BUFFER) : null;
-    this.repsFresh = this.policy === POLICY_REPS ? new Uint8Array(REPS_BUFFER) : null;
+    this.reps = this.policy === POLICY_REPS ? new RepsBuffer() : null;
+    this.recycle = this.policy === POLICY_MIXED ? new RecycleQueue() : null;
     if (this.policy === POLICY_OBLIVIOUS || bitmap) this.xor = this.draw(count);
   }
 
@@ -139,7 +122,8 @@ export class PathSelector {
         i = this.nextReps(nowNs);
         break;
       case POLICY_MIXED:
-        i = this.recycleLength > 0 ? this.nextRecycled() : this.nextBitmap();
+        i = this.recycle!.shift();
+        if (i < 0) i = this.nextBitmap();
         break;
     }
     this.sentBytes[i] += payloadBytes;
@@ -148,10 +132,8 @@ export class PathSelector {
 
   /** Feedback about the path entropy `port` took (an ACK, a NACK, a timeout). */
   feedback(port: number, what: PathFeedback, nowNs: number): void {
-    if (this.policy === POLICY_BITMAP || this.policy === POLICY_MIXED) {
-      const i = this.indexOf(port);
-      if (i < 0) return;
-      if (this.policy === POLICY_MIXED && what === PathFeedback.Good) this.pushRecycled(i);
+    const i = this.indexOf(port);
+    if (this.penalty !== null && i >= 0) {
       const add =
         what === PathFeedback.Ecn
           ? BITMAP_PENALTY_ECN
@@ -160,20 +142,23 @@ export class PathSelector {
             : what === PathFeedback.Timeout
               ? BITMAP_MAX_PENALTY
               : 0;
-      const p = this.penalty!;
+      const p = this.penalty;
       p[i] = Math.min(BITMAP_MAX_PENALTY, p[i] + add);
-    } else if (this.policy === POLICY_REPS) {
-      this.repsFeedback(this.indexOf(port), what, nowNs);
+    }
+    if (this.recycle !== null && what === PathFeedback.Good && i >= 0) this.recycle.push(i);
+    const reps = this.reps;
+    if (reps !== null) {
+      if (what === PathFeedback.Timeout) reps.timeout(nowNs);
+      else if (what === PathFeedback.Good && i >= 0) reps.good(i, nowNs);
+      else reps.checkFreeze(nowNs);
     }
   }
 
   /** Variables for qpInspect: entropies in use and, for reps, whether frozen. */
   inspect(out: Record<string, number>): void {
     out.pathCount = this.count;
-    if (this.policy === POLICY_REPS) {
-      out.repsFrozen = this.repsFrozen ? 1 : 0;
-      out.repsFresh = this.repsFreshCount;
-    }
+    this.reps?.inspect(out);
+    if (this.recycle !== null) out.recycled = this.recycle.size;
   }
 
   private draw(n: number): number {
@@ -210,85 +195,12 @@ export class PathSelector {
     return i;
   }
 
-  /** mixed: the oldest queued entropy. */
-  private nextRecycled(): number {
-    const ring = this.recycle!;
-    const i = ring[this.recycleHead];
-    this.recycleHead = (this.recycleHead + 1) & (ring.length - 1);
-    this.recycleLength--;
-    return i;
-  }
-
-  private pushRecycled(i: number): void {
-    let ring = this.recycle!;
-    if (this.recycleLength === RECYCLE_MAX) {
-      // Bounded (the reference's list is not): a peer that sends ACKs without data cannot grow
-      // it without end; the oldest entry goes.
-      this.recycleHead = (this.recycleHead + 1) & (ring.length - 1);
-      this.recycleLength--;
-    } else if (this.recycleLength === ring.length) {
-      // Grow: the FIFO is as long as the ACKs that came back ahead of the sends that reuse them.
-      const grown = new Uint16Array(ring.length * 2);
-      for (let k = 0; k < this.recycleLength; k++)
-        grown[k] = ring[(this.recycleHead + k) & (ring.length - 1)];
-      ring = grown;
-      this.recycle = grown;
-      this.recycleHead = 0;
-    }
-    ring[(this.recycleHead + this.recycleLength) & (ring.length - 1)] = i;
-    this.recycleLength++;
-  }
-
   private nextReps(nowNs: number): number {
-    if (this.repsFrozen && nowNs > this.repsExitFreezeNs) this.unfreeze();
-    if (this.repsExplore > 0) {
-      this.repsExplore--;
-      return this.draw(this.count);
-    }
-    const ev = this.repsEv!;
-    const fresh = this.repsFresh!;
-    if (this.repsFrozen) {
-      if (this.repsCount === 0) return this.draw(this.count);
-      const h = this.repsFrozenHead;
-      if (fresh[h] !== 0) {
-        fresh[h] = 0;
-        this.repsFreshCount--;
-      }
-      this.repsFrozenHead = (h + 1) % this.repsCount;
-      return ev[h];
-    }
-    if (this.repsFreshCount === 0) return this.draw(this.count);
-    // The earliest fresh entry: fresh entries are the newest repsFreshCount ones.
-    const at = (this.repsHead - this.repsFreshCount + REPS_BUFFER) % REPS_BUFFER;
-    fresh[at] = 0;
-    this.repsFreshCount--;
-    return ev[at];
-  }
-
-  private repsFeedback(i: number, what: PathFeedback, nowNs: number): void {
-    if (what === PathFeedback.Timeout && !this.repsFrozen && this.repsExplore === 0) {
-      this.repsFrozen = true;
-      this.repsExitFreezeNs = nowNs + REPS_EXIT_FREEZE_AFTER_NS;
-    }
-    if (this.repsFrozen && nowNs > this.repsExitFreezeNs) this.unfreeze();
-    if (what !== PathFeedback.Good || i < 0) return;
-    const fresh = this.repsFresh!;
-    const h = this.repsHead;
-    if (fresh[h] === 0) this.repsFreshCount = Math.min(REPS_BUFFER, this.repsFreshCount + 1);
-    this.repsEv![h] = i;
-    fresh[h] = 1;
-    this.repsHead = (h + 1) % REPS_BUFFER;
-    if (this.repsCount < REPS_BUFFER) this.repsCount++;
-  }
-
-  private unfreeze(): void {
-    this.repsFrozen = false;
-    this.repsEv!.fill(0);
-    this.repsFresh!.fill(0);
-    this.repsHead = 0;
-    this.repsCount = 0;
-    this.repsFreshCount = 0;
-    this.repsFrozenHead = 0;
-    this.repsExplore = REPS_EXPLORE_AFTER_FREEZE;
+    const reps = this.reps!;
+    // A freeze that expired starts its exploration with this very pick.
+    reps.checkFreeze(nowNs);
+    if (reps.takeExplore()) return this.draw(this.count);
+    const i = reps.next(nowNs);
+    return i >= 0 ? i : this.draw(this.count);
   }
 }

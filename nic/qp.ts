@@ -103,8 +103,11 @@ export class Qp implements HeapItem {
   /** Lowest sequence number that may still be lost (resend scan) / not yet examined for a SACK gap. */
   srRtxScan = 0;
   srGapScan = 0;
-  /** Reorder threshold of this QP, packets (Infinity: off). */
+  /** Reorder threshold of this QP, packets (Infinity: off); raised by reordering seen when `srReorderLearn`. */
   srReorderThreshold = Number.POSITIVE_INFINITY;
+  srReorderLearn = false;
+  /** Smallest RTT sampled from a packet sent once (spurious-resend test), ns. */
+  srMinRttNs = Number.POSITIVE_INFINITY;
   /** Responder: per PSN past the expected one, received flag (bit 0), message start (1) and end (2); payload bytes. */
   rxFlags: Uint8Array | null = null;
   rxLen: Uint32Array | null = null;

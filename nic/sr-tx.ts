@@ -4,7 +4,7 @@
  * - a NACK names it (its payload was trimmed by a switch): at once;
  * - SACKs show `reorderThresholdPackets` later PSNs arrived while it did not, and it was sent only
  *   once (IRN §3.1's loss recovery, with a threshold instead of the first gap so the reordering
- *   spraying causes is not taken for loss; the reference's SLEEK uses 1.5 × cwnd, at least 5);
+ *   spraying causes is not taken for loss; nic/sr-loss.ts, where `bdp` learns deeper reordering);
  * - it was sent `rtoNs` ago and is still unacknowledged (per packet, as the reference's
  *   UecSrc::rtxTimerExpired: only the timed-out packets are resent, never a window).
  * Resent packets go before new ones. The sender never has a PSN in flight `windowPackets` or
@@ -19,14 +19,17 @@ import { psnOf } from './gbn.js';
 import { completeSent, msgIndexOf } from './messages.js';
 import { PathFeedback } from './paths.js';
 import type { Qp } from './qp.js';
+import {
+  learnReorder,
+  markGapLosses,
+  markLost,
+  SR_FREE,
+  SR_INFLIGHT,
+  SR_LOST,
+  SR_SACKED,
+} from './sr-loss.js';
 import { SrWindowed } from './sr-window.js';
 import { type NextData, newAckEvent, newNextData } from './transport.js';
-
-/** States of a sequence number at the requester. */
-const SR_FREE = 0;
-const SR_INFLIGHT = 1;
-const SR_SACKED = 2;
-const SR_LOST = 3;
 
 type NackEvent = Extract<RpEvent, { type: 'nack' }>;
 
@@ -53,6 +56,7 @@ export class SrRequester extends SrWindowed {
     if (t === 'bdp') {
       const bdpBytes = (qp.path.bottleneckRateBps * qp.path.baseRttNs) / 8e9;
       qp.srReorderThreshold = Math.max(5, Math.ceil((1.5 * bdpBytes) / this.host.mtu));
+      qp.srReorderLearn = true;
     } else qp.srReorderThreshold = t === null ? Number.POSITIVE_INFINITY : t;
   }
 
@@ -162,6 +166,8 @@ export class SrRequester extends SrWindowed {
         if (qp.srState![i] !== SR_FREE && qp.srSends![i] === 1) rttNs = now - qp.srSentNs![i];
       } else refSeq = -1;
     }
+    if (qp.srReorderLearn && refSeq >= 0) learnReorder(qp, refSeq, now, this.mask);
+    if (rttNs !== null && rttNs < qp.srMinRttNs) qp.srMinRttNs = rttNs;
     let acked = cum > qp.sndUna ? this.ackUpTo(qp, cum) : 0;
     if (sack !== null) acked += this.applySack(qp, sack);
     const echo = pkt.ext?.tsEchoNs ?? null;
@@ -170,7 +176,7 @@ export class SrRequester extends SrWindowed {
       c.ackRx++;
       if (!qp.paths.fixed)
         qp.paths.feedback(pkt.srcPort, pkt.becn ? PathFeedback.Ecn : PathFeedback.Good, now);
-      this.markGapLosses(qp);
+      markGapLosses(qp, this.mask);
       const ev = this.ackEv;
       ev.pkt = pkt;
       ev.ackedBytes = acked;
@@ -189,7 +195,7 @@ export class SrRequester extends SrWindowed {
           nacked = qp.srBytes![i];
           // The reference's processNack: the round trip from the packet's latest send.
           nackRtt = now - qp.srSentNs![i];
-          this.markLost(qp, refSeq);
+          markLost(qp, refSeq, this.mask);
         }
       }
       if (!qp.paths.fixed) {
@@ -256,27 +262,6 @@ export class SrRequester extends SrWindowed {
     return acked;
   }
 
-  /** Packets sent once that `reorderThreshold` later PSNs overtook are lost. */
-  private markGapLosses(qp: Qp): void {
-    const limit = qp.srHighSacked - qp.srReorderThreshold;
-    if (!(limit > qp.sndUna)) return;
-    const state = qp.srState!;
-    let s = Math.max(qp.srGapScan, qp.sndUna);
-    for (; s < limit; s++) {
-      const i = s & this.mask;
-      if (state[i] === SR_INFLIGHT && qp.srSends![i] === 1) this.markLost(qp, s);
-    }
-    qp.srGapScan = s;
-  }
-
-  private markLost(qp: Qp, s: number): void {
-    const i = s & this.mask;
-    qp.srState![i] = SR_LOST;
-    qp.srInflightBytes -= qp.srBytes![i];
-    qp.srLost++;
-    if (s < qp.srRtxScan) qp.srRtxScan = s;
-  }
-
   // -------------------------------------------------------------------------------------------
   // retransmission timeout, per packet
 
@@ -301,7 +286,7 @@ export class SrRequester extends SrWindowed {
       const i = s & this.mask;
       if (state[i] !== SR_INFLIGHT) continue;
       if (sent[i] + rtoNs <= now) {
-        this.markLost(qp, s);
+        markLost(qp, s, this.mask);
         lost++;
         lostBytes += qp.srBytes![i];
         qp.paths.feedback(qp.srPort![i], PathFeedback.Timeout, now);

@@ -74,6 +74,14 @@ export interface PortEvent {
   rateBps?: number;
   /** true: the link fails (frames to, from and queued at the port are dropped); false: it is back. */
   down?: boolean;
+  /**
+   * (optional) With `rateBps`: the port's RED thresholds from then on (its non-trimming data
+   * queues); absent, they stay. The runtimes give the ones of the new rate (docs/scenario.md
+   * "links": `ecn.byRate`, or the built rate's scaled, as the UEC reference builds its slowed links).
+   */
+  ecn?: Pick<EcnConfig, 'kminBytes' | 'kmaxBytes' | 'pmax'>;
+  /** (optional) With `rateBps`: the port's trimming queue caps and RED thresholds from then on. */
+  trim?: TrimConfig;
 }
 
 export interface SwitchPortConfig {
@@ -91,7 +99,7 @@ export interface SwitchPortConfig {
   pfcAlpha?: number;
   /** (optional) The peer on this port is a host: a frame trimmed here is a last-hop trim. Default false. */
   peerIsHost?: boolean;
-  /** (optional) This egress port's own trimming queue and RED thresholds (a slowed link's). Default `trim`. */
+  /** (optional) This port's trimming caps and RED thresholds when `trim` is on. Default `trim`. */
   trim?: TrimConfig;
 }
 

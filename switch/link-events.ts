@@ -24,6 +24,14 @@ export function checkPortEvents(name: string, events: readonly PortEvent[], nPor
       throw new RangeError(`switch ${name}: link event at ${ev.atNs} ns`);
     if (ev.rateBps !== undefined && !(ev.rateBps > 0))
       throw new RangeError(`switch ${name}: link event rate ${ev.rateBps} bit/s`);
+    if ((ev.ecn !== undefined || ev.trim !== undefined) && ev.rateBps === undefined)
+      throw new RangeError(`switch ${name}: link event thresholds without a rate`);
+    for (const t of [ev.ecn, ev.trim?.ecn]) {
+      if (t !== undefined && !(t.kminBytes >= 0 && t.kminBytes <= t.kmaxBytes && t.pmax >= 0 && t.pmax <= 1))
+        throw new RangeError(
+          `switch ${name}: link event RED thresholds ${t.kminBytes}/${t.kmaxBytes}/${t.pmax}`,
+        );
+    }
   }
 }
 

@@ -45,9 +45,9 @@ export class Port extends TxPort {
 
   /** Bit q set: data queue q trims instead of dropping (a lossy priority with trimming on). */
   readonly trimMask: number;
-  /** Cap of a trimming data queue, and of the header queue, bytes. */
-  readonly trimQueueBytes: number;
-  readonly headerQueueCapBytes: number;
+  /** Cap of a trimming data queue, and of the header queue, bytes (a link event may change them). */
+  trimQueueBytes: number;
+  headerQueueCapBytes: number;
 
   txBytes = 0;
   txPackets = 0;
@@ -86,13 +86,25 @@ export class Port extends TxPort {
     this.pause = new PfcPause(env, rateBps, 1 << controlPrio);
     this.ecnOn = ecn.enabled !== false;
     this.trimMask = trim !== null ? trimMask : 0;
-    this.trimQueueBytes = trim?.queueBytes ?? 0;
-    this.headerQueueCapBytes = trim?.headerQueueBytes ?? 0;
+    this.trimQueueBytes = 0;
+    this.headerQueueCapBytes = 0;
+    this.setThresholds(ecn, trim);
+  }
+
+  /** RED thresholds of the data queues and, when trimming, its caps; what is absent stays. */
+  setThresholds(ecn: Thresholds | undefined, trim: TrimConfig | null | undefined): void {
+    if (trim != null && this.trimMask !== 0) {
+      this.trimQueueBytes = trim.queueBytes;
+      this.headerQueueCapBytes = trim.headerQueueBytes;
+    }
     for (let q = 0; q < PRIOS; q++) {
-      const t = (this.trimMask >>> q) & 1 ? trim!.ecn : ecn;
+      const t = (this.trimMask >>> q) & 1 ? trim?.ecn : ecn;
+      if (t == null) continue;
       this.kminOf[q] = t.kminBytes;
       this.kmaxOf[q] = t.kmaxBytes;
       this.pmaxOf[q] = t.pmax;
     }
   }
 }
+
+type Thresholds = Pick<EcnConfig, 'kminBytes' | 'kmaxBytes' | 'pmax'>;

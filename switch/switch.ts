@@ -404,6 +404,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
       port.setRate(ev.rateBps);
       port.pause.rateBps = ev.rateBps;
       mmu.setPortRate(ev.port, ev.rateBps);
+      port.setThresholds(ev.ecn, ev.trim);
     }
     if (ev.down === true && !port.down) {
       port.down = true;

@@ -7,14 +7,8 @@ import type { CollectivesResult } from '../../src/stats/collectives.js';
 import { inDir, type ReproCheck, type ReproContext } from '../types.js';
 import { collectiveRun, ratios, shipped } from './runs.js';
 
-/**
- * How the HD-16 runs choose paths. Empty: the NIC's per-QP path (ECMP on the RoCEv2 source
- * port). The multipath transport's path-policy key goes here (e.g. a sprayed policy) once it
- * exists, and the check then gates "within 5 % with sprayed paths" (issue "AI training traffic").
- */
-export const HD_PATH_OVERRIDES: readonly string[] = [];
-
-const HD_OVERRIDES = [
+/** Halving-doubling on 16 ranks of a 2-leaf, 8-spine leaf-spine (per-flow ECMP; hd-sprayed.ts sprays it). */
+export const HD_OVERRIDES = [
   'topology={kind: leafspine, leaves: 2, hostsPerLeaf: 8, spines: 8}',
   'workload[0].algorithm=halving-doubling',
   'workload[0].ranks=h1..h16',
@@ -22,7 +16,7 @@ const HD_OVERRIDES = [
 ];
 
 /** Spine-link utilisation: the least and most loaded switch-to-switch links. */
-function spread(c: CollectivesResult): { min: number; max: number } {
+export function spread(c: CollectivesResult): { min: number; max: number } {
   const u = c.fabricLinks.map((l) => l.utilisation);
   return { min: Math.min(...u), max: Math.max(...u) };
 }
@@ -33,13 +27,9 @@ export const HD_16: ReproCheck = {
   paper:
     'Rabenseifner halving-doubling: ideal 2(n−1)/n·S/B + 2·log₂n·ℓ (Thakur et al. 2005); its S/2 steps pair ranks across the spine',
   expected:
-    'reported (finding): each iteration’s CCT ÷ ideal with per-flow ECMP, whose large cross-spine steps collide; within 5 % once the multipath transport sprays them',
+    'reported (finding): each iteration’s CCT ÷ ideal with per-flow ECMP, whose large cross-spine steps collide (HD-16-SPRAY sprays them)',
   run(ctx) {
-    const r = collectiveRun(
-      'hd16',
-      shipped('ai-allreduce-ring.yaml', [...HD_OVERRIDES, ...HD_PATH_OVERRIDES]),
-      inDir(ctx, 'hd16'),
-    );
+    const r = collectiveRun('hd16', shipped('ai-allreduce-ring.yaml', HD_OVERRIDES), inDir(ctx, 'hd16'));
     const ops = r.collectives.ops;
     const s = spread(r.collectives);
     const done = ops.every((o) => o.cctNs !== null);

@@ -32,6 +32,14 @@ export function sweepEcn(cc: string, rateGbps: number): { kmin: number; kmax: nu
  */
 export const SWEEP_NIC_KEYS: Record<string, string> = { nscc: 'transport: uet' };
 
+/**
+ * Workload keys an algorithm needs beyond the flow (YAML, inside the incast entry): Dolce-RC+
+ * picks a sending rate once per message (Dolce-RC paper §VI-A), so a flow that is one message is
+ * sent entirely at the first arm forced exploration plays; the sweep posts the 8 KB messages of
+ * the paper's own evaluation (§VI-B).
+ */
+export const SWEEP_WORKLOAD_KEYS: Record<string, string> = { 'dolce-rc-plus': 'messageSize: 8KB' };
+
 /** Bytes of each sender's flow at `rateGbps`. */
 export function sweepFlowBytes(rateGbps: number): number {
   return (rateGbps * 1e9 * FLOW_AT_LINE_RATE_NS) / 8e9;
@@ -52,7 +60,7 @@ export function rateSweepScenario(cc: string, rateGbps: number, overrides: reado
     `  switch: { ecn: { byRate: { ${rateGbps}Gbps: { kmin: ${e.kmin}KB, kmax: ${e.kmax}KB, pmax: ${e.pmax} } } } }`,
     `topology: { kind: star, hosts: ${SWEEP_SENDERS + 1} }`,
     'workload:',
-    `  - { kind: incast, senders: [h1..h${SWEEP_SENDERS}], receiver: ${RECEIVER}, size: ${sweepFlowBytes(rateGbps)}, start: 0 }`,
+    `  - { kind: incast, senders: [h1..h${SWEEP_SENDERS}], receiver: ${RECEIVER}, size: ${sweepFlowBytes(rateGbps)}, start: 0${SWEEP_WORKLOAD_KEYS[cc] !== undefined ? `, ${SWEEP_WORKLOAD_KEYS[cc]}` : ''} }`,
     '',
   ].join('\n');
   return parseScenarioText(text, { file: `rates-${cc}-${rateGbps}g.yaml`, overrides });

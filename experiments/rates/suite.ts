@@ -32,6 +32,10 @@ export const HPCC_ACCEPTANCE_GBPS = [10, 25, 40, 100, 200, 400] as const;
 export const EXPLAINED_BELOW_FLOOR: Record<string, string> = {
   'dcqcn-plus':
     "start-up recovery: a cut at the incast's start takes DCQCN's 55 µs timers and rate-proportional steps ~0.3-0.6 ms to recover at every rate (its constants are fractions of R_l or absolute times, so the cells are flat in rate); steady state with 10 ms flows is 0.92",
+  'dolce-rc':
+    "the rate machine of its paper's baseline [22]: the start-up queue is marked until it drains, every CNP cuts, and the rate climbs back by additive increase alone (R_AI 40 Mbit/s per 60 µs = 0.67 Gbit/s per ms), slower than the 1 ms flows; DCQCN [22] on the same flows is within 0.01 or below (docs/algorithms/dolce-rc.md F5)",
+  'dolce-rc-plus':
+    'a rate bandit decided once per 8 KB message (paper §VI): its goodput follows the number of decisions a flow makes, not the line rate (10 Gbit/s: 153 messages per flow, 0.33; 100 Gbit/s: 1 526, 0.69; 100 Gbit/s with 10 ms flows, 15 259, 0.86), as forced exploration keeps playing arms down to C/128',
 };
 
 const cells = new Map<string, RateCell>();

@@ -41,4 +41,10 @@ export interface CcSwitchSide<P> {
    * flows (HPCC convention, ns).
    */
   activeFlows?(params: P, maxBaseRttNs: number): ActiveFlowRequest;
+  /**
+   * The switch logic keys a flow by its 5-tuple, UDP source port included (SRCC's flow table and
+   * CNM flow id). Spraying writes a different source port (entropy) on each packet, so a host
+   * running it with a path policy other than `ecmp` is refused (docs/multipath.md).
+   */
+  keysFlowsBySourcePort?: boolean;
 }

@@ -440,6 +440,9 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
         fail(['links', i, end], unknownName('node', l[end], [...nodeSet].slice(0, 10_000)));
     }
     if (l.a === l.b) fail(['links', i], `a and b are both ${l.a}`);
+    if (l.thresholds !== undefined && l.rate === undefined)
+      fail(['links', i, 'thresholds'], 'needs rate (the thresholds follow a rate change)');
+    const thresholds = l.thresholds !== undefined ? { thresholds: l.thresholds } : {};
     if (l.at === undefined) {
       if (l.down !== undefined) fail(['links', i, 'down'], 'needs at (at: 0 for a link down from the start)');
       if (l.oneWay === true && l.delay !== undefined)
@@ -454,6 +457,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
         ...overrideParams(l),
         ...(l.oneWay === true ? { oneWay: true } : {}),
         ...(trim !== undefined ? { trim } : {}),
+        ...thresholds,
       };
     }
     if (l.oneWay !== undefined || l.trim !== undefined)
@@ -481,6 +485,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
       ...overrideParams(l),
       atNs: l.at,
       ...(l.down !== undefined ? { down: l.down } : {}),
+      ...thresholds,
     };
   });
 

@@ -200,6 +200,11 @@ export interface LinkOverride extends LinkOverrideParams {
   oneWay?: boolean;
   /** The trimming queue of the egress port(s) this entry changes (defaults.switch.trim's keys). */
   trim?: LinkTrimOverride;
+  /**
+   * With a rate: `keep` leaves the link's switch ports' byte thresholds (RED/ECN, trimming) as
+   * they were for its built rate; absent (`scale`), they follow the new rate (docs/scenario.md "links").
+   */
+  thresholds?: 'scale' | 'keep';
 }
 
 /** A link's own trimming queue and RED thresholds, bytes (only the keys given). */
@@ -264,7 +269,7 @@ export interface PermutationWorkload {
 
 export interface PoissonWorkload {
   kind: 'poisson';
-  /** Built-in CDF name (`websearch`, `fb_hadoop`) or the path as written. */
+  /** Built-in CDF name (`websearch`, `fb_hadoop`, `cache_follower`, `data_mining`) or the path as written. */
   cdf: string;
   /** Absolute path of a CDF file; null for built-in CDFs. */
   cdfFile: string | null;
@@ -357,7 +362,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'matrix',
   'collective',
 ];
-export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
+export const BUILTIN_CDFS = ['websearch', 'fb_hadoop', 'cache_follower', 'data_mining'] as const;
 
 /** Overrides of one algorithm's parameters; validated against its own schema (cc-params.ts). */
 export interface CcSection {
@@ -944,6 +949,7 @@ export const scenarioSchema = strict({
           kmin: size().optional(),
           kmax: size().optional(),
         }).optional(),
+        thresholds: oneOf(['scale', 'keep'] as const).optional(),
       }),
     )
     .default([]),

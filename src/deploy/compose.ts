@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { packageRoot } from '../package-root.js';
+import { largestHostMtuBytes, pathMtuNeededBytes } from '../runtime/real/path-mtu.js';
 import {
   type AddressPlan,
   allocateAddresses,
@@ -46,6 +47,20 @@ function addressMapLines(plan: DeployPlan, addr: AddressPlan): string[] {
   const lines: string[] = [];
   for (let i = 0; i < entries.length; i += 4) lines.push(entries.slice(i, i + 4).join(','));
   return lines.map((l, i) => `    ${i === 0 ? '{' : ''}${l}${i === lines.length - 1 ? '}' : ','}`);
+}
+
+/**
+ * A bridge network's MTU is 1500 unless set: a scenario whose largest frame needs more gets it
+ * (every frame travels in one datagram; src/runtime/real/path-mtu.ts), else the nodes would refuse.
+ */
+function mtuLines(plan: DeployPlan): string[] {
+  const hosts = plan.nodes.filter((n) => n.role === 'host').map((n) => n.name);
+  const need = pathMtuNeededBytes(largestHostMtuBytes(plan.scenario, hosts));
+  if (need <= 1500) return [];
+  return [
+    `    # The largest frame of the scenario (MTU ${largestHostMtuBytes(plan.scenario, hosts)} B) in one datagram.`,
+    `    driver_opts: { com.docker.network.driver.mtu: "${need}" }`,
+  ];
 }
 
 export function renderCompose(plan: DeployPlan, opts: ComposeOptions): FileSet {
@@ -171,6 +186,7 @@ export function renderCompose(plan: DeployPlan, opts: ComposeOptions): FileSet {
     '',
     'networks:',
     '  fabric:',
+    ...mtuLines(plan),
     '    ipam:',
     '      config:',
     `        - subnet: ${addr.subnet}`,

@@ -155,7 +155,15 @@ function judgeRecorded(ref: ReferenceRun, ours: ParityMetrics, tailTargetUs: num
     const ratio = r !== null ? (o + 1) / (r + 1) : null;
     const f = TOLERANCE.countFactor;
     const pass = ratio !== null && ratio >= 1 / f && ratio <= f;
-    out.push({ metric, reference: r, ours: o, ratio, pass, note: pass ? 'within 2×' : 'outside 2×', ...none });
+    out.push({
+      metric,
+      reference: r,
+      ours: o,
+      ratio,
+      pass,
+      note: pass ? 'within 2×' : 'outside 2×',
+      ...none,
+    });
   }
   return out;
 }

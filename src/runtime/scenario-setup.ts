@@ -18,6 +18,7 @@ import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
 import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
+import { LinkThresholds } from './link-thresholds.js';
 import { rcccNicConfigs } from './rccc-setup.js';
 import { linkTrimConfigs, switchTrimConfig } from './trim-setup.js';
 
@@ -87,6 +88,11 @@ function checkTransports(
         'defaults.nic.paths',
         `${host} runs ${cc.name}, which reads per-hop INT from consecutive ACKs; it cannot spray (policy ${policy}): use ecmp`,
       );
+    if (cc.algorithm.cp?.keysFlowsBySourcePort === true)
+      throw new ConfigError(
+        'defaults.nic.paths',
+        `${host} runs ${cc.name}, whose switches key a flow by its UDP source port; spraying (policy ${policy}) would make each entropy a flow: use ecmp`,
+      );
   }
 }
 
@@ -133,6 +139,11 @@ export function topologyParams(t: TopologySpec): TopologyParams {
   }
 }
 
+/** The scenario's topology as its `topology` key builds it, before `links:` overrides. */
+function builtTopology(s: Scenario): Topology {
+  return asConfigError(() => buildTopology(topologyParams(s.topology)));
+}
+
 /** The scenario's topology with `links:` overrides applied. */
 export function scenarioTopology(s: Scenario): Topology {
   return asConfigError(() => {
@@ -151,7 +162,11 @@ export function scenarioTopology(s: Scenario): Topology {
  * every port of `a` facing `b` and of `b` facing `a`, in file order. Resolve checked that both
  * ends are switches.
  */
-export function switchPortEvents(s: Scenario, topo: Topology): Map<string, PortEvent[]> {
+export function switchPortEvents(
+  s: Scenario,
+  topo: Topology,
+  thresholds: LinkThresholds | null = null,
+): Map<string, PortEvent[]> {
   const out = new Map<string, PortEvent[]>();
   s.links.forEach((l, i) => {
     if (l.atNs === undefined) return;
@@ -165,12 +180,13 @@ export function switchPortEvents(s: Scenario, topo: Topology): Map<string, PortE
         if (p.peerNode !== to) continue;
         let list = out.get(from);
         if (list === undefined) out.set(from, (list = []));
-        list.push({
+        const ev: PortEvent = {
           atNs: l.atNs,
           port: p.index,
           ...(l.rateBps !== undefined ? { rateBps: l.rateBps } : {}),
           ...(l.down !== undefined ? { down: l.down } : {}),
-        });
+        };
+        list.push(thresholds === null ? ev : thresholds.event(from, ev, l));
         n++;
       }
     }
@@ -296,7 +312,6 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     const trim = switchTrimConfig(s, topo, routes);
     const portTrim = linkTrimConfigs(s, topo, trim);
     const rccc = rcccNicConfigs(s, topo, routes, workload.flows, ccByHost);
-    const portEvents = switchPortEvents(s, topo);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
       const r = sw.ecn.byRate.find((e) => e.rateBps === rateBps);
@@ -307,6 +322,15 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
         enabled: sw.ecn.enabled,
         markAt: sw.ecn.markAt,
       };
+    };
+    const thresholds = new LinkThresholds(s, builtTopology(s), trim, ecnOf);
+    const portEvents = switchPortEvents(s, topo, thresholds);
+    /** A port's RED and trimming thresholds at its rate; no marking towards hosts if hostPorts is off. */
+    const portThresholds = (nodeName: string, i: number, rateBps: number) => {
+      const t = thresholds.initial(nodeName, i, rateBps);
+      const peer = topo.byName.get(nodeName)!.ports[i].peerNode;
+      if (sw.ecn.hostPorts || topo.byName.get(peer)?.kind !== 'host') return t;
+      return { ...t, ecn: { ...t.ecn, enabled: false } };
     };
 
     return {
@@ -345,10 +369,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ...base,
           ports: base.ports.map((p, i) => ({
             ...p,
-            ecn:
-              sw.ecn.hostPorts || topo.byName.get(node.ports[i].peerNode)?.kind !== 'host'
-                ? ecnOf(p.rateBps)
-                : { ...ecnOf(p.rateBps), enabled: false },
+            ...portThresholds(node.name, i, p.rateBps),
             pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
             ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
             ...(trim !== null

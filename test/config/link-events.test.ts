@@ -39,7 +39,13 @@ describe('links at a time', () => {
     const toS2 = s1.ports.find((p) => p.peerNode === 's2')!;
     expect(toS2.rateBps).toBe(100e9);
     expect(portEvents(text, 's1')).toEqual([
-      { atNs: 200_000, port: toS2.index, rateBps: 25e9 },
+      // The RED thresholds of the new rate: the 100G defaults (400/1600 KB) at a quarter.
+      {
+        atNs: 200_000,
+        port: toS2.index,
+        rateBps: 25e9,
+        ecn: { kminBytes: 100_000, kmaxBytes: 400_000, pmax: 0.2 },
+      },
       { atNs: 1_000_000, port: toS2.index, down: true },
       { atNs: 2_000_000, port: toS2.index, down: false },
     ]);

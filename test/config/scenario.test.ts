@@ -420,7 +420,7 @@ describe('bad input: one exact line each', () => {
     ],
     [
       STAR + 'workload: [{ kind: poisson, cdf: websearh, load: 0.3 }]',
-      'workload[0].cdf: expected websearch, fb_hadoop or a CDF file path, got "websearh" (did you mean websearch?)',
+      'workload[0].cdf: expected websearch, fb_hadoop, cache_follower, data_mining or a CDF file path, got "websearh" (did you mean websearch?)',
     ],
     [
       STAR + 'workload: [{ kind: poisson, cdf: ./nope.cdf, load: 0.3 }]',

@@ -53,7 +53,7 @@ describe('transport and path keys', () => {
     }
   });
 
-  it('refuses a flow whose ends run different transports, and HPCC over spraying (exit 2)', () => {
+  it('refuses a flow whose ends run different transports, and HPCC or SRCC over spraying (exit 2)', () => {
     expect(errorOf(`${STAR}${FLOW}hosts: { h2: { transport: rocev2-sr } }\n`).message).toMatch(
       /h1 -> h2 joins transport rocev2-gbn to rocev2-sr/,
     );
@@ -62,6 +62,17 @@ describe('transport and path keys', () => {
         `${STAR}${FLOW}defaults: { nic: { cc: hpcc, transport: rocev2-sr, paths: { policy: reps } } }\n`,
       ).message,
     ).toMatch(/hpcc.*cannot spray/);
+    // SRCC's switches key a flow by its UDP source port: every entropy would be a flow.
+    expect(
+      errorOf(
+        `${STAR}${FLOW}defaults: { nic: { cc: srcc, transport: rocev2-sr, paths: { policy: oblivious } } }\n`,
+      ).message,
+    ).toBe(
+      'defaults.nic.paths: h1 runs srcc, whose switches key a flow by its UDP source port; spraying (policy oblivious) would make each entropy a flow: use ecmp',
+    );
+    expect(() =>
+      setupRun(parseScenarioText(`${STAR}${FLOW}defaults: { nic: { cc: srcc, transport: rocev2-sr } }\n`)),
+    ).not.toThrow();
     // HPCC over selective repeat on one path is fine.
     expect(() =>
       setupRun(parseScenarioText(`${STAR}${FLOW}defaults: { nic: { cc: hpcc, transport: rocev2-sr } }\n`)),

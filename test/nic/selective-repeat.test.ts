@@ -99,6 +99,39 @@ describe('selective repeat (rocev2-sr)', () => {
     expect(gbn.a.counters().retransmits).toBeGreaterThan(100);
   });
 
+  it('learns reordering deeper than its bdp threshold allows for, and still finds a loss by the gap', () => {
+    // Every fourth data packet is held back longer and longer (up to 20 µs, ~500 packets of 1 KB
+    // behind at 100 Gbit/s, far past 1.5 × the 2.2 µs BDP): a rate-based sender's queues.
+    const extraDelayNs = (pkt: { kind: number; psn: number }) =>
+      pkt.kind === FrameKind.Data && pkt.psn % 4 === 0 ? Math.min(20_000, 20 * pkt.psn) : 0;
+    const run = (threshold: 'bdp' | number, lossRate = 0) => {
+      const b = bench({
+        extraDelayNs,
+        lossRate,
+        seed: 9,
+        transport: 'rocev2-sr',
+        sr: { ...SR, reorderThresholdPackets: threshold },
+      });
+      const [qpn] = b.connect(1);
+      const start = b.a.qpInspect(qpn).reorderThreshold;
+      postMany(b, qpn, 60, 7);
+      b.sched.run(1e9);
+      expect(b.done.b.map((c) => c.id)).toEqual([...Array(60).keys()]);
+      return { b, start, learned: b.a.qpInspect(qpn).reorderThreshold, resent: b.a.counters().retransmits };
+    };
+    const fixed = run(run('bdp').start);
+    const learning = run('bdp');
+    expect(fixed.resent).toBeGreaterThan(100);
+    expect(learning.resent).toBeLessThan(fixed.resent / 20);
+    expect(learning.learned).toBeGreaterThan(2 * learning.start);
+    // A lost packet is still resent when SACKs pass the learned threshold, well before the RTO.
+    const lossy = run('bdp', 0.01);
+    const dataDrops = lossy.b.wire.filter((w) => w.dropped && w.pkt.kind === FrameKind.Data).length;
+    expect(dataDrops).toBeGreaterThan(5);
+    expect(lossy.resent).toBeGreaterThanOrEqual(dataDrops);
+    expect(lossy.b.a.counters().timeouts).toBeLessThan(dataDrops / 2);
+  });
+
   it('NACKs a trimmed packet at once and resends exactly it; the CC sees the last-hop flag', () => {
     const { events, cc } = recorder();
     const trimmed = new Set<number>();

@@ -31,6 +31,39 @@ describe('a rate change at a time', () => {
   });
 });
 
+describe('thresholds that follow a rate change', () => {
+  const NEVER = { kminBytes: 1e12, kmaxBytes: 2e12, pmax: 0 };
+  const trim = { queueBytes: 10_000, headerQueueBytes: 64_000, ecn: NEVER };
+  /** 40 frames of 1000 B arrive at 10 ns on a trimming port; how many leave whole. */
+  function whole(over: Partial<SwitchConfig>): number {
+    const { w, sw } = rig({ pfc: { ...baseConfig().pfc, enabled: false }, trim, ...over });
+    w.sched.setTimer(10, () => {
+      for (let k = 0; k < 40; k++) sw.receive(0, dataPkt({ psn: k }));
+    });
+    w.sched.run();
+    return w.sent.filter((s) => s.port === 1 && s.pkt.trimHop === 0).length;
+  }
+
+  it('take the caps and RED thresholds the event carries, and keep theirs without', () => {
+    // One frame on the wire and 10 queued under the 10 000 B cap; 5 under a 5 000 B one.
+    expect(whole({})).toBe(11);
+    expect(whole({ portEvents: [{ atNs: 1, port: 1, rateBps: 25 * G }] })).toBe(11);
+    const half = { ...trim, queueBytes: 5_000 };
+    expect(whole({ portEvents: [{ atNs: 1, port: 1, rateBps: 25 * G, trim: half }] })).toBe(6);
+    // A port's own trimming caps from the start.
+    expect(whole({ ports: [portCfg(100 * G, 0), { ...portCfg(100 * G, 1), trim: half }] })).toBe(6);
+    // RED on a non-trimming port: every frame leaving a queue above the new kmax is marked.
+    const { w, sw } = rig({
+      portEvents: [{ atNs: 1, port: 1, rateBps: 25 * G, ecn: { kminBytes: 0, kmaxBytes: 1, pmax: 1 } }],
+    });
+    w.sched.setTimer(10, () => {
+      for (let k = 0; k < 10; k++) sw.receive(0, dataPkt({ psn: k }));
+    });
+    w.sched.run();
+    expect(sw.portCounters()[1].ecnMarked).toBe(8);
+  });
+});
+
 describe('a link that fails', () => {
   const ecmp = {
     ports: [0, 1, 2].map((i) => portCfg(100 * G, i)),
@@ -115,5 +148,10 @@ describe('a link that fails', () => {
     expect(() => rig({ portEvents: [{ atNs: 0, port: 5, down: true }] })).toThrow(RangeError);
     expect(() => rig({ portEvents: [{ atNs: -1, port: 1, down: true }] })).toThrow(RangeError);
     expect(() => rig({ portEvents: [{ atNs: 0, port: 1, rateBps: 0 }] })).toThrow(RangeError);
+    const ecn = { kminBytes: 2, kmaxBytes: 1, pmax: 0.5 };
+    expect(() => rig({ portEvents: [{ atNs: 0, port: 1, rateBps: G, ecn }] })).toThrow(RangeError);
+    expect(() =>
+      rig({ portEvents: [{ atNs: 0, port: 1, down: true, ecn: { ...ecn, kminBytes: 0 } }] }),
+    ).toThrow(RangeError);
   });
 });

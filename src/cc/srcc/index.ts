@@ -26,7 +26,7 @@ export const srcc: CcAlgorithm<SrccParams> = {
     mode: p.npMode,
     enabled: p.cnpTransport === 'cnp',
   })),
-  cp: { name: 'srcc', build: (ctx) => buildSrccCp(ctx) },
+  cp: { name: 'srcc', build: (ctx) => buildSrccCp(ctx), keysFlowsBySourcePort: true },
 };
 
 export type { SrccParams } from './params.js';

@@ -20,6 +20,7 @@ import { type AddressMap, GENEVE_UDP_PORT, VXLAN_UDP_PORT } from '../real/addres
 import { checkMachineFits } from '../real/capacity.js';
 import { Coordinator, type CoordinatorOptions } from '../real/coordinator.js';
 import { nodeProcessFlags } from '../real/node-process.js';
+import { INNER_HEADROOM_BYTES, largestHostMtuBytes } from '../real/path-mtu.js';
 import type { NodeMessage } from '../real/protocol.js';
 import { clearProgress, finishRealRun, progressPrinter } from '../real/run-output.js';
 import type { RunOptions, RunOutput } from '../run.js';
@@ -64,16 +65,6 @@ export function netnsAddressMap(plan: NetnsPlan, udpPort: number): AddressMap {
   return map;
 }
 
-/** Largest emulated MTU of any host, for the veth MTU and tc bucket sizes. */
-function maxMtuBytes(setup: RunSetup): number {
-  let m = 0;
-  for (const h of setup.topo.hosts) {
-    const cfg = setup.nicConfig(h, { name: h.name, ip: h.ip, port: { rateBps: 1, mac: 0, peerMac: 0 } });
-    m = Math.max(m, cfg.mtuBytes);
-  }
-  return m;
-}
-
 /** A netns run that tests can watch (namespaces, qdiscs, pids) before awaiting it. */
 export class NetnsRun {
   readonly coordinator: Coordinator;
@@ -82,6 +73,9 @@ export class NetnsRun {
   readonly outDir: string;
   readonly timeScale: number;
   readonly setup: RunSetup;
+  /** Largest encapsulated frame on a veth (tc bucket sizes), and the veths' MTU. */
+  private readonly maxPacketBytes: number;
+  readonly linkMtuBytes: number;
   private created = false;
   private destroyed = false;
   private readonly onExit = () => this.destroy();
@@ -99,8 +93,17 @@ export class NetnsRun {
     const entry = nodeEntry();
     const inherited: Record<string, string> = {};
     for (const k of INHERITED_ENV) if (process.env[k] !== undefined) inherited[k] = process.env[k]!;
+    // The veths carry the largest frame in one datagram; the nodes bind 0.0.0.0, so they are told
+    // the MTU rather than reading it from an interface.
+    const largest = largestHostMtuBytes(
+      setup.scenario,
+      setup.topo.hosts.map((h) => h.name),
+    );
+    this.maxPacketBytes = largest + INNER_HEADROOM_BYTES + ENCAP_OVERHEAD_BYTES;
+    this.linkMtuBytes = Math.max(1500, this.maxPacketBytes + 64);
     const env: Record<string, string> = {
       OVERLAY: opts.overlay ?? 'geneve',
+      MTU: String(this.linkMtuBytes),
       LOG_LEVEL: 'info',
       ...(opts.metricsPort === null ? {} : { METRICS_PORT: String(opts.metricsPort ?? 9464) }),
       ...(opts.pcap === true ? { PCAP: join(this.outDir, 'pcap') } : {}),
@@ -147,14 +150,12 @@ export class NetnsRun {
 
   /** Namespaces, veths, addresses, qdiscs. */
   private build(): void {
-    const mtu = maxMtuBytes(this.setup);
-    const maxPacketBytes = mtu + 200 + ENCAP_OVERHEAD_BYTES;
     process.on('exit', this.onExit);
     this.created = true;
     createNetns(this.plan, {
       timeScale: this.timeScale,
-      maxPacketBytes,
-      mtuBytes: Math.max(1500, maxPacketBytes + 64),
+      maxPacketBytes: this.maxPacketBytes,
+      mtuBytes: this.linkMtuBytes,
       latencyMs: this.opts.tcLatencyMs,
       burstMs: this.opts.tcBurstMs,
     });

@@ -73,6 +73,7 @@ import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree
 import { EventTimers } from './event-timers.js';
 import { inputOrderOf, LockstepScheduler } from './lockstep.js';
 import { LATE_BINS, type Overlay, RealNodeEnv } from './node-env.js';
+import { checkPathMtu, largestHostMtuBytes } from './path-mtu.js';
 import {
   hostMonotonicNs,
   hostMonotonicNsAt,
@@ -446,6 +447,13 @@ export class RealNode {
       );
     }
     this.me = me;
+    checkPathMtu(
+      cfg.mtu,
+      largestHostMtuBytes(
+        this.setup.scenario,
+        this.setup.topo.hosts.map((h) => h.name),
+      ),
+    );
     this.skewNs = cfg.skewRealNs / cfg.timeScale;
     this.syncRef = cfg.syncRef ?? defaultSyncRef(this.setup.topo);
     if (!this.setup.topo.byName.has(this.syncRef))
