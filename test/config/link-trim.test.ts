@@ -54,13 +54,15 @@ describe('one-way links with their own trimming queue', () => {
       headerQueueBytes: 400_000,
       ecn: { kminBytes: 10_000, kmaxBytes: 40_000, pmax: 1 },
     });
-    expect(spineCfg.ports[portTo(spine, 's2').index].trim).toBeUndefined();
+    // Every other egress keeps the switch-wide trimming queue.
+    expect(spineCfg.trim?.queueBytes).toBe(200_000);
+    expect(spineCfg.ports[portTo(spine, 's2').index].trim).toEqual(spineCfg.trim);
     const leafCfg = setup.switchConfig(leaf, {
       ...base,
       name: leaf.name,
       ports: leaf.ports.map((p) => ({ rateBps: p.rateBps, mac: 0, peerMac: 0 })),
     });
-    expect(leafCfg.ports[portTo(leaf, 's3').index].trim).toBeUndefined();
+    expect(leafCfg.ports[portTo(leaf, 's3').index].trim).toEqual(leafCfg.trim);
   });
 
   it('refuses a one-way delay, trim without trimming, trim at a host, and either with at', () => {
