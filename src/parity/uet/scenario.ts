@@ -30,7 +30,12 @@ export interface ParityScenarioInput {
   options: RefOptions;
   /** parity/uet: matrices/ and topologies/. */
   dataDir: string;
+  /** Our run's random seed; default 13, htsim_uec's default (the recorded runs). */
+  seed?: number;
 }
+
+/** htsim_uec's random seed when none is given (main_uec.cpp), the one the recorded runs used. */
+export const REF_DEFAULT_SEED = 13;
 
 export function refTopology(x: ParityScenarioInput): RefTopology {
   if (x.options.topo === null) return fatTreeFor(x.nodes);
@@ -86,7 +91,7 @@ export function parityScenario(x: ParityScenarioInput): Record<string, unknown> 
   return {
     name: `uet-parity-${x.id.replace(/[^A-Za-z0-9_.-]+/g, '-')}`,
     description: `uet-htsim validation: ${x.id}`,
-    seed: 13,
+    seed: x.seed ?? REF_DEFAULT_SEED,
     duration: `${o.endUs}us`,
     defaults: {
       link: { rate: REF_RATE_BPS, delay: '1us' },

@@ -39,13 +39,14 @@ export interface ExperimentOutcome {
 }
 
 /** The scenario text of one experiment, or why it cannot be written. */
-export function experimentScenario(e: ReferenceExperiment, dataDir: string): string {
+export function experimentScenario(e: ReferenceExperiment, dataDir: string, seed?: number): string {
   return parityScenarioText({
     id: e.id,
     matrix: e.matrix,
     nodes: e.nodes,
     options: parseRefOptions(e.params),
     dataDir,
+    ...(seed !== undefined ? { seed } : {}),
   });
 }
 
@@ -63,6 +64,8 @@ export function runExperiment(
   e: ReferenceExperiment,
   dataDir: string,
   outRoot: string | null,
+  /** Our run's seed (default: the reference's 13); the verdict is still against its recorded run. */
+  seed?: number,
 ): ExperimentOutcome {
   const fail = (error: string): ExperimentOutcome => ({
     experiment: e,
@@ -76,7 +79,7 @@ export function runExperiment(
   let text: string;
   let scenario: ReturnType<typeof parseScenarioText>;
   try {
-    text = experimentScenario(e, dataDir);
+    text = experimentScenario(e, dataDir, seed);
     scenario = parseScenarioText(text, { file: `${e.id}.yaml`, dir: dataDir });
   } catch (err) {
     return fail(`cannot express: ${(err as Error).message.split('\n')[0]}`);
