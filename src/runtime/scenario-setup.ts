@@ -310,7 +310,6 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
 
     const sw = s.defaults.switch;
     const trim = switchTrimConfig(s, topo, routes);
-    const portTrim = linkTrimConfigs(s, topo, trim);
     const rccc = rcccNicConfigs(s, topo, routes, workload.flows, ccByHost);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
@@ -324,6 +323,12 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       };
     };
     const thresholds = new LinkThresholds(s, builtTopology(s), trim, ecnOf);
+    const portTrim = linkTrimConfigs(
+      s,
+      topo,
+      trim,
+      (node, port) => thresholds.initial(node, port, topo.byName.get(node)!.ports[port].rateBps).trim!,
+    );
     const portEvents = switchPortEvents(s, topo, thresholds);
     /** A port's RED and trimming thresholds at its rate; no marking towards hosts if hostPorts is off. */
     const portThresholds = (nodeName: string, i: number, rateBps: number) => {

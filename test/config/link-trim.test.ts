@@ -51,7 +51,8 @@ describe('one-way links with their own trimming queue', () => {
     const toLeaf = spineCfg.ports[portTo(spine, 's1').index];
     expect(toLeaf.trim).toEqual({
       queueBytes: 50_000,
-      headerQueueBytes: 400_000,
+      // Not given: 2 × the entry's queue, as defaults.switch.trim (the reference's 2 × _maxsize).
+      headerQueueBytes: 100_000,
       ecn: { kminBytes: 10_000, kmaxBytes: 40_000, pmax: 1 },
     });
     // Every other egress keeps the switch-wide trimming queue.
@@ -63,6 +64,27 @@ describe('one-way links with their own trimming queue', () => {
       ports: leaf.ports.map((p) => ({ rateBps: p.rateBps, mac: 0, peerMac: 0 })),
     });
     expect(leafCfg.ports[portTo(leaf, 's3').index].trim).toEqual(leafCfg.trim);
+  });
+
+  it("keys an entry leaves out keep the port's own values at its new rate (scaled with it)", () => {
+    const setup = setupRun(
+      parseScenarioText(
+        `${BASE}links: [{ a: s3, b: s1, rate: 25Gbps, oneWay: true, trim: { kmin: 5KB } }]\n`,
+      ),
+    );
+    const spine = setup.topo.byName.get('s3')!;
+    const cfg = setup.switchConfig(spine, {
+      name: spine.name,
+      id: 0,
+      routes: new Map(),
+      ports: spine.ports.map((p) => ({ rateBps: p.rateBps, mac: 0, peerMac: 0 })),
+    });
+    // 200 KB / 400 KB / 160 KB of the switch-wide queue at 25 %; kmin as given.
+    expect(cfg.ports[portTo(spine, 's1').index].trim).toEqual({
+      queueBytes: 50_000,
+      headerQueueBytes: 100_000,
+      ecn: { kminBytes: 5_000, kmaxBytes: 40_000, pmax: 1 },
+    });
   });
 
   it('refuses a one-way delay, trim without trimming, trim at a host, and either with at', () => {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseScenarioText } from '../../src/config/load.js';
 import { loadReference, referenceValue } from '../../src/parity/reference.js';
 import { parseRefOptions } from '../../src/parity/uet/options.js';
 import { parityScenario } from '../../src/parity/uet/scenario.js';
@@ -17,8 +18,9 @@ import {
   parseLeafSpineTopo,
   refQueues,
 } from '../../src/parity/uet/setup.js';
-import { selectExperiments } from '../../src/parity/uet/suite.js';
+import { experimentScenario, selectExperiments } from '../../src/parity/uet/suite.js';
 import { judge, type ParityMetrics, parityMetrics } from '../../src/parity/verdict.js';
+import { setupRun } from '../../src/runtime/scenario-setup.js';
 import type { Results } from '../../src/stats/results.js';
 import { buildFatTree } from '../../src/topology/build.js';
 
@@ -160,6 +162,47 @@ describe('the suite as scenarios', () => {
     expect(b.defaults.nic).toMatchObject({ cc: 'nscc', rccc: { enabled: true } });
     expect(b.topology).toEqual({ kind: 'leafspine', leaves: 32, spines: 8, hostsPerLeaf: 32 });
     expect(b.cc.nscc).toEqual({ networkRtt: 9_348 });
+  });
+
+  it("a failed link's ports, as the switches get them: core → aggregation at 25 % with 25 % of the queue and thresholds, the reverse port untouched", () => {
+    // links[].trim is explicit, so main's rule (a slowed port's thresholds scale with its rate,
+    // src/runtime/link-thresholds.ts) must not apply twice: 25 %, not 6.25 %.
+    const text = experimentScenario(
+      ref.experiments.find((e) => e.id.startsWith('lb-failed-sender/03') && e.cutOf !== null)!,
+      DATA,
+    );
+    const setup = setupRun(parseScenarioText(text, { file: 'failed.yaml', dir: DATA }));
+    const portOf = (node: string, peer: string) => {
+      const n = setup.topo.byName.get(node)!;
+      const cfg = setup.switchConfig(n, {
+        name: n.name,
+        id: 0,
+        routes: new Map(),
+        ports: n.ports.map((p) => ({ rateBps: p.rateBps, mac: 0, peerMac: 0 })),
+      });
+      const i = n.ports.findIndex((p) => p.peerNode === peer);
+      return { rateBps: n.ports[i].rateBps, trim: cfg.ports[i].trim };
+    };
+    const failed = failedFatTreeLinks(fatTreeFor(128), 4);
+    expect(failed).toHaveLength(4);
+    for (const l of failed) {
+      expect(portOf(l.core, l.agg)).toEqual({
+        rateBps: 25e9,
+        trim: {
+          queueBytes: 44_612,
+          headerQueueBytes: 89_224,
+          ecn: { kminBytes: 9_337, kmaxBytes: 36_312, pmax: 1 },
+        },
+      });
+      expect(portOf(l.agg, l.core)).toEqual({
+        rateBps: 100e9,
+        trim: {
+          queueBytes: 178_450,
+          headerQueueBytes: 356_900,
+          ecn: { kminBytes: 37_350, kmaxBytes: 145_250, pmax: 1 },
+        },
+      });
+    }
   });
 });
 
