@@ -10,6 +10,7 @@ import type { SwitchCpFactory } from '../../switch/cp.js';
 import { CcConfigError, resolveCc } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
 import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js';
+import { CC_TRANSPORTS } from '../config/uet.js';
 import { createRng } from '../env/rng.js';
 import { buildTopology, overrideLink, TopologyError, type TopologyParams } from '../topology/build.js';
 import type { Topology, TopologyNode } from '../topology/model.js';
@@ -79,6 +80,7 @@ function checkTransports(
       );
   }
   for (const [host, cc] of ccByHost) {
+    checkCcTransport(s, host, cc.name);
     const policy = nicFor(s, host).paths.policy;
     if (policy === 'ecmp') continue;
     const f = cc.algorithm.rp.features;
@@ -94,6 +96,21 @@ function checkTransports(
         `${host} runs ${cc.name}, whose switches key a flow by its UDP source port; spraying (policy ${policy}) would make each entropy a flow: use ecmp`,
       );
   }
+}
+
+/**
+ * An algorithm that needs a transport (NSCC: selective ACKs) on `host`. The scenario's own cc keys
+ * were checked when it loaded (src/config/uet.ts); `--cc` replaces them, so NSCC forced onto a
+ * go-back-N host is refused the same way (compare checks every entry before its first run).
+ */
+export function checkCcTransport(s: Scenario, host: string, cc: string): void {
+  const needs = CC_TRANSPORTS[cc];
+  const transport = nicFor(s, host).transport;
+  if (needs !== undefined && !needs.includes(transport))
+    throw new ConfigError(
+      'defaults.nic.cc',
+      `${cc} needs transport ${needs.join(' or ')}, but ${host} runs ${transport}`,
+    );
 }
 
 /** Rethrow the library's own input errors as ConfigError (exit 2, one line). */
