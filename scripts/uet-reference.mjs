@@ -347,10 +347,14 @@ if (o.mode === 'seeds') {
 if (o.mode === 'add-seeds') {
   const data = JSON.parse(readFileSync(0, 'utf8'));
   const seeds = JSON.parse(readFileSync(o.inputs[0], 'utf8'));
-  for (const e of data.experiments)
-    if (seeds[e.id] !== undefined) e.seeds = seeds[e.id].map(({ cpuS, ...r }) => r);
-  data.measured.seeds =
-    'scripts/uet-reference.mjs --seeds: each experiment of the default selection again under htsim_uec -seed 1..10 (the recorded runs: its default seed 13), niced';
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const e of data.experiments) {
+    if (seeds[e.id] === undefined) continue;
+    e.seeds = seeds[e.id].map(({ cpuS, ...r }) => r);
+    for (const r of e.seeds) [lo, hi] = [Math.min(lo, r.seed), Math.max(hi, r.seed)];
+  }
+  data.measured.seeds = `scripts/uet-reference.mjs --seeds: every experiment that carries \`seeds\` run again by ${data.source.repo} ${data.source.commit.slice(0, 7)} (htsim_uec, built here as for the measured values) under -seed ${lo}..${hi}, niced; the recorded runs used its default seed 13. Run for the experiments outside tolerance (docs/parity.md)`;
   process.stdout.write(`${JSON.stringify(data, null, 1)}\n`);
   process.exit(0);
 }
