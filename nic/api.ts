@@ -40,6 +40,14 @@ export interface SelectiveRepeatConfig {
    * coalescing interval sooner. The `uet` transport's rule; default false.
    */
   ackFirstPacket?: boolean;
+  /**
+   * An AckReq that arrives while packets are held out of order is answered at once and again when
+   * the hole fills and nothing is held (the reference's UecSink::_ack_request: "also triggers
+   * another ack later when the ooo queue drains"). Without it a sender whose window closed behind
+   * the hole waits for the RTO: the repair carries no AckReq and the coalescing threshold is not
+   * reached. The `uet` transport's rule; default false.
+   */
+  ackWhenDrained?: boolean;
 }
 
 /**

@@ -115,6 +115,8 @@ export class Qp implements HeapItem {
   rxOoo = 0;
   rxAckBytes = 0;
   rxAny = false;
+  /** An AckReq arrived while packets were held: ACK again once none is (SelectiveRepeatConfig.ackWhenDrained). */
+  rxAckOnDrain = false;
   /** Source port (entropy) of the newest data packet received: CNPs take it. */
   rxPort = 0;
 

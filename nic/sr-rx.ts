@@ -87,8 +87,16 @@ export class SrResponder extends SrWindowed {
     qp.rxAckBytes += pkt.payloadLen;
     const first = !qp.rxAny && this.cfg.ackFirstPacket === true;
     qp.rxAny = true;
+    let drained = false;
+    if (this.cfg.ackWhenDrained === true) {
+      if (qp.rxOoo === 0) {
+        drained = qp.rxAckOnDrain;
+        qp.rxAckOnDrain = false;
+      } else if (pkt.ackReq) qp.rxAckOnDrain = true;
+    }
     if (
       first ||
+      drained ||
       pkt.ecn === Ecn.Ce ||
       pkt.ackReq ||
       qp.ackRequested ||

@@ -381,7 +381,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
             windowPackets: n.reorderWindow,
             ackBytes: n.sackBytes,
             reorderThresholdPackets: n.reorderThreshold,
-            ...(n.transport === 'uet' ? { ackFirstPacket: true } : {}),
+            ...(n.transport === 'uet' ? { ackFirstPacket: true, ackWhenDrained: true } : {}),
           },
           ...(rccc.get(node.name) != null ? { rccc: rccc.get(node.name) } : {}),
         };
