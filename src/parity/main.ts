@@ -42,10 +42,10 @@ function parseArgs(argv: readonly string[]): Args {
     else if (x === '--json') a.json = value();
     else if (x === '--seed') {
       const v = value();
-      if (!/^\d+$/.test(v) || Number(v) > 0xffffffff) throw new Error(`--seed needs an integer 0..2^32-1, got ${v}`);
+      if (!/^\d+$/.test(v) || Number(v) > 0xffffffff)
+        throw new Error(`--seed needs an integer 0..2^32-1, got ${v}`);
       a.seed = Number(v);
-    }
-    else if (!x.startsWith('-') && suite === null) suite = x;
+    } else if (!x.startsWith('-') && suite === null) suite = x;
     else throw new Error(`unknown argument ${x}`);
   }
   if (suite === null || !(SUITES as readonly string[]).includes(suite))
