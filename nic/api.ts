@@ -6,6 +6,7 @@ import type { ResolvedCc } from '../src/cc/resolve.js';
 import type { NodeFirmware } from '../src/env/env.js';
 import type { NicTrace } from '../src/env/trace.js';
 import type { PathConfig } from './paths.js';
+import type { RcccNicConfig } from './rccc/settings.js';
 
 export type { PathConfig, PathPolicy } from './paths.js';
 
@@ -33,6 +34,20 @@ export interface SelectiveRepeatConfig {
    * the RTO resends).
    */
   reorderThresholdPackets: number | 'bdp' | null;
+  /**
+   * ACK a QP's first data packet at once (the UEC reference's UecSink::processData when nothing
+   * was received yet): the sender's first RTT sample, and the end of a speculative start, come a
+   * coalescing interval sooner. The `uet` transport's rule; default false.
+   */
+  ackFirstPacket?: boolean;
+  /**
+   * An AckReq that arrives while packets are held out of order is answered at once and again when
+   * the hole fills and nothing is held (the reference's UecSink::_ack_request: "also triggers
+   * another ack later when the ooo queue drains"). Without it a sender whose window closed behind
+   * the hole waits for the RTO: the repair carries no AckReq and the coalescing threshold is not
+   * reached. The `uet` transport's rule; default false.
+   */
+  ackWhenDrained?: boolean;
 }
 
 /**
@@ -88,6 +103,11 @@ export interface NicConfig {
   sr?: SelectiveRepeatConfig;
   /** Path (entropy) policy of the QPs this NIC sends on; default `ecmp`. */
   paths?: PathConfig;
+  /**
+   * Receiver credits (UET RCCC, docs/algorithms/rccc.md) for the QPs this NIC receives on: it
+   * pulls their senders. Needs transport `uet`. Default none.
+   */
+  rccc?: RcccNicConfig | null;
 }
 
 /** Static facts about a connection, known at QP creation (from topology and routing). */
@@ -115,6 +135,11 @@ export interface QpSetup {
   cc?: CcSpec;
   /** First PSN of the connection (both ends must agree). Default 0. */
   initialPsn?: number;
+  /**
+   * The remote end pulls this QP's data with credits (its NIC's `rccc`; transport `uet`): send
+   * only on credit, with a speculative maxwnd = 1.5 × BDP of `networkRttNs` at the start.
+   */
+  receiverCredits?: { networkRttNs: number } | null;
 }
 
 export interface MessageRequest {
@@ -196,6 +221,9 @@ export interface HostCounters {
   reorderOverflowRx: number;
   /** Selective repeat: the most packets a QP's reorder buffer held at once (max over QPs). */
   reorderMaxPackets: number;
+  /** Receiver credits (RCCC): pull frames sent (as a receiver) and received (as a sender). */
+  pullTx: number;
+  pullRx: number;
 }
 
 /**
@@ -218,6 +246,9 @@ export interface MultipathStats {
   outOfOrderRx: number;
   reorderMaxPackets: number;
   reorderOverflowRx: number;
+  /** Receiver credits (RCCC): pulls sent as a receiver and received as a sender; only with RCCC. */
+  pullTx?: number;
+  pullRx?: number;
 }
 
 export interface Nic extends NodeFirmware {

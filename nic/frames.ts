@@ -3,11 +3,20 @@
  * frame is filled here (docs/wire.md, "The standard frame"); `id`, `ipId` and `sizeBytes` are
  * set when the frame starts serialising (nic.ts), since telemetry may still be added before that.
  */
+
+import type { RpFeatures } from '../src/cc/types.js';
 import { PSN_MASK } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
 import { Opcode, Syndrome } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type IntStack, type Packet } from '../src/wire/packet.js';
 import { createExt, createPacket } from '../src/wire/packet-factory.js';
+import {
+  HPCC_INT_BYTES,
+  MPCC_INT_BYTES,
+  PULL_TARGET_BYTES,
+  padBytes,
+  ROCE_FIXED_BYTES,
+} from '../src/wire/size.js';
 
 /** DSCP of data and ACK/NAK frames (AF31) and of CNPs (CS6), as in the golden vectors. */
 export const DATA_DSCP = 26;
@@ -66,6 +75,21 @@ export function dataFrame(
   pkt.ackReq = ackReq;
   pkt.payloadLen = payloadLen;
   return pkt;
+}
+
+/**
+ * Emulated bytes of a full-`mtu` data frame (docs/wire.md §4) carrying what `features` asks for
+ * and, with receiver credits, a pull target: FlowInfo.frameBytes, RCCC's wire MTU.
+ */
+export function dataFrameSizeBytes(mtu: number, features: RpFeatures | null, pullTarget: boolean): number {
+  let n = ROCE_FIXED_BYTES + mtu + padBytes(mtu);
+  if (features !== null) {
+    if (features.txTimestamp) n += 8;
+    if (features.int === 'hpcc') n += HPCC_INT_BYTES;
+    else if (features.int === 'mpcc') n += MPCC_INT_BYTES;
+  }
+  if (pullTarget) n += PULL_TARGET_BYTES;
+  return n;
 }
 
 /** ACK (syndrome 0x1f) or NAK (0x60) for the newest PSN acknowledged / the expected PSN. */

@@ -27,12 +27,13 @@ import type {
   RateChange,
 } from './api.js';
 import { CcHost } from './cc-host.js';
-import { cnpFrame, dataFrame, dataOpcode } from './frames.js';
+import { cnpFrame, dataFrame, dataFrameSizeBytes, dataOpcode } from './frames.js';
 import { GoBackN, isAckFrame, psnOf } from './gbn.js';
 import { DEFAULT_PATH_COUNT, PathSelector } from './paths.js';
 import { receivePfc } from './pfc-rx.js';
 import { PortScheduler } from './port-sched.js';
 import { Qp, SCHED_HEAP } from './qp.js';
+import { ReceiverCredits } from './rccc/credits.js';
 import { SelectiveRepeat } from './sr.js';
 import type { Transport, TransportHost } from './transport.js';
 
@@ -82,6 +83,8 @@ class NicImpl implements Nic {
     trimmedRx: 0,
     reorderOverflowRx: 0,
     reorderMaxPackets: 0,
+    pullTx: 0,
+    pullRx: 0,
   };
   private readonly trace: Ring<RateChange>;
   private readonly traceCapacity: number;
@@ -97,6 +100,8 @@ class NicImpl implements Nic {
   };
   /** Reliability: sequence state, ACK/NAK, RTO and completions (gbn.ts). */
   private readonly rel: Transport;
+  /** UET receiver credits (rccc/credits.ts): the pacer when this NIC pulls, senders' credit. */
+  private readonly credits: ReceiverCredits;
 
   constructor(env: FirmwareEnv, cfg: NicConfig) {
     this.env = env;
@@ -113,7 +118,7 @@ class NicImpl implements Nic {
       this.pause,
       { control: cfg.controlPrio, ack: this.ackPrio, data: cfg.dataPrio },
       {
-        canSend: (qp) => this.rel.canSend(qp),
+        canSend: (qp) => this.rel.canSend(qp) && (qp.credit === null || this.credits.maySend(qp)),
         buildData: (qp) => this.buildData(qp),
         afterDataTx: (qp, pkt, startNs) => this.afterDataTx(qp, pkt, startNs),
         txDone: (pkt) => this.onTxDone(pkt),
@@ -148,6 +153,10 @@ class NicImpl implements Nic {
       queueAck: (ack) => this.port.acks.push(ack),
       reschedule: (qp) => this.port.reschedule(qp),
       kick: () => this.port.kick(),
+      timedOut: (qp) => {
+        const rc = qp.credit === null ? null : this.qpCreditRtt.get(qp.qpn);
+        if (rc != null) this.credits.timedOut(qp, rc);
+      },
     };
     const transport = cfg.transport ?? 'rocev2-gbn';
     if (transport === 'rocev2-gbn') this.rel = new GoBackN(host);
@@ -156,7 +165,28 @@ class NicImpl implements Nic {
         throw new Error(`nic ${cfg.name}: transport ${transport} needs its sr settings`);
       this.rel = new SelectiveRepeat(host, cfg.sr);
     } else throw new Error(`nic ${cfg.name}: unknown transport ${String(transport)}`);
+    const rccc = cfg.rccc ?? null;
+    if (rccc?.enabled && transport !== 'uet')
+      throw new Error(`nic ${cfg.name}: receiver credits need transport uet, not ${transport}`);
+    this.credits = new ReceiverCredits(
+      {
+        env,
+        mtuBytes: this.mtu,
+        frameBytes: dataFrameSizeBytes(this.mtu, null, true),
+        lineRateBps: this.rateBps,
+        ackPrio: this.ackPrio,
+        queueControl: (pkt) => this.port.acks.push(pkt),
+        reschedule: (qp) => this.port.reschedule(qp),
+        kick: () => this.port.kick(),
+        readyQps: () => this.port.ready.length,
+      },
+      rccc,
+      `rccc:${cfg.name}`,
+    );
   }
+
+  /** Network RTT of the QPs with receiver credits (their RTS spacing), by QPN. */
+  private readonly qpCreditRtt = new Map<number, number>();
 
   // -------------------------------------------------------------------------------------------
   // runtime API
@@ -195,6 +225,13 @@ class NicImpl implements Nic {
     };
     if (setup.path.linkRatesBps !== undefined) flow.linkRatesBps = setup.path.linkRatesBps;
     if (setup.path.propDelayNs !== undefined) flow.propDelayNs = setup.path.propDelayNs;
+    const credits = setup.receiverCredits ?? null;
+    if (credits !== null) {
+      if ((this.cfg.transport ?? 'rocev2-gbn') !== 'uet')
+        throw new Error(`nic ${this.name}: QP ${qpn} has receiver credits, which need transport uet`);
+      flow.receiverCredits = true;
+    }
+    flow.frameBytes = dataFrameSizeBytes(this.mtu, cc.features, credits !== null);
     const paths = this.cfg.paths ?? { policy: 'ecmp', count: DEFAULT_PATH_COUNT };
     // HPCC and MPCC read per-hop INT from consecutive ACKs: sprayed ACKs would mix the hops of
     // different paths into one estimate, so the NIC refuses the combination.
@@ -208,6 +245,10 @@ class NicImpl implements Nic {
       paths.policy === 'ecmp' ? null : this.env.rng.fork(`paths:${this.name}:${qpn}`),
     );
     this.rel.attach(qp);
+    if (credits !== null) {
+      this.credits.attachSender(qp, credits.networkRttNs);
+      this.qpCreditRtt.set(qpn, credits.networkRttNs);
+    }
     this.qps.set(qpn, qp);
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
     this.cc.attach(qp, cc, flow);
@@ -245,7 +286,13 @@ class NicImpl implements Nic {
 
   counters(): HostCounters {
     const p = this.pause;
-    return { ...this.c, pfcPauseRx: p.pauseRx, pausedNs: p.pausedNs(this.env.now()) };
+    return {
+      ...this.c,
+      pfcPauseRx: p.pauseRx,
+      pausedNs: p.pausedNs(this.env.now()),
+      pullTx: this.credits.pullsSent,
+      pullRx: this.credits.pullsReceived,
+    };
   }
 
   qpRateBps(qpn: number): number {
@@ -262,6 +309,7 @@ class NicImpl implements Nic {
     const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: this.rel.inflightBytes(qp) };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
     if (!qp.paths.fixed) qp.paths.inspect(out);
+    this.credits.inspect(qp, out);
     if (Number.isFinite(qp.srReorderThreshold)) out.reorderThreshold = qp.srReorderThreshold;
     const cc = this.cc.inspect(qp, this.env.now());
     return cc === undefined ? out : { ...out, ...cc };
@@ -300,6 +348,9 @@ class NicImpl implements Nic {
       outOfOrderRx: c.outOfOrderRx,
       reorderMaxPackets: c.reorderMaxPackets,
       reorderOverflowRx: c.reorderOverflowRx,
+      ...(this.credits.receiving || this.qpCreditRtt.size > 0
+        ? { pullTx: this.credits.pullsSent, pullRx: this.credits.pullsReceived }
+        : {}),
     };
   }
 
@@ -325,6 +376,9 @@ class NicImpl implements Nic {
         break;
       case FrameKind.Cnm:
         this.onCnm(pkt);
+        break;
+      case FrameKind.Pull:
+        if (!this.credits.onPull(this.qps.get(pkt.destQp), pkt)) this.c.malformed++;
         break;
       default:
         this.c.malformed++;
@@ -423,6 +477,7 @@ class NicImpl implements Nic {
       pkt.ext.txTsNs = this.env.now();
     }
     this.cc.decorateData(qp, pkt);
+    if (qp.credit !== null) this.credits.dataBuilt(qp, pkt, qp.srLost);
     if (n.retransmit) {
       this.c.retransmits++;
       this.c.retransmittedBytes += n.payloadBytes;
@@ -452,6 +507,7 @@ class NicImpl implements Nic {
       this.c.malformed++;
       return;
     }
+    if (qp.credit !== null) this.credits.answered(qp);
     this.rel.onAck(qp, pkt);
   }
 
@@ -489,6 +545,7 @@ class NicImpl implements Nic {
     qp.ackRequested = false;
     qp.rxPort = pkt.srcPort;
     this.cc.npData(qp, pkt);
+    if (this.credits.receiving) this.credits.onData(qp, pkt);
     this.rel.onData(qp, pkt);
   }
 

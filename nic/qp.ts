@@ -9,6 +9,8 @@ import type { TimerId } from '../src/env/env.js';
 import type { MessageRequest, QpPathInfo } from './api.js';
 import type { FrameAddr } from './frames.js';
 import type { PathSelector } from './paths.js';
+import type { RcccSink } from './rccc/pull-pacer.js';
+import type { RcccCredit } from './rccc/sender-credit.js';
 import type { HeapItem } from './sched.js';
 
 /** A posted message; packet indices are absolute (unwrapped) sequence numbers. */
@@ -109,11 +111,24 @@ export class Qp implements HeapItem {
   /** Responder: per PSN past the expected one, received flag (bit 0), message start (1) and end (2); payload bytes. */
   rxFlags: Uint8Array | null = null;
   rxLen: Uint32Array | null = null;
-  /** Packets held out of order; payload bytes since the last ACK. */
+  /** Packets held out of order; payload bytes since the last ACK; a data packet arrived yet. */
   rxOoo = 0;
   rxAckBytes = 0;
+  rxAny = false;
+  /** An AckReq arrived while packets were held: ACK again once none is (SelectiveRepeatConfig.ackWhenDrained). */
+  rxAckOnDrain = false;
   /** Source port (entropy) of the newest data packet received: CNPs take it. */
   rxPort = 0;
+
+  // receiver credits (UET RCCC, rccc/credits.ts): null unless the flow runs them
+  /** Sender: credit from this QP's receiver. */
+  credit: RcccCredit | null = null;
+  /** Sender: a timed-out packet may leave without credit (once per network RTT), and when it last did. */
+  creditRtsDue = false;
+  creditLastRtsNs = Number.NEGATIVE_INFINITY;
+  /** Receiver: this QP's sender in the NIC's pull pacer, and the rotating entropy of its pulls. */
+  sink: RcccSink | null = null;
+  pullEntropy = 0;
 
   // responder
   rxExpectedPsn: number;

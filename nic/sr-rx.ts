@@ -85,7 +85,18 @@ export class SrResponder extends SrWindowed {
       if (qp.rxOoo > c.reorderMaxPackets) c.reorderMaxPackets = qp.rxOoo;
     }
     qp.rxAckBytes += pkt.payloadLen;
+    const first = !qp.rxAny && this.cfg.ackFirstPacket === true;
+    qp.rxAny = true;
+    let drained = false;
+    if (this.cfg.ackWhenDrained === true) {
+      if (qp.rxOoo === 0) {
+        drained = qp.rxAckOnDrain;
+        qp.rxAckOnDrain = false;
+      } else if (pkt.ackReq) qp.rxAckOnDrain = true;
+    }
     if (
+      first ||
+      drained ||
       pkt.ecn === Ecn.Ce ||
       pkt.ackReq ||
       qp.ackRequested ||

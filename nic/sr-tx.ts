@@ -42,6 +42,7 @@ export class SrRequester extends SrWindowed {
     subtype: 'trim',
     lastHop: false,
     nackedBytes: 0,
+    rttNs: null,
   };
 
   attach(qp: Qp): void {
@@ -60,8 +61,20 @@ export class SrRequester extends SrWindowed {
   }
 
   canSend(qp: Qp): boolean {
-    if (qp.windowBytes !== null && qp.srInflightBytes >= qp.windowBytes) return false;
-    return qp.srLost > 0 || (qp.sndNxt < qp.sndMax && qp.sndNxt - qp.sndUna < this.window);
+    const resend = qp.srLost > 0;
+    if (!resend && !(qp.sndNxt < qp.sndMax && qp.sndNxt - qp.sndUna < this.window)) return false;
+    // A window of unacknowledged bytes holds the next packet whole (the UEC reference's
+    // can_send_NSCC: cwnd >= in_flight + packet), and never stops the first one.
+    const w = qp.windowBytes;
+    if (w === null || qp.srInflightBytes === 0) return true;
+    return qp.srInflightBytes + (resend ? this.host.mtu : this.nextNewBytes(qp)) <= w;
+  }
+
+  /** Payload bytes of the next new packet (sndNxt < sndMax). */
+  private nextNewBytes(qp: Qp): number {
+    const m = qp.msgs[qp.txMsg];
+    const k = qp.sndNxt - m.startSeq;
+    return k === m.packets - 1 ? m.bytes - k * this.host.mtu : this.host.mtu;
   }
 
   nextData(qp: Qp): NextData {
@@ -107,8 +120,9 @@ export class SrRequester extends SrWindowed {
     qp.sndHigh = qp.sndNxt;
     qp.nxtByte += payload;
     if (last) qp.txMsg++;
+    // The reference's AckReq: the last packet, or the window (with the next full packet) is full.
     const fillsWindow =
-      (qp.windowBytes !== null && qp.srInflightBytes >= qp.windowBytes) ||
+      (qp.windowBytes !== null && qp.srInflightBytes + this.host.mtu >= qp.windowBytes) ||
       qp.sndNxt - qp.sndUna >= this.window;
     n.ackReq = last || fillsWindow;
     return n;
@@ -174,10 +188,13 @@ export class SrRequester extends SrWindowed {
       c.nackRx++;
       const lastHop = sack?.lastHop ?? false;
       let nacked = 0;
+      let nackRtt: number | null = null;
       if (refSeq >= 0) {
         const i = refSeq & this.mask;
         if (qp.srState![i] === SR_INFLIGHT) {
           nacked = qp.srBytes![i];
+          // The reference's processNack: the round trip from the packet's latest send.
+          nackRtt = now - qp.srSentNs![i];
           markLost(qp, refSeq, this.mask);
         }
       }
@@ -190,6 +207,7 @@ export class SrRequester extends SrWindowed {
       ev.pkt = pkt;
       ev.lastHop = lastHop;
       ev.nackedBytes = nacked;
+      ev.rttNs = nackRtt;
       host.cc.rpEvent(qp, ev);
       ev.pkt = null as unknown as Packet;
     }
@@ -263,12 +281,14 @@ export class SrRequester extends SrWindowed {
     const sent = qp.srSentNs!;
     let oldest = Number.POSITIVE_INFINITY;
     let lost = 0;
+    let lostBytes = 0;
     for (let s = qp.sndUna; s < qp.sndNxt; s++) {
       const i = s & this.mask;
       if (state[i] !== SR_INFLIGHT) continue;
       if (sent[i] + rtoNs <= now) {
         markLost(qp, s, this.mask);
         lost++;
+        lostBytes += qp.srBytes![i];
         qp.paths.feedback(qp.srPort![i], PathFeedback.Timeout, now);
       } else if (sent[i] < oldest) oldest = sent[i];
     }
@@ -280,7 +300,8 @@ export class SrRequester extends SrWindowed {
     else qp.rtoDeadlineNs = Number.POSITIVE_INFINITY;
     if (lost === 0) return;
     host.counters.timeouts++;
-    host.cc.rpEvent(qp, { type: 'timeout' });
+    host.cc.rpEvent(qp, { type: 'timeout', packets: lost, lostBytes });
+    host.timedOut(qp);
     host.reschedule(qp);
     host.kick();
   }

@@ -28,6 +28,8 @@ export interface TransportHost {
   reschedule(qp: Qp): void;
   /** Start the next frame if the port is idle. */
   kick(): void;
+  /** Selective repeat marked packets of `qp` lost on its RTO (receiver credits may ask for more). */
+  timedOut(qp: Qp): void;
 }
 
 /** The data packet a transport chose to send next (reused; valid until the next call). */

@@ -12,6 +12,14 @@
  *   node scripts/uet-reference.mjs --dir /work/ref/uet-htsim/htsim/sim/datacenter --recorded
  *   node scripts/uet-reference.mjs --dir … --run [--plan parity/uet/cut-suite.txt] [--only SUBSTR]
  *   node scripts/uet-reference.mjs --assemble RECORDED.json MEASURED.json CUT.json > parity/uet/reference.json
+ *   node scripts/uet-reference.mjs --dir … --seeds 1-10 [--only SUBSTR] > seeds.json
+ *   node scripts/uet-reference.mjs --add-seeds seeds.json < parity/uet/reference.json > new.json
+ *
+ * --seeds runs every experiment of the harness's default selection (up to 128 nodes, and the
+ * k = 8 cuts) from parity/uet/reference.json again under each random seed of the range
+ * (htsim_uec -seed; the recorded runs use its default, 13), reduced the same way: how far one
+ * run of the reference strays from another of the same experiment. --add-seeds puts those runs
+ * into the data file (`seeds` of each experiment).
  *
  * --assemble joins the three outputs into the harness's data file: one entry per experiment with
  * a stable id (`<suite>/<nn>-<slug>`), the plan (matrix, options, the suite's targets), the
@@ -34,13 +42,22 @@ const SUITE = [
 ];
 
 function parseArgs(argv) {
-  const o = { dir: null, mode: null, plans: [], only: null, inputs: [] };
+  const o = { dir: null, mode: null, plans: [], only: null, inputs: [], seeds: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--assemble') {
       o.mode = 'assemble';
       o.inputs = argv.slice(i + 1, i + 4);
       i += 3;
+    } else if (a === '--add-seeds') {
+      o.mode = 'add-seeds';
+      o.inputs = [argv[++i]];
+    } else if (a === '--seeds') {
+      o.mode = 'seeds';
+      const [from, to] = (argv[++i] ?? '').split('-').map(Number);
+      if (!(Number.isInteger(from) && Number.isInteger(to) && from <= to))
+        throw new Error('--seeds needs a range like 1-10');
+      o.seeds = { from, to };
     } else if (a === '--dir') o.dir = argv[++i];
     else if (a === '--recorded') o.mode = 'recorded';
     else if (a === '--run') o.mode = 'run';
@@ -48,7 +65,7 @@ function parseArgs(argv) {
     else if (a === '--only') o.only = argv[++i];
     else throw new Error(`unknown argument ${a}`);
   }
-  if (o.mode === 'assemble') return o;
+  if (o.mode === 'assemble' || o.mode === 'add-seeds') return o;
   if (o.dir === null || o.mode === null)
     throw new Error('usage: --dir DATACENTER_DIR (--recorded | --run) [--plan FILE]… [--only SUBSTR]');
   return o;
@@ -291,9 +308,54 @@ function assemble([recordedFile, measuredFile, cutFile]) {
   };
 }
 
+const DATA = resolve(import.meta.dirname, '..', 'parity', 'uet');
+
+/** The reference's runs of the default selection under each seed of `o.seeds`. */
+function seedRuns() {
+  const ref = JSON.parse(readFileSync(resolve(DATA, 'reference.json'), 'utf8'));
+  const out = {};
+  for (const e of ref.experiments) {
+    if (e.nodes > 128 && e.cutOf === null) continue;
+    if (o.only !== null && !e.id.includes(o.only)) continue;
+    const params = e.params.map((v, k) => (e.params[k - 1] === '-topo' ? resolve(DATA, v) : v));
+    const runs = [];
+    for (let seed = o.seeds.from; seed <= o.seeds.to; seed++) {
+      const r = runOne(o.dir, {
+        binary: './htsim_uec',
+        matrix: resolve(DATA, 'matrices', e.matrix),
+        params: [...params, '-seed', String(seed)],
+        targets: e.targets,
+      });
+      if (r.error !== undefined) throw new Error(`${e.id} seed ${seed}: ${r.error}`);
+      runs.push({ seed, tailFctUs: r.tailFctUs, spread: r.spread, nacks: r.nacks, rtx: r.rtx, cpuS: r.cpuS });
+    }
+    process.stderr.write(`${e.id}: tail ${runs.map((r) => r.tailFctUs).join(' ')}\n`);
+    out[e.id] = runs;
+  }
+  return out;
+}
+
 const o = parseArgs(process.argv.slice(2));
 if (o.mode === 'assemble') {
   process.stdout.write(`${JSON.stringify(assemble(o.inputs), null, 1)}\n`);
+  process.exit(0);
+}
+if (o.mode === 'seeds') {
+  process.stdout.write(`${JSON.stringify(seedRuns(), null, 1)}\n`);
+  process.exit(0);
+}
+if (o.mode === 'add-seeds') {
+  const data = JSON.parse(readFileSync(0, 'utf8'));
+  const seeds = JSON.parse(readFileSync(o.inputs[0], 'utf8'));
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const e of data.experiments) {
+    if (seeds[e.id] === undefined) continue;
+    e.seeds = seeds[e.id].map(({ cpuS, ...r }) => r);
+    for (const r of e.seeds) [lo, hi] = [Math.min(lo, r.seed), Math.max(hi, r.seed)];
+  }
+  data.measured.seeds = `scripts/uet-reference.mjs --seeds: every experiment that carries \`seeds\` run again by ${data.source.repo} ${data.source.commit.slice(0, 7)} (htsim_uec, built here as for the measured values) under -seed ${lo}..${hi}, niced; the recorded runs used its default seed 13. Run for the experiments outside tolerance (docs/parity.md)`;
+  process.stdout.write(`${JSON.stringify(data, null, 1)}\n`);
   process.exit(0);
 }
 const plans = o.plans.length > 0 ? o.plans : SUITE.map((f) => resolve(o.dir, f));

@@ -24,7 +24,8 @@ export function isWellFormedFrame(pkt: Packet): boolean {
     case FrameKind.Data:
     case FrameKind.Ack:
     case FrameKind.Nak:
-    case FrameKind.Cnp: {
+    case FrameKind.Cnp:
+    case FrameKind.Pull: {
       if (!isUint(pkt.ttl, 255) || typeof pkt.dstIp !== 'number' || typeof pkt.srcIp !== 'number')
         return false;
       if (typeof pkt.srcPort !== 'number') return false;

@@ -3,7 +3,8 @@
 -- Decodes every Geneve packet of a datagram: one frame, a train of frames (option 0x22 train
 -- length on every packet but the last), or a control packet (O bit, options only: a promise).
 -- Names our class-0xFFF0 options (docs/wire.md §3) and hands each inner frame to Wireshark's own
--- Ethernet dissector, so it decodes down to IPv4 / UDP 4791 / InfiniBand BTH.
+-- Ethernet dissector, so it decodes down to IPv4 / UDP 4791 / InfiniBand BTH; the body of a UET
+-- pull (BTH opcode 0xC0, manufacturer-specific, docs/wire.md §1.6a) is named here.
 --
 -- Load:  wireshark -X lua_script:deploy/wireshark/rocelab.lua   (or tshark -X lua_script:...)
 -- or copy this file into the personal Lua plugins folder (Help > About > Folders), e.g.
@@ -27,6 +28,7 @@ local OPTION_NAMES = {
   [0x14] = "CNP period",
   [0x15] = "fields",
   [0x16] = "SACK",
+  [0x17] = "pull target",
   [0x20] = "meta",
   [0x21] = "arrival stamp",
   [0x22] = "train length",
@@ -107,6 +109,9 @@ local f = {
   sack_lo = ProtoField.uint32("rocelab.sack.bits_lo", "Bitmap base..base+31", base.HEX),
   sack_hi = ProtoField.uint32("rocelab.sack.bits_hi", "Bitmap base+32..base+63", base.HEX),
   sack_ooo = ProtoField.uint32("rocelab.sack.ooo", "Packets held out of order", base.DEC),
+  pull_target = ProtoField.uint32("rocelab.pull_target", "Pull target (256-byte quanta, cumulative)", base.DEC),
+  pull_quanta = ProtoField.uint32("rocelab.pull.quanta", "Credit granted (256-byte quanta, cumulative)", base.DEC),
+  pull_slow = ProtoField.bool("rocelab.pull.slow", "Slow pull (beyond the sender's target)", 8, nil, 0x01),
   field_name = ProtoField.string("rocelab.field.name", "Field", base.UNICODE),
   field_u32 = ProtoField.uint32("rocelab.field.u32", "Value (u32)", base.DEC),
   field_f64 = ProtoField.double("rocelab.field.f64", "Value (f64)"),
@@ -148,7 +153,7 @@ local function option_summary(tvb, type, d, n)
     return fmt_ns(tvb(d, 8):float()) .. " ns"
   elseif (type == 0x10 or type == 0x11) and n == 8 then
     return tvb(d, 8):uint64():tonumber() .. " ns"
-  elseif (type == 0x22 or type == 0x24 or type == 0x27 or type == 0x28 or (type >= 0x12 and type <= 0x14)) and n == 4 then
+  elseif (type == 0x22 or type == 0x24 or type == 0x27 or type == 0x28 or type == 0x17 or (type >= 0x12 and type <= 0x14)) and n == 4 then
     return tostring(tvb(d, 4):uint())
   end
   return nil
@@ -202,6 +207,8 @@ local function dissect_option(tvb, t, type, d, n)
     t:add(f.sack_lo, tvb(d + 8, 4))
     t:add(f.sack_hi, tvb(d + 12, 4))
     t:add(f.sack_ooo, tvb(d + 16, 4))
+  elseif type == 0x17 and n == 4 then
+    t:add(f.pull_target, tvb(d, 4))
   elseif type == 0x15 then
     local p, e = d, d + n
     while p < e do
@@ -248,6 +255,33 @@ local function dissect_option(tvb, t, type, d, n)
   elseif n > 0 then
     t:add(f.opt_data, tvb(d, n))
   end
+end
+
+-- The body of a UET pull (BTH opcode 0xC0) in an inner frame: Wireshark's InfiniBand dissector
+-- shows a manufacturer-specific opcode's bytes raw, so name them here.
+local function dissect_pull(inner, t)
+  local len = inner:len()
+  if len < 14 then
+    return
+  end
+  local ip = 14
+  if inner(12, 2):uint() == 0x8100 then
+    ip = 18
+  end
+  if len < ip + 20 or inner(ip - 2, 2):uint() ~= 0x0800 or inner(ip, 1):uint() ~= 0x45 then
+    return
+  end
+  if inner(ip + 9, 1):uint() ~= 17 or inner(ip + 22, 2):uint() ~= 4791 then
+    return
+  end
+  local bth = ip + 28
+  if len < bth + 12 + 16 or inner(bth, 1):uint() ~= 0xC0 then
+    return
+  end
+  local pt = t:add(rocelab, inner(bth + 12, 16), "UET pull")
+  pt:add(f.pull_quanta, inner(bth + 12, 4))
+  pt:add(f.pull_slow, inner(bth + 16, 1))
+  pt:append_text(": " .. inner(bth + 12, 4):uint() .. " quanta")
 end
 
 -- Dissects the Geneve packet at `p`; returns its end offset, or nil and a reason when malformed.
@@ -342,6 +376,8 @@ local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
   end
   if not ok then
     t:add_proto_expert_info(ef_inner, "inner frame " .. index .. ": " .. tostring(why))
+  elseif proto == 0x6558 then
+    dissect_pull(inner, t)
   end
   infos[#infos + 1] = tostring(pinfo.cols.info)
   return inner_end

@@ -12,7 +12,10 @@ import { PULL_QUANTUM_BYTES, quantaFloor } from './settings.js';
 
 export interface PullPacerIo {
   now(): number;
-  /** Arm the pacer's timer to call `onTimer` at `atNs` (one timer; arming replaces it). */
+  /**
+   * Arm the pacer's timer to call `onTimer` at `atNs` (one timer; arming replaces it). `atNs` is
+   * fractional: the pacer keeps its exact schedule, the timer may fire at the next whole ns.
+   */
   setTimer(atNs: number): void;
   /** Send a pull to the sender of `sink`: cumulative credit granted so far, in quanta. */
   sendPull(sink: RcccSink, pullQuanta: number, slow: boolean): void;
@@ -62,6 +65,8 @@ export class PullPacer {
   private readonly active: RcccSink[] = [];
   private readonly idle: RcccSink[] = [];
   private running = false;
+  /** Exact (fractional ns) time of the pull being sent, so rounded timers never drift the rate. */
+  private atNs = 0;
   /** ns of pacing per quantum of credit at the full pull rate. */
   private readonly nsPerQuantum: number;
   /** Relative rate set by the oversubscription control (1 = the full pull rate). */
@@ -118,7 +123,8 @@ export class PullPacer {
     this.active.push(sink);
     if (!this.running) {
       this.running = true;
-      this.io.setTimer(this.io.now());
+      this.atNs = this.io.now();
+      this.io.setTimer(this.atNs);
     }
   }
 
@@ -164,6 +170,7 @@ export class PullPacer {
     this.pullsSent++;
     this.io.sendPull(sink, sink.latestPull, slow);
     const gapQuanta = granted > 0 ? granted : MIN_PULL_GAP_QUANTA;
-    this.io.setTimer(this.io.now() + (this.nsPerQuantum * gapQuanta) / this.relativeRate);
+    this.atNs += (this.nsPerQuantum * gapQuanta) / this.relativeRate;
+    this.io.setTimer(this.atNs);
   }
 }

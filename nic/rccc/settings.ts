@@ -21,6 +21,11 @@ export interface RcccSettings {
    * then, main_uec.cpp), `on`, `off`.
    */
   oversubscription: 'auto' | 'on' | 'off';
+  /**
+   * The network RTT the credit cap (maxwnd = 1.5 × BDP) follows, ns; 0 = the fabric's largest
+   * unloaded RTT (the reference's network_max_unloaded_rtt, which initRccc is given).
+   */
+  networkRttNs: number;
   /** Target fraction of ECN-marked packets (OversubscribedCC::_target_congestion 0.3). */
   targetCongestion: number;
   /** Additive increase of the relative rate per interval (_Ai 0.01), doubling while no ECN is seen. */
@@ -36,11 +41,27 @@ export const RCCC_DEFAULTS: RcccSettings = {
   pullRate: 0.99,
   creditPerPullMtu: 4,
   oversubscription: 'auto',
+  networkRttNs: 0,
   targetCongestion: 0.3,
   rateAi: 0.01,
   rateMd: 0.5,
   gain: 0.5,
 };
+
+/**
+ * What a receiver NIC runs (NicConfig.rccc), resolved by the run setup: the settings, the network
+ * RTT in ns (never 0 here), and the oversubscription ratio the rate control bounds itself by, or
+ * null when the control is off.
+ */
+export interface RcccNicConfig extends RcccSettings {
+  networkRttNs: number;
+  oversubscriptionRatio: number | null;
+}
+
+/** RCCC's credit cap of a sender at `lineRateBps`: maxwnd = 1.5 × BDP of `networkRttNs`, bytes. */
+export function rcccMaxWndBytes(networkRttNs: number, lineRateBps: number): number {
+  return (1.5 * networkRttNs * lineRateBps) / 8e9;
+}
 
 /** Bytes → whole quanta, rounded down (quantize_floor) or up (quantize_ceil). */
 export function quantaFloor(bytes: number): number {

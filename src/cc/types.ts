@@ -41,6 +41,12 @@ export interface FlowInfo {
    * sender window algorithm may leave last-hop congestion to it (NSCC). Absent = no.
    */
   receiverCredits?: boolean;
+  /**
+   * Bytes a full-MTU data frame of this flow occupies on the link (headers, the telemetry it
+   * carries and FCS), so an algorithm that counts wire bytes, as the UEC reference's NSCC does,
+   * can scale. Absent when the runtime does not know it.
+   */
+  frameBytes?: number;
 }
 
 /** Outputs and services available to RP hooks. */
@@ -87,7 +93,15 @@ export type RpEvent =
    * window for those when RCCC runs), `nackedBytes` the payload the NIC will resend (0 when the
    * packet was already resent or acknowledged). Both are false/0 for `oos`/`rnr`.
    */
-  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; lastHop?: boolean; nackedBytes?: number }
+  | {
+      type: 'nack';
+      pkt: Packet;
+      subtype: 'oos' | 'rnr' | 'trim';
+      lastHop?: boolean;
+      nackedBytes?: number;
+      /** Selective repeat: the NACKed packet's round trip (from its latest send), ns. */
+      rttNs?: number | null;
+    }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
   | { type: 'cnp'; pkt: Packet }
   /** Switch congestion notification (SRCC). Non-DOCA. */
@@ -96,9 +110,10 @@ export type RpEvent =
   | { type: 'timer'; slot: number }
   /**
    * Retransmission timeout of the QP: go-back-N has already rewound to the oldest unacked PSN;
-   * selective repeat has marked the timed-out packets for resending.
+   * selective repeat has marked the timed-out packets for resending and says how many
+   * (`packets`) and their payload (`lostBytes`); go-back-N leaves both out.
    */
-  | { type: 'timeout' }
+  | { type: 'timeout'; packets?: number; lostBytes?: number }
   /** A message of this QP was fully acknowledged. Non-DOCA. */
   | { type: 'messageComplete'; id: number; bytes: number; postNs: number; completeNs: number };
 

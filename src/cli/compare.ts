@@ -4,7 +4,9 @@
  * report.html and the summaries side by side (docs/cli.md).
  */
 import { join, relative } from 'node:path';
+import { type ConfigError, isConfigError } from '../config/errors.js';
 import type { Scenario } from '../config/scenario.js';
+import { checkCcTransport, scenarioTopology } from '../runtime/scenario-setup.js';
 import type { Results } from '../stats/results.js';
 import { type ArgValues, UsageError } from './args.js';
 import { type CliIo, runnerOf } from './io.js';
@@ -125,6 +127,16 @@ function compareEntries(values: ArgValues, scenario: Scenario): CompareEntry[] {
   return entries;
 }
 
+/** `--cc NAME` on every host of `s`: a combination its transports refuse exits 2 before any run. */
+function checkCcOnHosts(file: string, s: Scenario, cc: string): void {
+  try {
+    for (const h of scenarioTopology(s).hosts) checkCcTransport(s, h.name, cc);
+  } catch (err) {
+    if (isConfigError(err)) (err as ConfigError).file = file;
+    throw err;
+  }
+}
+
 async function compare(file: string, values: ArgValues, io: CliIo): Promise<number> {
   const { runtime, seed, overrides, json } = runArgsOf(io, values);
   const scenario = loadFor(io, file, overrides);
@@ -136,6 +148,7 @@ async function compare(file: string, values: ArgValues, io: CliIo): Promise<numb
   );
   const ccList = entries.flatMap((e) => (e.cc !== undefined ? [e.cc] : []));
   await checkAlgorithms(io, file, ccList, [scenario, ...scenarioFor.values()]);
+  for (const e of entries) if (e.cc !== undefined) checkCcOnHosts(file, scenarioFor.get(e.name)!, e.cc);
 
   const outDir = outDirOf(io, values, scenario);
   const runScenario = await runnerOf(io);

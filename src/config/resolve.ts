@@ -12,6 +12,7 @@ import {
   type LinkOverride,
   type LinkOverrideParams,
   type LinkParams,
+  type LinkTrimOverride,
   type NicParams,
   type ParsedScenario,
   type PfcConfig,
@@ -40,6 +41,7 @@ export interface ResolveOptions {
 }
 
 type RawLink = { rate?: number; delay?: number; loss?: number } | undefined;
+type RawLinkEntry = ParsedScenario['links'][number];
 
 function overlay(base: LinkParams, o: RawLink): LinkParams {
   return {
@@ -240,6 +242,7 @@ function resolveEcn(p: ParsedScenario['defaults']['switch']['ecn']): EcnConfig {
   });
   return {
     enabled: p.enabled,
+    hostPorts: p.hostPorts,
     kminBytes: p.kmin,
     kmaxBytes: p.kmax,
     pmax: p.pmax,
@@ -442,8 +445,23 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     const thresholds = l.thresholds !== undefined ? { thresholds: l.thresholds } : {};
     if (l.at === undefined) {
       if (l.down !== undefined) fail(['links', i, 'down'], 'needs at (at: 0 for a link down from the start)');
-      return { a: l.a, b: l.b, ...overrideParams(l), ...thresholds };
+      if (l.oneWay === true && l.delay !== undefined)
+        fail(
+          ['links', i, 'delay'],
+          'a one-way entry changes rate and loss only (a delay applies to both ways)',
+        );
+      const trim = l.trim === undefined ? undefined : linkTrim(l.trim, l, i);
+      return {
+        a: l.a,
+        b: l.b,
+        ...overrideParams(l),
+        ...(l.oneWay === true ? { oneWay: true } : {}),
+        ...(trim !== undefined ? { trim } : {}),
+        ...thresholds,
+      };
     }
+    if (l.oneWay !== undefined || l.trim !== undefined)
+      fail(['links', i, l.oneWay !== undefined ? 'oneWay' : 'trim'], 'cannot be combined with at');
     // A change at a time: the switches apply it (docs/switch.md "Link events").
     for (const key of ['delay', 'loss'] as const) {
       if (l[key] !== undefined) fail(['links', i, key], 'cannot change at a time (only rate and down can)');
@@ -470,6 +488,20 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
       ...thresholds,
     };
   });
+
+  /** A link's own trimming queue: only where switches trim, only at switch egresses. */
+  function linkTrim(t: NonNullable<RawLinkEntry['trim']>, l: RawLinkEntry, i: number): LinkTrimOverride {
+    if (!sw.trim.enabled) fail(['links', i, 'trim'], 'needs trimming on (defaults.switch.trim)');
+    for (const end of l.oneWay === true ? [l.a] : [l.a, l.b])
+      if (hostSet.has(end))
+        fail(['links', i, 'trim'], `${end} is a host: only a switch's egress has a trimming queue`);
+    const out: LinkTrimOverride = {};
+    if (t.queueBytes !== undefined) out.queueBytes = t.queueBytes;
+    if (t.headerQueueBytes !== undefined) out.headerQueueBytes = t.headerQueueBytes;
+    if (t.kmin !== undefined) out.kminBytes = t.kmin;
+    if (t.kmax !== undefined) out.kmaxBytes = t.kmax;
+    return out;
+  }
 
   const expand = (sel: 'all' | string[], path: Path, exclude?: string): string[] => {
     if (sel === 'all') return hostNames.filter((h) => h !== exclude);

@@ -66,6 +66,11 @@ export interface EcnThresholds {
 
 export interface EcnConfig extends EcnThresholds {
   enabled: boolean;
+  /**
+   * Mark on switch ports that face hosts too (the last hop). The UEC reference simulator turns it
+   * off when receivers pull with credits (`enable_ecn_on_tor_downlink = !receiver_driven`).
+   */
+  hostPorts: boolean;
   /** Where the RED decision is taken (DCQCN marks at dequeue; enqueue is the common variant). */
   markAt: 'dequeue' | 'enqueue';
   /** Thresholds for ports of a given line rate (the HPCC simulator's KMIN_MAP/KMAX_MAP/PMAX_MAP). */
@@ -191,11 +196,23 @@ export interface LinkOverride extends LinkOverrideParams {
   atNs?: number;
   /** With atNs: true, the link fails; false, it is back. */
   down?: boolean;
+  /** Only the direction a → b changes (a's egress towards b); without atNs, rate and loss only. */
+  oneWay?: boolean;
+  /** The trimming queue of the egress port(s) this entry changes (defaults.switch.trim's keys). */
+  trim?: LinkTrimOverride;
   /**
    * With a rate: `keep` leaves the link's switch ports' byte thresholds (RED/ECN, trimming) as
    * they were for its built rate; absent (`scale`), they follow the new rate (docs/scenario.md "links").
    */
   thresholds?: 'scale' | 'keep';
+}
+
+/** A link's own trimming queue and RED thresholds, bytes (only the keys given). */
+export interface LinkTrimOverride {
+  queueBytes?: number;
+  headerQueueBytes?: number;
+  kminBytes?: number;
+  kmaxBytes?: number;
 }
 
 export type Verb = 'write' | 'send' | 'read';
@@ -590,8 +607,9 @@ const rcccSchema = z.preprocess(
       pullRate: fraction({ above: 0 }).default(0.99),
       creditPerPull: integer({ min: 1, max: 64 }).default(4),
       oversubscription: oneOf(['auto', 'on', 'off'] as const).default('auto'),
+      networkRtt: duration().default(0),
     },
-    'true, false or a map like { pullRate: 0.99, creditPerPull: 4, oversubscription: auto }',
+    'true, false or a map like { pullRate: 0.99, creditPerPull: 4, oversubscription: auto, networkRtt: 14us }',
   ),
 );
 
@@ -647,6 +665,7 @@ const ecnSchema = z.preprocess(
       enabled: bool().default(true),
       ...ecnThresholds,
       markAt: oneOf(['dequeue', 'enqueue'] as const).default('dequeue'),
+      hostPorts: bool().default(true),
       byRate: z
         .record(
           z.string(),
@@ -923,6 +942,13 @@ export const scenarioSchema = strict({
         ...linkOverride.shape,
         at: duration().optional(),
         down: bool().optional(),
+        oneWay: bool().optional(),
+        trim: strict({
+          queueBytes: size({ min: 1 }).optional(),
+          headerQueueBytes: size({ min: 1 }).optional(),
+          kmin: size().optional(),
+          kmax: size().optional(),
+        }).optional(),
         thresholds: oneOf(['scale', 'keep'] as const).optional(),
       }),
     )

@@ -17,6 +17,7 @@ export function rcccSettings(p: ParsedRccc): RcccSettings {
     pullRate: p.pullRate,
     creditPerPullMtu: p.creditPerPull,
     oversubscription: p.oversubscription,
+    networkRttNs: p.networkRtt,
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run parity -- <suite> [--only SUBSTR] [--large] [--list] [--out DIR] [--json FILE]`
+ * `npm run parity -- <suite> [--only SUBSTR] [--large] [--list] [--seed N] [--out DIR] [--json FILE]`
  * (docs/parity.md). Runs our equivalents of a peer simulator's validation suite from its recorded
  * data in the repository (the peer need not be installed) and prints reference, ours and ratio per
  * experiment. Exit 0 when every experiment is within tolerance, 1 when one is not, 2 on bad
@@ -21,10 +21,12 @@ interface Args {
   list: boolean;
   out: string | null;
   json: string | null;
+  /** Our runs' seed; null: the reference's default (13). */
+  seed: number | null;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { suite: 'uet', only: null, large: false, list: false, out: null, json: null };
+  const a: Args = { suite: 'uet', only: null, large: false, list: false, out: null, json: null, seed: null };
   let suite: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
@@ -38,7 +40,12 @@ function parseArgs(argv: readonly string[]): Args {
     else if (x === '--list') a.list = true;
     else if (x === '--out') a.out = value();
     else if (x === '--json') a.json = value();
-    else if (!x.startsWith('-') && suite === null) suite = x;
+    else if (x === '--seed') {
+      const v = value();
+      if (!/^\d+$/.test(v) || Number(v) > 0xffffffff)
+        throw new Error(`--seed needs an integer 0..2^32-1, got ${v}`);
+      a.seed = Number(v);
+    } else if (!x.startsWith('-') && suite === null) suite = x;
     else throw new Error(`unknown argument ${x}`);
   }
   if (suite === null || !(SUITES as readonly string[]).includes(suite))
@@ -71,7 +78,7 @@ function main(argv: readonly string[]): number {
   const rows: ExperimentOutcome[] = [];
   for (const e of chosen) {
     process.stderr.write(`${e.id} … `);
-    const r = runExperiment(e, dataDir, args.out);
+    const r = runExperiment(e, dataDir, args.out, args.seed ?? undefined);
     rows.push(r);
     const bad = r.verdicts.filter((v) => !v.pass).map((v) => v.metric);
     process.stderr.write(

@@ -29,6 +29,17 @@ export const referenceRunSchema = z.object({
 
 export type ReferenceRun = z.infer<typeof referenceRunSchema>;
 
+/** One more run of the reference under another random seed (scripts/uet-reference.mjs --seeds). */
+export const seedRunSchema = z.object({
+  seed: z.number().int(),
+  tailFctUs: z.number().nonnegative(),
+  spread: z.number().nullable(),
+  nacks: count,
+  rtx: count,
+});
+
+export type SeedRun = z.infer<typeof seedRunSchema>;
+
 export const referenceExperimentSchema = z.object({
   id: z.string(),
   suite: z.string(),
@@ -41,6 +52,8 @@ export const referenceExperimentSchema = z.object({
   measured: referenceRunSchema.nullable(),
   /** A k = 8 cut stands for this 1024-node experiment. */
   cutOf: z.string().nullable(),
+  /** The reference run again under other seeds: how much one of its runs differs from another. */
+  seeds: z.array(seedRunSchema).optional(),
 });
 
 export type ReferenceExperiment = z.infer<typeof referenceExperimentSchema>;

@@ -11,7 +11,8 @@ const num = (x: number | null | undefined, digits = 1): string =>
 
 function cell(v: MetricVerdict | undefined, digits: number): string {
   if (v === undefined) return '–';
-  const mark = v.pass ? '' : ' ✗';
+  // ✗ outside the tolerance; ≈ besides: ours is inside the reference's own seed-to-seed range.
+  const mark = v.pass ? '' : v.inRefRange === true ? ' ✗≈' : ' ✗';
   return `${num(v.reference, digits)} / ${num(v.ours, digits)} (${num(v.ratio, 2)})${mark}`;
 }
 

@@ -10,6 +10,7 @@ import type { SwitchCpFactory } from '../../switch/cp.js';
 import { CcConfigError, resolveCc } from '../cc/registry.js';
 import { ConfigError } from '../config/errors.js';
 import { nicFor, type Scenario, type TopologySpec } from '../config/scenario.js';
+import { CC_TRANSPORTS } from '../config/uet.js';
 import { createRng } from '../env/rng.js';
 import { buildTopology, overrideLink, TopologyError, type TopologyParams } from '../topology/build.js';
 import type { Topology, TopologyNode } from '../topology/model.js';
@@ -19,7 +20,8 @@ import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
 import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
 import { LinkThresholds } from './link-thresholds.js';
-import { switchTrimConfig } from './trim-setup.js';
+import { rcccNicConfigs } from './rccc-setup.js';
+import { linkTrimConfigs, switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
   scenario: Scenario;
@@ -78,6 +80,7 @@ function checkTransports(
       );
   }
   for (const [host, cc] of ccByHost) {
+    checkCcTransport(s, host, cc.name);
     const policy = nicFor(s, host).paths.policy;
     if (policy === 'ecmp') continue;
     const f = cc.algorithm.rp.features;
@@ -93,6 +96,21 @@ function checkTransports(
         `${host} runs ${cc.name}, whose switches key a flow by its UDP source port; spraying (policy ${policy}) would make each entropy a flow: use ecmp`,
       );
   }
+}
+
+/**
+ * An algorithm that needs a transport (NSCC: selective ACKs) on `host`. The scenario's own cc keys
+ * were checked when it loaded (src/config/uet.ts); `--cc` replaces them, so NSCC forced onto a
+ * go-back-N host is refused the same way (compare checks every entry before its first run).
+ */
+export function checkCcTransport(s: Scenario, host: string, cc: string): void {
+  const needs = CC_TRANSPORTS[cc];
+  const transport = nicFor(s, host).transport;
+  if (needs !== undefined && !needs.includes(transport))
+    throw new ConfigError(
+      'defaults.nic.cc',
+      `${cc} needs transport ${needs.join(' or ')}, but ${host} runs ${transport}`,
+    );
 }
 
 /** Rethrow the library's own input errors as ConfigError (exit 2, one line). */
@@ -309,6 +327,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
 
     const sw = s.defaults.switch;
     const trim = switchTrimConfig(s, topo, routes);
+    const rccc = rcccNicConfigs(s, topo, routes, workload.flows, ccByHost);
     const nicRateBps = Math.min(...topo.hosts.map((h) => h.ports[0].rateBps));
     const ecnOf = (rateBps: number): SwitchEcn => {
       const r = sw.ecn.byRate.find((e) => e.rateBps === rateBps);
@@ -321,7 +340,20 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       };
     };
     const thresholds = new LinkThresholds(s, builtTopology(s), trim, ecnOf);
+    const portTrim = linkTrimConfigs(
+      s,
+      topo,
+      trim,
+      (node, port) => thresholds.initial(node, port, topo.byName.get(node)!.ports[port].rateBps).trim!,
+    );
     const portEvents = switchPortEvents(s, topo, thresholds);
+    /** A port's RED and trimming thresholds at its rate; no marking towards hosts if hostPorts is off. */
+    const portThresholds = (nodeName: string, i: number, rateBps: number) => {
+      const t = thresholds.initial(nodeName, i, rateBps);
+      const peer = topo.byName.get(nodeName)!.ports[i].peerNode;
+      if (sw.ecn.hostPorts || topo.byName.get(peer)?.kind !== 'host') return t;
+      return { ...t, ecn: { ...t.ecn, enabled: false } };
+    };
 
     return {
       scenario: s,
@@ -349,7 +381,9 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
             windowPackets: n.reorderWindow,
             ackBytes: n.sackBytes,
             reorderThresholdPackets: n.reorderThreshold,
+            ...(n.transport === 'uet' ? { ackFirstPacket: true, ackWhenDrained: true } : {}),
           },
+          ...(rccc.get(node.name) != null ? { rccc: rccc.get(node.name) } : {}),
         };
       },
       switchConfig(node, base) {
@@ -357,12 +391,13 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ...base,
           ports: base.ports.map((p, i) => ({
             ...p,
-            ...thresholds.initial(node.name, i, p.rateBps),
+            ...portThresholds(node.name, i, p.rateBps),
             pfcHeadroomBytes: sw.pfc.headroomBytes ?? headroomBytes(p.rateBps, node.ports[i].delayNs),
             ...(sw.pfc.dynamic ? { pfcAlpha: pfcAlpha(sw.pfc.shift, p.rateBps, nicRateBps) } : {}),
             ...(trim !== null
               ? { peerIsHost: topo.byName.get(node.ports[i].peerNode)?.kind === 'host' }
               : {}),
+            ...(portTrim.has(`${node.name}:${i}`) ? { trim: portTrim.get(`${node.name}:${i}`) } : {}),
           })),
           bufferBytes: sw.bufferBytes,
           ecn: ecnOf(node.ports[0].rateBps),

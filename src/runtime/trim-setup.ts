@@ -45,6 +45,56 @@ export function networkBdp(s: Scenario, topo: Topology, routes: Routes): Network
   return { rttNs, rateBps, frameBytes, frames };
 }
 
+/**
+ * The trimming queue of each egress port a `links` entry gives its own (`trim`), by node and
+ * port: a slowed link's smaller queue and thresholds (the reference's `-failed` links keep 25 %).
+ * A key the entry leaves out keeps the port's own value at its rate (`portTrim`: the switch-wide
+ * queue, scaled when the entry changed the link's rate, docs/scenario.md "links"), except the
+ * header queue, which follows a given `queueBytes` at 2 × (as `defaults.switch.trim` does).
+ */
+export function linkTrimConfigs(
+  s: Scenario,
+  topo: Topology,
+  base: TrimConfig | null,
+  portTrim: (node: string, port: number) => TrimConfig,
+): Map<string, TrimConfig> {
+  const out = new Map<string, TrimConfig>();
+  if (base === null) return out;
+  s.links.forEach((l, i) => {
+    const t = l.trim;
+    if (t === undefined) return;
+    for (const [from, to] of l.oneWay === true
+      ? [[l.a, l.b]]
+      : [
+          [l.a, l.b],
+          [l.b, l.a],
+        ]) {
+      for (const p of topo.byName.get(from)!.ports) {
+        if (p.peerNode !== to) continue;
+        const own = portTrim(from, p.index);
+        const queueBytes = t.queueBytes ?? own.queueBytes;
+        const cfg: TrimConfig = {
+          queueBytes,
+          headerQueueBytes:
+            t.headerQueueBytes ?? (t.queueBytes !== undefined ? 2 * t.queueBytes : own.headerQueueBytes),
+          ecn: {
+            kminBytes: t.kminBytes ?? own.ecn.kminBytes,
+            kmaxBytes: t.kmaxBytes ?? own.ecn.kmaxBytes,
+            pmax: own.ecn.pmax,
+          },
+        };
+        if (cfg.ecn.kminBytes > cfg.ecn.kmaxBytes || cfg.ecn.kmaxBytes > queueBytes)
+          throw new ConfigError(
+            `links[${i}].trim`,
+            `needs kmin <= kmax <= queueBytes, got ${formatSize(cfg.ecn.kminBytes)} / ${formatSize(cfg.ecn.kmaxBytes)} / ${formatSize(queueBytes)}`,
+          );
+        out.set(`${from}:${p.index}`, cfg);
+      }
+    }
+  });
+  return out;
+}
+
 /** The switches' TrimConfig, or null when the scenario does not trim. */
 export function switchTrimConfig(s: Scenario, topo: Topology, routes: Routes): TrimConfig | null {
   const t = s.defaults.switch.trim;

@@ -61,6 +61,8 @@ export const hostResultSchema = z.strictObject({
       outOfOrderRx: nonNegInt,
       reorderMaxPackets: nonNegInt,
       reorderOverflowRx: nonNegInt,
+      pullTx: nonNegInt.optional(),
+      pullRx: nonNegInt.optional(),
     })
     .optional(),
 });

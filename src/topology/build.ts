@@ -356,10 +356,16 @@ export type TopologyParams =
   | ({ kind: 'explicit' } & ExplicitParams);
 
 /**
- * Change the link between nodes `a` and `b` (every parallel link between them), both directions.
- * Returns how many links matched.
+ * Change the link between nodes `a` and `b` (every parallel link between them), both directions,
+ * or with `oneWay` only a's egress towards b (its rate and loss; a delay is both ways). Returns
+ * how many links matched.
  */
-export function overrideLink(topo: Topology, a: string, b: string, o: Partial<LinkParams>): number {
+export function overrideLink(
+  topo: Topology,
+  a: string,
+  b: string,
+  o: Partial<LinkParams> & { oneWay?: boolean },
+): number {
   const na = topo.byName.get(a);
   if (na === undefined) throw new TopologyError(`link ${a}-${b}: unknown node "${a}"`);
   if (!topo.byName.has(b)) throw new TopologyError(`link ${a}-${b}: unknown node "${b}"`);
@@ -373,7 +379,9 @@ export function overrideLink(topo: Topology, a: string, b: string, o: Partial<Li
       loss: o.loss ?? p.lossRate,
     };
     checkLink(merged, `link ${a}-${b}`);
-    for (const q of [p, back]) {
+    if (o.oneWay === true && o.delayNs !== undefined && o.delayNs !== back.delayNs)
+      throw new TopologyError(`link ${a}-${b}: a one-way change cannot change the delay`);
+    for (const q of o.oneWay === true ? [p] : [p, back]) {
       q.rateBps = merged.rateBps;
       q.delayNs = merged.delayNs;
       if (merged.loss !== undefined && merged.loss > 0) q.lossRate = merged.loss;

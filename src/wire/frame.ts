@@ -2,8 +2,8 @@
  * The standard frame of a Packet (no FCS, no telemetry): what tshark sees in a pcap and what the
  * overlays carry as their inner frame.
  *
- *   RoCEv2 (Data/Ack/Nak/Cnp): Ethernet · IPv4 (DF) · UDP 4791 (checksum 0) · BTH · RETH|AETH|ImmDt
- *                              · payload · pad · ICRC          (CNP: 16 reserved bytes instead)
+ *   RoCEv2 (Data/Ack/Nak/Cnp/Pull): Ethernet · IPv4 (DF) · UDP 4791 (checksum 0) · BTH · RETH|AETH|ImmDt
+ *                              · payload · pad · ICRC    (CNP: 16 reserved bytes; UET pull: its 16-byte body)
  *   PFC:  Ethernet 0x8808 · opcode 0x0101 · vector · 8 times · zero pad to 60 bytes
  *   CNM:  Ethernet 0x22E7 · 56-byte SRCC body
  *   Sync: Ethernet 0x88B5 · version, srcIp, dstIp, sequence (psn) · zero pad to 60 bytes
@@ -25,6 +25,7 @@ import { isDataOpcode, Opcode } from './opcodes.js';
 import { type Ecn, FrameKind, type Packet } from './packet.js';
 import { createExt, createPacket } from './packet-factory.js';
 import { decodePfcBody, encodePfcBody, PFC_BODY_BYTES } from './pfc.js';
+import { decodePullBody, encodePullBody } from './pull.js';
 import {
   AETH_BYTES,
   BTH_BYTES,
@@ -36,6 +37,7 @@ import {
   ICRC_BYTES,
   IMMDT_BYTES,
   IPV4_HEADER_BYTES,
+  PULL_BODY_BYTES,
   padBytes,
   RETH_BYTES,
   UDP_HEADER_BYTES,
@@ -128,6 +130,14 @@ function checkRoce(pkt: Packet): void {
       if (period !== null && !isUint(period, 32)) fail(pkt, `cnpPeriodNs ${period} is not a u32`);
       break;
     }
+    case FrameKind.Pull: {
+      if (op !== Opcode.UetPull) fail(pkt, 'Pull needs opcode 0xc0');
+      if (pkt.payloadLen !== 0) fail(pkt, 'a pull carries only its 16-byte body');
+      const pull = pkt.ext === null ? null : pkt.ext.pull;
+      if (pull === null) fail(pkt, 'Pull needs ext.pull');
+      if (!isUint(pull.quanta, 32)) fail(pkt, `pull quanta ${pull.quanta} is not a u32`);
+      break;
+    }
   }
   if (pkt.trimHop !== 0) {
     // A trimmed frame (docs/wire.md §3 option 0x30) keeps payloadLen, the length it lost.
@@ -147,6 +157,8 @@ function roceHeaderBytes(pkt: Packet): number {
       return AETH_BYTES;
     case FrameKind.Cnp:
       return CNP_PAYLOAD_BYTES;
+    case FrameKind.Pull:
+      return PULL_BODY_BYTES;
     default:
       return (opcodeHasReth(pkt.opcode) ? RETH_BYTES : 0) + (opcodeHasImmDt(pkt.opcode) ? IMMDT_BYTES : 0);
   }
@@ -161,7 +173,11 @@ function checkPayloadLen(pkt: Packet): void {
 
 function isRoceKind(kind: FrameKind): boolean {
   return (
-    kind === FrameKind.Data || kind === FrameKind.Ack || kind === FrameKind.Nak || kind === FrameKind.Cnp
+    kind === FrameKind.Data ||
+    kind === FrameKind.Ack ||
+    kind === FrameKind.Nak ||
+    kind === FrameKind.Cnp ||
+    kind === FrameKind.Pull
   );
 }
 
@@ -177,7 +193,7 @@ export function encodedFrameBytes(pkt: Packet, opts: EncodeOptions = NO_OPTIONS)
       return ETH_HEADER_BYTES + tag + CNM_BODY_BYTES;
     default: {
       const carried = carriedPayloadBytes(pkt);
-      const pad = pkt.kind === FrameKind.Cnp ? 0 : padBytes(carried);
+      const pad = pkt.kind === FrameKind.Cnp || pkt.kind === FrameKind.Pull ? 0 : padBytes(carried);
       return (
         ETH_HEADER_BYTES +
         tag +
@@ -300,13 +316,16 @@ export function encodeFrameInto(
   const udpOff = ipOff + IPV4_HEADER_BYTES;
   const bthOff = udpOff + UDP_HEADER_BYTES;
   const isCnp = pkt.kind === FrameKind.Cnp;
+  const isPull = pkt.kind === FrameKind.Pull;
   const carried = carriedPayloadBytes(pkt);
-  const pad = isCnp ? 0 : padBytes(carried);
+  const pad = isCnp || isPull ? 0 : padBytes(carried);
   let p = bthOff + BTH_BYTES;
   writeBth(buf, bthOff, pkt, pad);
   if (isCnp) {
     const period = pkt.ext !== null && pkt.ext.cnpPeriodNs !== null ? pkt.ext.cnpPeriodNs : 0;
     p += encodeCnpBody(buf, p, period);
+  } else if (isPull) {
+    p += encodePullBody(buf, p, pkt.ext!.pull!);
   } else if (pkt.aeth !== null && pkt.kind !== FrameKind.Data) {
     buf[p] = pkt.aeth.syndrome;
     buf[p + 1] = pkt.aeth.msn >>> 16;
@@ -512,6 +531,16 @@ function decodeRoce(
       ext.cnpPeriodNs = period;
       pkt.ext = ext;
     }
+  } else if (op === Opcode.UetPull) {
+    if (icrcOff - p !== PULL_BODY_BYTES || padCnt !== 0) {
+      return decodeError('bad-length', 'a pull carries exactly its 16-byte body and no pad', p);
+    }
+    const pull = decodePullBody(buf, p);
+    if ('code' in pull) return pull;
+    kind = FrameKind.Pull;
+    const ext = createExt();
+    ext.pull = pull;
+    pkt.ext = ext;
   } else {
     return decodeError('unknown-opcode', `BTH opcode 0x${op.toString(16)} is not modelled`, bthOff);
   }

@@ -31,6 +31,7 @@ export function isSendWriteOpcode(opcode: number): boolean {
 export function frameKindOfOpcode(opcode: number, syndrome = 0): FrameKind | null {
   if (isSendWriteOpcode(opcode)) return FrameKind.Data;
   if (opcode === Opcode.Cnp) return FrameKind.Cnp;
+  if (opcode === Opcode.UetPull) return FrameKind.Pull;
   if (opcode === Opcode.Acknowledge) {
     const cls = (syndrome >>> 5) & 3;
     if (cls === 0) return FrameKind.Ack;
@@ -55,5 +56,7 @@ export function frameKindName(kind: FrameKind): string {
       return 'cnm';
     case FrameKind.Sync:
       return 'sync';
+    case FrameKind.Pull:
+      return 'pull';
   }
 }

@@ -1,4 +1,4 @@
-/** BTH opcodes used by rocelab (docs/wire.md §1.4 BTH). Transport bits 7..5: 000 RC, 001 UC, 011 UD, 100 CNP. */
+/** BTH opcodes used by rocelab (docs/wire.md §1.4 BTH). Transport bits 7..5: 000 RC, 001 UC, 011 UD, 100 CNP, 110 manufacturer-specific. */
 export const Opcode = {
   SendFirst: 0x00,
   SendMiddle: 0x01,
@@ -14,6 +14,11 @@ export const Opcode = {
   WriteOnlyImm: 0x0b,
   Acknowledge: 0x11,
   Cnp: 0x81,
+  /**
+   * UET pull (RCCC receiver credit), in the manufacturer-specific opcode range 0xC0–0xFF (BTH
+   * transport bits 110): RoCEv2 has no credit grant a receiver can send (docs/wire.md §1.6a).
+   */
+  UetPull: 0xc0,
 } as const;
 
 /** AETH syndromes (docs/wire.md §1.5 RETH, AETH, ImmDt). */

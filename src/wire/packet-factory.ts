@@ -137,5 +137,7 @@ export function createExt(): PacketExt {
     ecnCount: null,
     fields: null,
     sack: null,
+    pullTarget: null,
+    pull: null,
   };
 }

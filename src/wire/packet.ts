@@ -28,6 +28,11 @@ export const FrameKind = {
   Cnm: 5,
   /** Clock-sync probe/response of the real runtime (never seen by firmware). */
   Sync: 6,
+  /**
+   * UET receiver-credit pull (RCCC; opcode 0xC0, manufacturer-specific): the receiver grants its
+   * sender credit (docs/wire.md §1.6a). DestQP = the sender's QP, like a CNP.
+   */
+  Pull: 7,
 } as const;
 export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 
@@ -125,6 +130,14 @@ export interface SackInfo {
   lastHop: boolean;
 }
 
+/** Body of a UET pull (RCCC, docs/wire.md §1.6a): the credit the receiver granted so far. */
+export interface PullInfo {
+  /** Cumulative credit granted to this sender, 256-byte quanta, modulo 2^32 (serial arithmetic). */
+  quanta: number;
+  /** A slow pull: credit granted beyond what the sender asked for (an idle sender). */
+  slow: boolean;
+}
+
 /**
  * Extension fields some algorithms need that RoCEv2 has no field for. They travel in Geneve
  * option TLVs on the real wire (docs/wire.md) and count toward the emulated size.
@@ -145,6 +158,13 @@ export interface PacketExt {
   fields: Record<string, number> | null;
   /** Selective-ACK / NACK information (rocev2-sr, uet transports). */
   sack: SackInfo | null;
+  /**
+   * RCCC pull target of a data packet (uet transport with receiver credits): the cumulative
+   * credit its sender asks for, 256-byte quanta modulo 2^32 (docs/wire.md §3 option 0x17).
+   */
+  pullTarget: number | null;
+  /** The body of a Pull frame (standard frame bytes, not telemetry). */
+  pull: PullInfo | null;
 }
 
 export interface Packet {

@@ -20,6 +20,10 @@ export const FCS_BYTES = 4;
 export const ROCE_FIXED_BYTES =
   ETH_HEADER_BYTES + IPV4_HEADER_BYTES + UDP_HEADER_BYTES + BTH_BYTES + ICRC_BYTES + FCS_BYTES;
 export const CNP_PAYLOAD_BYTES = 16;
+/** UET pull body (docs/wire.md §1.6a): cumulative credit u32 · flags u8 · 11 zero bytes. */
+export const PULL_BODY_BYTES = 16;
+/** The RCCC pull target of a data packet (docs/wire.md §3 option 0x17). */
+export const PULL_TARGET_BYTES = 4;
 /** Minimum Ethernet frame without FCS (PFC pause frames are padded to it). */
 export const ETH_MIN_FRAME_BYTES = 60;
 export const HPCC_INT_BYTES = 42;
@@ -40,6 +44,8 @@ export function telemetryBytes(pkt: Packet): number {
     if (ext.ecnCount !== null) n += 4;
     if (ext.fields !== null) n += 4 * Object.keys(ext.fields).length;
     if (ext.sack !== null) n += SACK_BYTES;
+    if (ext.pullTarget !== null) n += PULL_TARGET_BYTES;
+    // A pull's credit is its standard body: no extra bytes.
     // cnpPeriodNs rides in the CNP's reserved payload bytes: no extra bytes.
   }
   return n;
@@ -63,6 +69,8 @@ export function standardFrameBytes(pkt: Packet): number {
       return ETH_HEADER_BYTES + CNM_BODY_BYTES;
     case FrameKind.Cnp:
       return ROCE_FIXED_BYTES - FCS_BYTES + CNP_PAYLOAD_BYTES;
+    case FrameKind.Pull:
+      return ROCE_FIXED_BYTES - FCS_BYTES + PULL_BODY_BYTES;
     case FrameKind.Sync:
       // runtime-only frame (EtherType 0x88B5), padded to the minimum like PFC
       return ETH_MIN_FRAME_BYTES;

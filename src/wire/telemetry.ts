@@ -74,6 +74,11 @@ export const OptionType = {
    * bitmap u32 base+32..base+63 · out-of-order packets u32. 20 bytes.
    */
   Sack: 0x16,
+  /**
+   * PacketExt.pullTarget (RCCC, uet transport with receiver credits): u32, the cumulative credit
+   * the data packet's sender asks for, 256-byte quanta modulo 2^32.
+   */
+  PullTarget: 0x17,
   /** Emulator metadata: prio u8, 3 zero bytes, packet id u64. Only when not derivable. */
   Meta: 0x20,
   /**
@@ -283,6 +288,10 @@ export function telemetryOptionsBytes(
       if (!isUint(k.oooPackets, 32)) bad(pkt, `SACK out-of-order count ${k.oooPackets} is not a u32`);
       n += GENEVE_OPTION_HEADER_BYTES + SACK_DATA_BYTES;
     }
+    if (ext.pullTarget !== null) {
+      if (!isUint(ext.pullTarget, 32)) bad(pkt, `pullTarget ${ext.pullTarget} is not a u32`);
+      n += GENEVE_OPTION_HEADER_BYTES + 4;
+    }
   }
   if (pkt.trimHop !== 0) {
     if (!isUint(pkt.trimHop, 8)) bad(pkt, `trimHop ${pkt.trimHop} is not 1..255`);
@@ -402,6 +411,11 @@ export function writeTelemetryOptions(
     writeU32(buf, p + 16, k.oooPackets);
     p += SACK_DATA_BYTES;
   }
+  if (ext !== null && ext.pullTarget !== null) {
+    p = optHeader(buf, p, OptionType.PullTarget, 4);
+    writeU32(buf, p, ext.pullTarget);
+    p += 4;
+  }
   if (pkt.trimHop !== 0) {
     p = optHeader(buf, p, OptionType.Trimmed, TRIMMED_DATA_BYTES);
     buf[p] = pkt.trimHop;
@@ -520,13 +534,18 @@ export function applyTelemetryOption(
     }
     case OptionType.Window:
     case OptionType.EcnCount:
-    case OptionType.CnpPeriod: {
+    case OptionType.CnpPeriod:
+    case OptionType.PullTarget: {
       if (bytes !== 4) return wrongLength(type, bytes, 4, off);
       const v = readU32(buf, off);
       const ext = extOf(pkt);
       if (type === OptionType.Window) ext.windowBytes = v;
       else if (type === OptionType.EcnCount) ext.ecnCount = v;
-      else ext.cnpPeriodNs = v;
+      else if (type === OptionType.PullTarget) {
+        if (pkt.kind !== FrameKind.Data)
+          return decodeError('bad-option', 'a pull target rides on data frames only', off);
+        ext.pullTarget = v;
+      } else ext.cnpPeriodNs = v;
       return null;
     }
     case OptionType.Fields: {

@@ -53,6 +53,7 @@ describe('defaults', () => {
       queues: 8,
       ecn: {
         enabled: true,
+        hostPorts: true,
         kminBytes: 400_000,
         kmaxBytes: 1_600_000,
         pmax: 0.2,

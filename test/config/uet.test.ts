@@ -1,11 +1,16 @@
 /**
  * The Ultra Ethernet keys of the scenario (docs/algorithms/rccc.md, docs/algorithms/nscc.md
- * "Valid combinations"): `rccc` on the NIC defaults and per host, and the combinations that exit 2
- * with one line. Today every NIC runs RoCEv2 go-back-N (the multipath transport's `transport` key
- * is issue 34), so NSCC and RCCC are refused everywhere, naming the key that asked for them.
+ * "Valid combinations", docs/scenario.md "UET: valid combinations"): `rccc` on the NIC defaults
+ * and per host, and the combinations that exit 2 with one line naming the key that asked for
+ * them (NSCC on go-back-N, RCCC on anything but uet), from the scenario loader and from the CLI
+ * (`run`, `run --cc nscc`, `compare` with a variant that makes one).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RCCC_DEFAULTS } from '../../nic/rccc/settings.js';
+import { main } from '../../src/cli/app.js';
 import { type ConfigError, isConfigError } from '../../src/config/errors.js';
 import { parseScenarioText } from '../../src/config/load.js';
 import { nicFor } from '../../src/config/scenario.js';
@@ -76,5 +81,80 @@ describe('valid combinations', () => {
     expect(run({ cc: 'nscc', transport: 'uet', rccc: on })).not.toThrow();
     expect(run({ cc: 'nscc', transport: 'rocev2-sr', rccc: on })).toThrow(/rccc needs transport uet/);
     expect(run({ cc: 'dcqcn' })).not.toThrow();
+  });
+});
+
+describe('bad combinations on the command line: exit 2, one line, nothing run', () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'rocelab-uet-bad-'));
+    writeFileSync(join(dir, 'gbn.yaml'), `${STAR}defaults: { nic: { cc: nscc } }\n`);
+    writeFileSync(join(dir, 'sr.yaml'), `${STAR}defaults: { nic: { transport: rocev2-sr, rccc: true } }\n`);
+    writeFileSync(
+      join(dir, 'plain.yaml'),
+      `${STAR}workload: [{ kind: incast, senders: [h1, h2], receiver: h3, size: 64KB }]\n`,
+    );
+    let stdout = '';
+    let stderr = '';
+    const io = {
+      stdout: (t: string) => {
+        stdout += t;
+      },
+      stderr: (t: string) => {
+        stderr += t;
+      },
+      env: {},
+      cwd: dir,
+    };
+    const code = await main([...argv, '--out', join(dir, 'out')], io);
+    return { code, stdout, stderr };
+  }
+
+  it.each([
+    [
+      ['run', 'gbn.yaml'],
+      /^rocelab: gbn\.yaml:\d+: defaults\.nic\.cc: nscc needs transport uet or rocev2-sr, but h1 runs rocev2-gbn$/,
+    ],
+    [
+      ['run', 'plain.yaml', '--cc', 'nscc'],
+      /^rocelab: plain\.yaml: defaults\.nic\.cc: nscc needs transport uet or rocev2-sr, but h1 runs rocev2-gbn$/,
+    ],
+    [
+      ['compare', 'plain.yaml', '--cc', 'dcqcn,nscc'],
+      /^rocelab: plain\.yaml: defaults\.nic\.cc: nscc needs transport uet or rocev2-sr, but h1 runs rocev2-gbn$/,
+    ],
+    [
+      ['run', 'sr.yaml'],
+      /^rocelab: sr\.yaml:\d+: defaults\.nic\.rccc: rccc needs transport uet, but h1 runs rocev2-sr$/,
+    ],
+    [
+      ['run', 'plain.yaml', '--set', 'hosts.h3.rccc=true'],
+      /hosts\.h3\.rccc: rccc needs transport uet, but h3 runs rocev2-gbn$/,
+    ],
+    [
+      [
+        'compare',
+        join(ROOT, 'scenarios', 'uet-vs-roce.yaml'),
+        '--variant',
+        'nscc:defaults.nic.transport=rocev2-gbn',
+      ],
+      /nscc needs transport uet or rocev2-sr, but h1 runs rocev2-gbn$/,
+    ],
+    [
+      [
+        'compare',
+        join(ROOT, 'scenarios', 'uet-vs-roce.yaml'),
+        '--variant',
+        'nscc-rccc:defaults.nic.transport=rocev2-sr',
+      ],
+      /rccc needs transport uet, but h1 runs rocev2-sr$/,
+    ],
+  ])('%j', async (argv, line) => {
+    const r = await cli(argv as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(line as RegExp);
   });
 });

@@ -10,7 +10,7 @@ import { createRng } from '../../src/env/rng.js';
 import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
 import { bench, IP_B, serNs } from '../../src/runtime/virtual/nic-bench.js';
 import { Ecn, FrameKind } from '../../src/wire/packet.js';
-import { createPacket } from '../../src/wire/packet-factory.js';
+import { createExt, createPacket } from '../../src/wire/packet-factory.js';
 
 type Seen = { type: RpEvent['type']; t: number; detail: Record<string, unknown> };
 const seen = new Map<number, Seen[]>();
@@ -37,15 +37,7 @@ const np: NpAlgorithm<Record<string, never>, ProbeNic, { qpn: number; n: number 
     if (qp.n % 4 === 0) io.sendCnp({ cnpPeriodNs: 12_345 });
   },
   decorateAck(qp, _nic, ack) {
-    ack.ext = ack.ext ?? {
-      txTsNs: null,
-      tsEchoNs: null,
-      windowBytes: null,
-      cnpPeriodNs: null,
-      ecnCount: null,
-      fields: null,
-      sack: null,
-    };
+    ack.ext = ack.ext ?? createExt();
     ack.ext.windowBytes = 1000 * qp.n;
   },
   onNicTimer(nic, slot, _p, io) {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseScenarioText } from '../../src/config/load.js';
 import { loadReference, referenceValue } from '../../src/parity/reference.js';
 import { parseRefOptions } from '../../src/parity/uet/options.js';
 import { parityScenario } from '../../src/parity/uet/scenario.js';
@@ -17,8 +18,9 @@ import {
   parseLeafSpineTopo,
   refQueues,
 } from '../../src/parity/uet/setup.js';
-import { selectExperiments } from '../../src/parity/uet/suite.js';
+import { experimentScenario, selectExperiments } from '../../src/parity/uet/suite.js';
 import { judge, type ParityMetrics, parityMetrics } from '../../src/parity/verdict.js';
+import { setupRun } from '../../src/runtime/scenario-setup.js';
 import type { Results } from '../../src/stats/results.js';
 import { buildFatTree } from '../../src/topology/build.js';
 
@@ -113,9 +115,20 @@ describe('the suite as scenarios', () => {
       rto: 100_656,
     });
     expect(a.defaults.nic.paths).toEqual({ policy: 'mixed', count: 1 });
-    expect(a.cc.nscc).toEqual({ networkRtt: 14_023, initialWindow: 50 * 4086 });
+    expect(a.cc.nscc).toEqual({ networkRtt: 14_023, initialWindowBytes: 50 * 4086 });
     expect(a.topology).toEqual({ kind: 'fattree', k: 4 });
-    expect(a.links).toEqual([{ a: 's17', b: 's9', rate: 25e9 }]);
+    // The reference's failed link: core → aggregation only, its queue and thresholds at 25 %.
+    expect(a.links).toEqual([
+      {
+        a: 's17',
+        b: 's9',
+        rate: 25e9,
+        oneWay: true,
+        trim: { queueBytes: 44_612, headerQueueBytes: 89_224, kmin: 9_337, kmax: 36_312 },
+      },
+    ]);
+    // 16 KB of -sack_threshold is 4 of the reference's 4150-byte packets: 4 × 4086 of ours.
+    expect(a.defaults.nic.sackBytes).toBe(4 * 4086);
     expect(a.defaults.switch).toEqual({
       pfc: false,
       trim: {
@@ -136,7 +149,9 @@ describe('the suite as scenarios', () => {
       '-q',
       '500',
     ]);
-    expect(r.defaults.nic).toMatchObject({ cc: 'none', sackBytes: 4000, rccc: { enabled: true } });
+    expect(r.defaults.nic).toMatchObject({ cc: 'none', sackBytes: 4086, rccc: { enabled: true } });
+    // With receiver credits the reference marks no port that faces a host.
+    expect(r.defaults.switch.ecn).toEqual({ hostPorts: false });
     expect(r.defaults.nic.paths).toEqual({ policy: 'reps', count: 64 });
     expect(r.cc).toEqual({});
     const b = s(
@@ -147,6 +162,47 @@ describe('the suite as scenarios', () => {
     expect(b.defaults.nic).toMatchObject({ cc: 'nscc', rccc: { enabled: true } });
     expect(b.topology).toEqual({ kind: 'leafspine', leaves: 32, spines: 8, hostsPerLeaf: 32 });
     expect(b.cc.nscc).toEqual({ networkRtt: 9_348 });
+  });
+
+  it("a failed link's ports, as the switches get them: core → aggregation at 25 % with 25 % of the queue and thresholds, the reverse port untouched", () => {
+    // links[].trim is explicit, so main's rule (a slowed port's thresholds scale with its rate,
+    // src/runtime/link-thresholds.ts) must not apply twice: 25 %, not 6.25 %.
+    const text = experimentScenario(
+      ref.experiments.find((e) => e.id.startsWith('lb-failed-sender/03') && e.cutOf !== null)!,
+      DATA,
+    );
+    const setup = setupRun(parseScenarioText(text, { file: 'failed.yaml', dir: DATA }));
+    const portOf = (node: string, peer: string) => {
+      const n = setup.topo.byName.get(node)!;
+      const cfg = setup.switchConfig(n, {
+        name: n.name,
+        id: 0,
+        routes: new Map(),
+        ports: n.ports.map((p) => ({ rateBps: p.rateBps, mac: 0, peerMac: 0 })),
+      });
+      const i = n.ports.findIndex((p) => p.peerNode === peer);
+      return { rateBps: n.ports[i].rateBps, trim: cfg.ports[i].trim };
+    };
+    const failed = failedFatTreeLinks(fatTreeFor(128), 4);
+    expect(failed).toHaveLength(4);
+    for (const l of failed) {
+      expect(portOf(l.core, l.agg)).toEqual({
+        rateBps: 25e9,
+        trim: {
+          queueBytes: 44_612,
+          headerQueueBytes: 89_224,
+          ecn: { kminBytes: 9_337, kmaxBytes: 36_312, pmax: 1 },
+        },
+      });
+      expect(portOf(l.agg, l.core)).toEqual({
+        rateBps: 100e9,
+        trim: {
+          queueBytes: 178_450,
+          headerQueueBytes: 356_900,
+          ecn: { kminBytes: 37_350, kmaxBytes: 145_250, pmax: 1 },
+        },
+      });
+    }
   });
 });
 
@@ -203,7 +259,11 @@ describe('verdicts', () => {
 
   it('our results are reduced as validate.py reduces the reference: finish times, counters over hosts', () => {
     const r = {
-      flows: [{ endNs: 176_000 }, { endNs: 200_500 }, { endNs: null }],
+      flows: [
+        { id: 0, endNs: 176_000 },
+        { id: 1, endNs: 200_500 },
+        { id: 2, endNs: null },
+      ],
       hosts: [
         { nackTx: 3, retransmits: 4 },
         { nackTx: 1, retransmits: 0 },
@@ -218,5 +278,15 @@ describe('verdicts', () => {
       flowsCompleted: 2,
       flowsTotal: 3,
     });
+  });
+
+  it('with connection reuse a connection finishes with its last message (one line of the reference)', () => {
+    const r = {
+      flows: [0, 1, 2, 3].map((id) => ({ id, endNs: 10_000 * (id + 1) })),
+      hosts: [],
+    } as unknown as Results;
+    // Messages 0–2 share one connection, 3 is its own.
+    const m = parityMetrics(r, (id) => (id < 3 ? 'id 1' : '#3'));
+    expect(m).toMatchObject({ tailFctUs: 40, firstFctUs: 30, spread: 40 / 30, flowsCompleted: 4 });
   });
 });

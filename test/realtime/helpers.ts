@@ -3,8 +3,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { loadScenario } from '../../src/config/load.js';
 import type { Scenario } from '../../src/config/scenario.js';
+import type { Results } from '../../src/stats/results.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -89,6 +91,48 @@ workload:
   - { kind: permutation, size: 300KB }
   - { kind: incast, senders: [h1, h2, h3], receiver: h4, size: 100KB, start: 20us }
 `;
+
+/**
+ * UET's congestion controls over spraying (issue 35): a 2-leaf, 2-spine leaf-spine, transport uet
+ * with the reference's default path policy (mixed, 16 entropies), trimming and no PFC. NSCC on
+ * every sender but h3 (cc none); h4 receives with RCCC, so its incast runs NSCC + RCCC (h1, h2)
+ * and RCCC alone (h3), while the permutation's other flows run NSCC alone. ECN marks, trims, NACKs,
+ * pulls and the speculative start all act.
+ */
+export const UET_CC_LEAFSPINE = `
+name: rt-uet-cc
+seed: 5
+duration: 2ms
+timeScale: 50000
+defaults:
+  link: { rate: 100Gbps, delay: 1us }
+  nic: { cc: nscc, mtu: 4096, transport: uet, paths: { policy: mixed, count: 16 } }
+  switch: { pfc: false, trim: true }
+hosts:
+  h3: { cc: none }
+  h4: { rccc: true }
+topology: { kind: leafspine, leaves: 2, spines: 2, hostsPerLeaf: 2 }
+workload:
+  - { kind: permutation, size: 300KB }
+  - { kind: incast, senders: [h1, h2, h3], receiver: h4, size: 200KB, start: 20us }
+`;
+
+/** The run does what it is meant to exercise, or its identity would prove little. */
+export function expectUetCcActs(v: Results): void {
+  expect(v.summary.flowsCompleted).toBe(7);
+  expect(new Set(v.flows.map((f) => f.cc))).toEqual(new Set(['nscc', 'none']));
+  // NSCC sees ECN; spraying uses several entropies per sender.
+  expect(v.ports.reduce((a, p) => a + p.ecnMarked, 0)).toBeGreaterThan(0);
+  const mp = v.hosts.map((h) => h.multipath!);
+  expect(mp.every((m) => m.entropyTxBytes.filter((b) => b > 0).length > 1)).toBe(true);
+  // RCCC: h4 pulls, and its senders (h1, h2 with NSCC, h3 alone) receive them.
+  const host = (n: string) => v.hosts.find((h) => h.node === n)!.multipath!;
+  expect(host('h4').pullTx).toBeGreaterThan(0);
+  for (const n of ['h1', 'h2', 'h3']) expect(host(n).pullRx).toBeGreaterThan(0);
+  // Trims at h4's ToR come back as NACKs and resends.
+  expect(v.summary.trims).toBeGreaterThan(0);
+  expect(mp.reduce((a, m) => a + m.nackRx, 0)).toBe(v.summary.trims);
+}
 
 export const INCAST_4TO1 = `
 name: rt-incast-4to1

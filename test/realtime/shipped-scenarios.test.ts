@@ -10,6 +10,9 @@
  * catch the two equal-instant differences that made its lockstep run drift from virtual time
  * (docs/development.md "Static starts" and src/runtime/app/host-app.ts): with either one back,
  * its ports or flows differ by 3.1 ms.
+ * A scenario with named variants (its `variants` key, run by `rocelab compare`) runs once per
+ * variant, each with that variant's overrides: they differ in transport, path policy and switch
+ * settings, so each is a set-up of its own (uet-vs-roce: five short runs, ~10 s each here).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,52 +44,57 @@ describe('every shipped scenario in real time (local, lockstep)', () => {
 
   for (const file of SHIPPED) {
     const path = join(DIR, file);
-    const nodes = setupRun(loadScenario(path), {}).topo.nodes.length;
-    const sets = nodes > LARGE_NODES ? [`duration=${LARGE_PREFIX}`] : [];
-    const what = sets.length > 0 ? `its first ${LARGE_PREFIX}` : 'flows, ports and hosts';
-    // The fat tree's prefix: its planning, 376 nodes' start-up and 3.1 ms emulated (~4 min here).
-    const timeoutMs = sets.length > 0 ? 900_000 : undefined;
-    it(
-      `${file} (${nodes} nodes): ${what} identical to virtual time`,
-      async () => {
-        const virtual = runScenario({
-          scenario: loadScenario(path, sets),
-          outDir: tmp(),
-          print: null,
-        }).results;
-        const out = await runScenario({
-          scenario: loadScenario(path, sets),
-          runtime: 'local',
-          outDir: tmp(),
-          print: null,
-        });
-        const r = out.results;
-        const d = r.realtime?.dilation;
-        console.log(
-          `${file}${sets.length > 0 ? ` (first ${LARGE_PREFIX})` : ''}: ${r.summary.flowsCompleted}/${r.summary.flowsTotal} flows, ${r.realtime?.processes} processes, wall ${(out.wallMs / 1000).toFixed(1)} s, dilation p50 ${d?.p50} (min ${d?.min}, max ${d?.max}), ${r.realtime?.dataFrames} data frames, ${r.realtime?.promiseDatagrams} promise datagrams`,
-        );
-        // The issue's tolerances first (so a failure says how far off), then exact identity.
-        const fct = new Map(virtual.flows.map((f) => [f.id, f.fctNs]));
-        const dFct = r.flows
-          .filter((f) => f.fctNs !== null && fct.get(f.id) != null)
-          .map((f) => Math.abs(f.fctNs! / fct.get(f.id)! - 1))
-          .sort((a, b) => a - b);
-        const medianDFct = dFct.length === 0 ? 0 : dFct[Math.floor(dFct.length / 2)];
-        console.log(
-          `${file}: goodput ×${(r.summary.goodputBps / virtual.summary.goodputBps).toFixed(4)}, max queue ×${(r.summary.maxQueueBytes / virtual.summary.maxQueueBytes).toFixed(4)}, median |ΔFCT| ${(100 * medianDFct).toFixed(2)} %`,
-        );
-        expect(r.summary.goodputBps).toBeGreaterThanOrEqual(0.95 * virtual.summary.goodputBps);
-        expect(r.summary.goodputBps).toBeLessThanOrEqual(1.05 * virtual.summary.goodputBps);
-        expect(Math.abs(r.summary.maxQueueBytes / virtual.summary.maxQueueBytes - 1)).toBeLessThanOrEqual(
-          0.1,
-        );
-        expect(medianDFct).toBeLessThanOrEqual(0.02);
-        expect(r.realtime?.sync).toBe('lockstep');
-        // every flow that completes in virtual time (dumbbell-2flows's two are endless by design)
-        expect(r.summary.flowsCompleted).toBe(virtual.summary.flowsCompleted);
-        expect(sections(r)).toEqual(sections(virtual));
-      },
-      timeoutMs,
-    );
+    const variants = Object.entries(loadScenario(path).variants ?? {});
+    for (const [variant, variantSets] of variants.length > 0 ? variants : [['', []] as [string, string[]]])
+      shipped(file, path, variant, variantSets);
   }
 });
+
+function shipped(file: string, path: string, variant: string, variantSets: string[]): void {
+  const nodes = setupRun(loadScenario(path, variantSets), {}).topo.nodes.length;
+  const sets = [...variantSets, ...(nodes > LARGE_NODES ? [`duration=${LARGE_PREFIX}`] : [])];
+  const what = sets.length > variantSets.length ? `its first ${LARGE_PREFIX}` : 'flows, ports and hosts';
+  const label = variant === '' ? file : `${file} variant ${variant}`;
+  // The fat tree's prefix: its planning, 376 nodes' start-up and 3.1 ms emulated (~4 min here).
+  const timeoutMs = sets.length > variantSets.length ? 900_000 : undefined;
+  it(
+    `${label} (${nodes} nodes): ${what} identical to virtual time`,
+    async () => {
+      const virtual = runScenario({
+        scenario: loadScenario(path, sets),
+        outDir: tmp(),
+        print: null,
+      }).results;
+      const out = await runScenario({
+        scenario: loadScenario(path, sets),
+        runtime: 'local',
+        outDir: tmp(),
+        print: null,
+      });
+      const r = out.results;
+      const d = r.realtime?.dilation;
+      console.log(
+        `${label}${sets.length > variantSets.length ? ` (first ${LARGE_PREFIX})` : ''}: ${r.summary.flowsCompleted}/${r.summary.flowsTotal} flows, ${r.realtime?.processes} processes, wall ${(out.wallMs / 1000).toFixed(1)} s, dilation p50 ${d?.p50} (min ${d?.min}, max ${d?.max}), ${r.realtime?.dataFrames} data frames, ${r.realtime?.promiseDatagrams} promise datagrams`,
+      );
+      // The issue's tolerances first (so a failure says how far off), then exact identity.
+      const fct = new Map(virtual.flows.map((f) => [f.id, f.fctNs]));
+      const dFct = r.flows
+        .filter((f) => f.fctNs !== null && fct.get(f.id) != null)
+        .map((f) => Math.abs(f.fctNs! / fct.get(f.id)! - 1))
+        .sort((a, b) => a - b);
+      const medianDFct = dFct.length === 0 ? 0 : dFct[Math.floor(dFct.length / 2)];
+      console.log(
+        `${label}: goodput ×${(r.summary.goodputBps / virtual.summary.goodputBps).toFixed(4)}, max queue ×${(r.summary.maxQueueBytes / virtual.summary.maxQueueBytes).toFixed(4)}, median |ΔFCT| ${(100 * medianDFct).toFixed(2)} %`,
+      );
+      expect(r.summary.goodputBps).toBeGreaterThanOrEqual(0.95 * virtual.summary.goodputBps);
+      expect(r.summary.goodputBps).toBeLessThanOrEqual(1.05 * virtual.summary.goodputBps);
+      expect(Math.abs(r.summary.maxQueueBytes / virtual.summary.maxQueueBytes - 1)).toBeLessThanOrEqual(0.1);
+      expect(medianDFct).toBeLessThanOrEqual(0.02);
+      expect(r.realtime?.sync).toBe('lockstep');
+      // every flow that completes in virtual time (dumbbell-2flows's two are endless by design)
+      expect(r.summary.flowsCompleted).toBe(virtual.summary.flowsCompleted);
+      expect(sections(r)).toEqual(sections(virtual));
+    },
+    timeoutMs,
+  );
+}

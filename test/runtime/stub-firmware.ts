@@ -126,6 +126,8 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     trimmedRx: 0,
     reorderOverflowRx: 0,
     reorderMaxPackets: 0,
+    pullTx: 0,
+    pullRx: 0,
   };
   const frame = (qp: StubQp, kind: FrameKind): Packet => {
     const p = createPacket();

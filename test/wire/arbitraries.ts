@@ -102,6 +102,9 @@ const arbFieldName = fc
   .filter((s) => s !== '__proto__');
 const arbFieldValue = fc.oneof(u32, fc.double(), fc.integer({ min: -1000, max: -1 }));
 
+/** The body of a UET pull (docs/wire.md §1.6a). */
+export const arbPull = fc.record({ quanta: u32, slow: fc.boolean() });
+
 /** A PacketExt with at least one field set (an all-null ext decodes as null). */
 export function arbExt(kind: FrameKind): fc.Arbitrary<PacketExt | null> {
   return fc
@@ -125,6 +128,9 @@ export function arbExt(kind: FrameKind): fc.Arbitrary<PacketExt | null> {
           lastHop: fc.boolean(),
         }),
       ),
+      // A pull target rides on data frames only; a pull frame always has its body.
+      pullTarget: (kind === FrameKind.Data ? fc.option : () => fc.constant(null))(u32),
+      pull: kind === FrameKind.Pull ? arbPull : fc.constant(null),
     })
     .map((r) => {
       const ext = createExt();
@@ -136,7 +142,9 @@ export function arbExt(kind: FrameKind): fc.Arbitrary<PacketExt | null> {
         ext.ecnCount !== null ||
         ext.cnpPeriodNs !== null ||
         ext.fields !== null ||
-        ext.sack !== null;
+        ext.sack !== null ||
+        ext.pullTarget !== null ||
+        ext.pull !== null;
       return any ? ext : null;
     });
 }
@@ -157,6 +165,7 @@ const ALL_KINDS = [
   FrameKind.Pfc,
   FrameKind.Cnm,
   FrameKind.Sync,
+  FrameKind.Pull,
 ];
 
 const arbIpBth = fc.record({
@@ -204,6 +213,8 @@ function arbKindBody(kind: FrameKind, maxPayloadBytes: number): fc.Arbitrary<Par
           msn: u24,
         }),
       });
+    case FrameKind.Pull:
+      return fc.constant({ opcode: 0xc0 });
     default:
       return fc.constant({ opcode: 0x81 });
   }
@@ -235,16 +246,24 @@ export function arbPacket(opts: PacketArbOptions = {}): fc.Arbitrary<Packet> {
                 })
               : fc.constant(null),
         })
-      : kind === FrameKind.Cnp
+      : kind === FrameKind.Pull
         ? fc.record({
-            ext: fc.option(fc.integer({ min: 1, max: 0x7fff_ffff })).map((period) => {
-              if (period === null) return null;
+            ext: arbPull.map((pull) => {
               const ext = createExt();
-              ext.cnpPeriodNs = period;
+              ext.pull = pull;
               return ext;
             }),
           })
-        : fc.constant({});
+        : kind === FrameKind.Cnp
+          ? fc.record({
+              ext: fc.option(fc.integer({ min: 1, max: 0x7fff_ffff })).map((period) => {
+                if (period === null) return null;
+                const ext = createExt();
+                ext.cnpPeriodNs = period;
+                return ext;
+              }),
+            })
+          : fc.constant({});
     return fc.tuple(base, extra).map(([b, x]) => {
       const pkt = createPacket();
       const { trim, ...rest } = x as { trim?: { hop: number; last: boolean } | null };

@@ -12,7 +12,7 @@ import { decodeFrame, encodeFrame } from '../../src/wire/frame.js';
 import { Ecn, FrameKind, type Packet } from '../../src/wire/packet.js';
 import { arbPacket, u8, u48 } from './arbitraries.js';
 
-const ROCE: FrameKind[] = [FrameKind.Data, FrameKind.Ack, FrameKind.Nak, FrameKind.Cnp];
+const ROCE: FrameKind[] = [FrameKind.Data, FrameKind.Ack, FrameKind.Nak, FrameKind.Cnp, FrameKind.Pull];
 
 function decodeKeeping(frame: Uint8Array): Packet {
   const pkt = decodeFrame(frame, { keepWire: true, payload: 'view' });

@@ -159,7 +159,22 @@ function buildCapture(): { file: string; expected: Expected[] } {
   datagrams.push(encapsulate(cut, { vni: 5, linkSeq: 45 }));
   expected.push(expectation([cut], { linkSeq: 45 }));
 
-  // 7. a malformed train: the first packet's train length runs past the datagram
+  // 7. RCCC: a data frame carrying its pull target (option 0x17) and a UET pull (opcode 0xC0)
+  const wants = roce(Opcode.SendMiddle, 0x7000, 700, 4086);
+  wants.ext = { ...createExt(), pullTarget: 0xfedcba98 };
+  wants.sizeBytes = emulatedSizeBytes(wants);
+  datagrams.push(encapsulate(wants, { vni: 6, linkSeq: 46 }));
+  expected.push(expectation([wants], { linkSeq: 46 }));
+  const pull = roce(Opcode.Acknowledge, 0x7001, 0);
+  pull.kind = FrameKind.Pull;
+  pull.opcode = Opcode.UetPull;
+  pull.aeth = null;
+  pull.ext = { ...createExt(), pull: { quanta: 100_000_063, slow: true } };
+  pull.sizeBytes = emulatedSizeBytes(pull);
+  datagrams.push(encapsulate(pull, { vni: 7, linkSeq: 47 }));
+  expected.push(expectation([pull], { linkSeq: 47 }));
+
+  // 8. a malformed train: the first packet's train length runs past the datagram
   const bad = Buffer.from(datagrams[2]);
   const firstOpts = 8 + (bad[0] & 0x3f) * 4;
   bad.writeUInt32BE(bad.length, firstOpts - 4); // TrainLen is the first packet's last option
@@ -208,6 +223,9 @@ const FIELDS = [
   'rocelab.sack.base_psn',
   'rocelab.sack.bits_lo',
   'rocelab.sack.ooo',
+  'rocelab.pull_target',
+  'rocelab.pull.quanta',
+  'rocelab.pull.slow',
   'rocelab.field.name',
   'rocelab.field.u32',
   'rocelab.field.f64',
@@ -312,6 +330,11 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     expect(cut['rocelab.trim.last_hop']).toEqual(['1']);
     expect(cut['rocelab.trim.payload_len']).toEqual(['4096']);
     expect(cut['ip.len'].map(Number).at(-1)).toBe(20 + 8 + 12 + 4);
+    // RCCC: the pull target of a data frame, and a pull's body (78-byte frame, like a CNP's)
+    expect(rows[7]['rocelab.pull_target']).toEqual([String(0xfedcba98)]);
+    expect(rows[8]['rocelab.pull.quanta']).toEqual(['100000063']);
+    expect(rows[8]['rocelab.pull.slow']).toEqual(['1']);
+    expect(rows[8]['ip.len'].map(Number).at(-1)).toBe(20 + 8 + 12 + 16 + 4);
     console.log(
       `tshark + rocelab.lua: ${rows.length} datagrams, ${innerFrames} inner frames decoded to the BTH; train info: ${train['_ws.col.Info'][0].slice(0, 160)}`,
     );

@@ -8,6 +8,12 @@ import type { NsccParams } from './params.js';
 
 /** The constants of one flow, scaled to its network (initNsccParams). */
 export interface NsccConstants {
+  /**
+   * Payload bytes per wire byte of a full packet (MSS / frame). The reference counts its window
+   * in wire bytes; ours counts payload, so every byte-valued constant is scaled by this and a
+   * window holds the same number of packets in both.
+   */
+  payloadPerWire: number;
   /** network_rtt, ns. */
   networkRttNs: number;
   targetNs: number;
@@ -44,7 +50,9 @@ export function nsccConstants(
   lineRateBps: number,
   mssBytes: number,
   pathBaseRttNs: number,
+  frameBytes = mssBytes,
 ): NsccConstants {
+  const r = frameBytes > mssBytes ? mssBytes / frameBytes : 1;
   const networkRttNs = Math.max(1, p.networkRttNs > 0 ? p.networkRttNs : pathBaseRttNs);
   const targetNs = Math.max(
     1,
@@ -53,13 +61,15 @@ export function nsccConstants(
   const a = bdpBytes(networkRttNs, lineRateBps) / bdpBytes(Math.max(1, p.referenceRttNs), p.referenceRateBps);
   const b = targetNs / Math.max(1, p.referenceRttNs);
   return {
+    payloadPerWire: r,
     networkRttNs,
     targetNs,
     a,
     b,
-    alpha: (p.alphaMss * mssBytes * a * b) / targetNs,
-    fi: p.fairIncreaseMss * mssBytes * a,
-    eta: p.etaMss * mssBytes * a,
+    // inc (bytes²) reaches the window as inc / cwnd: in payload units a gain scales by r.
+    alpha: (p.alphaMss * mssBytes * a * b * r) / targetNs,
+    fi: p.fairIncreaseMss * mssBytes * a * r,
+    eta: p.etaMss * mssBytes * a * r,
     fiScale: p.fastIncreaseScale * a,
     qaThresholdNs: p.qaThresholdFactor * targetNs,
     adjustPeriodNs: p.adjustPeriodNs > 0 ? p.adjustPeriodNs : networkRttNs,

@@ -52,6 +52,10 @@ export const nsccParams = z.object({
   mdFloor: real(0.5, 0, 1, 'Smallest multiplicative-decrease factor (multiplicative_decrease: 0.5)'),
   delayEwma: real(0.0125, 0, 1, 'Weight of a new sample in the averaged queueing delay (_delay_alpha)'),
   quickAdapt: bool(true, 'Quick adapt (quick_adapt); false = never'),
+  baseRttFromNack: bool(
+    true,
+    "A NACK's round trip lowers base_RTT too (the reference's update_base_rtt_on_nack, on by default)",
+  ),
   qaGate: int(3, 'Quick adapt fires only while the bytes acknowledged in its window < maxwnd / 2^qaGate'),
   qaThresholdFactor: real(4, 0, 1e6, 'Quick adapt on a delay sample above qaThresholdFactor × target_Qdelay'),
   adjustBytesMtu: real(

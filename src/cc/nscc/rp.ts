@@ -54,6 +54,10 @@ export interface NsccState {
   lastAdjustNs: number;
   /** Window last handed to the NIC. */
   appliedWindow: number;
+  /** Increase accumulated by each case since the last adjustment, bytes² (for `stats`). */
+  pendingFair: number;
+  pendingProportional: number;
+  /** Bytes each mechanism moved the window by, over the flow (the reference's _nscc_overall_stats). */
   stats: {
     fair: number;
     proportional: number;
@@ -67,9 +71,12 @@ export interface NsccState {
 
 export function initNscc(flow: FlowInfo, p: NsccParams): NsccState {
   const mss = Math.max(1, flow.mtuBytes);
-  const k = nsccConstants(p, flow.lineRateBps, mss, flow.baseRttNs);
+  const k = nsccConstants(p, flow.lineRateBps, mss, flow.baseRttNs, flow.frameBytes);
   const baseRttNs = p.baseRttNs > 0 ? p.baseRttNs : k.networkRttNs;
-  const maxWnd = Math.max(k.minWindowBytes, maxWindowBytes(baseRttNs, flow.lineRateBps, p.maxWindowBdp));
+  const maxWnd = Math.max(
+    k.minWindowBytes,
+    maxWindowBytes(baseRttNs, flow.lineRateBps, p.maxWindowBdp) * k.payloadPerWire,
+  );
   const cwnd = boundWindow(
     p.initialWindowBytes > 0 ? p.initialWindowBytes : maxWnd,
     k.minWindowBytes,
@@ -96,6 +103,8 @@ export function initNscc(flow: FlowInfo, p: NsccParams): NsccState {
     lastDecreaseNs: 0,
     lastAdjustNs: 0,
     appliedWindow: 0,
+    pendingFair: 0,
+    pendingProportional: 0,
     stats: { fair: 0, proportional: 0, fast: 0, eta: 0, md: 0, quickAdapt: 0, nack: 0 },
   };
 }
@@ -190,6 +199,10 @@ function multiplicativeDecrease(s: NsccState, p: NsccParams, io: RpIo): void {
 /** fulfill_adjustment: the accumulated increase reaches the window, plus η once per period. */
 function fulfill(s: NsccState, now: number): void {
   s.cwnd = fulfilledWindow(s.cwnd, s.inc);
+  s.stats.fair += s.pendingFair / s.cwnd;
+  s.stats.proportional += s.pendingProportional / s.cwnd;
+  s.pendingFair = 0;
+  s.pendingProportional = 0;
   if (now - s.lastAdjustNs >= s.k.adjustPeriodNs) {
     s.cwnd += s.k.eta;
     s.stats.eta += s.k.eta;
@@ -206,6 +219,16 @@ function rttSample(rttNs: number | null): number | null {
 
 function byteCount(n: number | undefined, fallback: number): number {
   return n !== undefined && Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+/** update_base_rtt: base_RTT follows the smallest sample, maxwnd (1.5 × BDP) with it. */
+function updateBaseRtt(s: NsccState, rtt: number, p: NsccParams): void {
+  if (!(rtt < s.baseRttNs)) return;
+  s.baseRttNs = rtt;
+  s.maxWnd = Math.max(
+    s.k.minWindowBytes,
+    maxWindowBytes(rtt, s.lineRateBps, p.maxWindowBdp) * s.k.payloadPerWire,
+  );
 }
 
 /** processAck + updateCwndOnAck_NSCC. */
@@ -226,10 +249,7 @@ export function nsccOnAck(
   if (rtt === null) {
     delayNs = s.avgDelayNs;
   } else {
-    if (rtt < s.baseRttNs) {
-      s.baseRttNs = rtt;
-      s.maxWnd = Math.max(s.k.minWindowBytes, maxWindowBytes(rtt, s.lineRateBps, p.maxWindowBdp));
-    }
+    updateBaseRtt(s, rtt, p);
     delayNs = rtt - s.baseRttNs;
     s.avgDelayNs = nextAvgDelay(s.avgDelayNs, delayNs, ecn, s.k.targetNs, s.baseRttNs, p.delayEwma);
   }
@@ -238,14 +258,14 @@ export function nsccOnAck(
       case 'fair': {
         const d = fairIncrement(s.k.fi, acked);
         s.inc += d;
-        s.stats.fair += d;
+        s.pendingFair += d;
         break;
       }
       case 'proportional':
         if (!fastIncrease(s, acked, delayNs, p)) {
           const d = proportionalIncrement(s.k.alpha, acked, s.k.targetNs, delayNs);
           s.inc += d;
-          s.stats.proportional += d;
+          s.pendingProportional += d;
         }
         break;
       case 'decrease':
@@ -263,8 +283,18 @@ export function nsccOnAck(
 }
 
 /** processNack + updateCwndOnNack_NSCC, for a trimmed packet of `bytes`. */
-export function nsccOnNack(s: NsccState, bytesIn: number, lastHop: boolean, p: NsccParams, io: RpIo): void {
+export function nsccOnNack(
+  s: NsccState,
+  bytesIn: number,
+  lastHop: boolean,
+  p: NsccParams,
+  io: RpIo,
+  rttIn: number | null = null,
+): void {
   const bytes = byteCount(bytesIn, s.mtuBytes);
+  const rtt = rttSample(rttIn);
+  // The trimmed header outruns the queue it was trimmed at: its round trip can be the shortest.
+  if (rtt !== null && p.baseRttFromNack) updateBaseRtt(s, rtt, p);
   s.bytesIgnored += bytes;
   s.stats.nack += bytes;
   // The trim threshold is about one network RTT of queue: feed that as the delay sample.
@@ -277,14 +307,21 @@ export function nsccOnNack(s: NsccState, bytesIn: number, lastHop: boolean, p: N
   applyWindow(s, io, 'nack');
 }
 
-/** rtxTimerExpired → mark_packet_for_retransmission: one packet less, not below one MTU. */
-export function nsccOnTimeout(s: NsccState, io: RpIo): void {
-  s.cwnd = Math.max(s.cwnd - s.mtuBytes, s.mtuBytes);
+/**
+ * rtxTimerExpired → mark_packet_for_retransmission, once per timed-out packet: the window loses
+ * their bytes (one MTU when the transport does not say), not below one MTU.
+ */
+export function nsccOnTimeout(s: NsccState, lostBytes: number | undefined, io: RpIo): void {
+  const bytes =
+    lostBytes !== undefined && Number.isFinite(lostBytes) && lostBytes > 0 ? lostBytes : s.mtuBytes;
+  s.cwnd = Math.max(s.cwnd - bytes, s.mtuBytes);
   applyWindow(s, io, 'timeout');
 }
 
 export const nsccRp: RpAlgorithm<NsccParams, NsccState> = {
-  features: { int: null, txTimestamp: true },
+  // RTT samples come from the selective-repeat transport's send times (cc-api.md "Over spraying
+  // and selective repeat"): no timestamp on the wire, so a data frame is the reference's size.
+  features: { int: null, txTimestamp: false },
   init(flow, p, io) {
     const s = initNscc(flow, p);
     io.setRate(flow.lineRateBps, 'init');
@@ -300,10 +337,10 @@ export const nsccRp: RpAlgorithm<NsccParams, NsccState> = {
         // A trimmed packet that was already resent or acknowledged (nackedBytes 0) tells
         // nothing new: the reference drops such NACKs before its window update (processNack).
         if (ev.subtype === 'trim' && ev.nackedBytes === 0) break;
-        nsccOnNack(s, ev.nackedBytes ?? s.mtuBytes, ev.lastHop === true, p, io);
+        nsccOnNack(s, ev.nackedBytes ?? s.mtuBytes, ev.lastHop === true, p, io, ev.rttNs ?? null);
         break;
       case 'timeout':
-        nsccOnTimeout(s, io);
+        nsccOnTimeout(s, ev.lostBytes, io);
         break;
       default:
         break;

@@ -15,6 +15,7 @@ import {
   networkRttNs,
   parseLeafSpineTopo,
   REF_FAILED_LINK_RATIO,
+  REF_PACKET_BYTES,
   REF_PAYLOAD_BYTES,
   REF_RATE_BPS,
   type RefTopology,
@@ -29,7 +30,12 @@ export interface ParityScenarioInput {
   options: RefOptions;
   /** parity/uet: matrices/ and topologies/. */
   dataDir: string;
+  /** Our run's random seed; default 13, htsim_uec's default (the recorded runs). */
+  seed?: number;
 }
+
+/** htsim_uec's random seed when none is given (main_uec.cpp), the one the recorded runs used. */
+export const REF_DEFAULT_SEED = 13;
 
 export function refTopology(x: ParityScenarioInput): RefTopology {
   if (x.options.topo === null) return fatTreeFor(x.nodes);
@@ -52,34 +58,49 @@ export function parityScenario(x: ParityScenarioInput): Record<string, unknown> 
     rto: Math.round(q.minRtoNs),
     transport: 'uet',
     paths: { policy: o.balancer, count: o.paths },
-    sackBytes: o.sackBytes,
+    // The reference's sink counts wire bytes (4150 a packet) against -sack_threshold, ours
+    // payload: the same number of packets per ACK.
+    sackBytes: Math.ceil(o.sackBytes / REF_PACKET_BYTES) * REF_PAYLOAD_BYTES,
     rccc: o.receiverCc ? { enabled: true, oversubscription: 'auto' } : false,
   };
   const cc: Record<string, unknown> = {};
   if (o.senderCc) {
     cc.nscc = {
       networkRtt: rttNs,
-      ...(o.cwndPackets !== null ? { initialWindow: o.cwndPackets * REF_PAYLOAD_BYTES } : {}),
+      ...(o.cwndPackets !== null ? { initialWindowBytes: o.cwndPackets * REF_PAYLOAD_BYTES } : {}),
     };
   }
+  // A failed link runs at 25 % in the core → aggregation direction only, with its queue and ECN
+  // thresholds scaled by the same 25 % (FatTreeTopology::alloc_queue, reduced_speed).
+  const scaled = (bytes: number) => Math.floor(bytes * REF_FAILED_LINK_RATIO);
   const links =
     o.failed > 0
       ? failedFatTreeLinks(topo, o.failed).map((l) => ({
           a: l.core,
           b: l.agg,
           rate: REF_RATE_BPS * REF_FAILED_LINK_RATIO,
+          oneWay: true,
+          trim: {
+            queueBytes: scaled(q.queueBytes),
+            headerQueueBytes: 2 * scaled(q.queueBytes),
+            kmin: scaled(q.ecnLowBytes),
+            kmax: scaled(q.ecnHighBytes),
+          },
         }))
       : [];
   return {
     name: `uet-parity-${x.id.replace(/[^A-Za-z0-9_.-]+/g, '-')}`,
     description: `uet-htsim validation: ${x.id}`,
-    seed: 13,
+    seed: x.seed ?? REF_DEFAULT_SEED,
     duration: `${o.endUs}us`,
     defaults: {
       link: { rate: REF_RATE_BPS, delay: '1us' },
       nic,
       switch: {
         pfc: false,
+        // With receiver credits the reference marks no ToR port that faces a host
+        // (set_ecn_parameters(true, !receiver_driven, …)).
+        ...(o.receiverCc ? { ecn: { hostPorts: false } } : {}),
         trim: {
           enabled: true,
           queueBytes: q.queueBytes,

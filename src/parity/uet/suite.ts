@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseScenarioText } from '../../config/load.js';
 import { runScenario } from '../../runtime/run.js';
+import { loadMatrix } from '../../workload/matrix.js';
 import { type ReferenceExperiment, type ReferenceFile, referenceValue } from '../reference.js';
 import { judge, type MetricVerdict, type ParityMetrics, parityMetrics } from '../verdict.js';
 import { parseRefOptions } from './options.js';
@@ -38,20 +39,33 @@ export interface ExperimentOutcome {
 }
 
 /** The scenario text of one experiment, or why it cannot be written. */
-export function experimentScenario(e: ReferenceExperiment, dataDir: string): string {
+export function experimentScenario(e: ReferenceExperiment, dataDir: string, seed?: number): string {
   return parityScenarioText({
     id: e.id,
     matrix: e.matrix,
     nodes: e.nodes,
     options: parseRefOptions(e.params),
     dataDir,
+    ...(seed !== undefined ? { seed } : {}),
   });
+}
+
+/**
+ * The connection of each flow (flow ids follow the matrix's lines): messages of one reused
+ * connection (`id … msg`) share one, every other line is its own.
+ */
+function connectionsOf(e: ReferenceExperiment, dataDir: string): (flowId: number) => string {
+  const m = loadMatrix(join(dataDir, 'matrices', e.matrix));
+  const keys = m.connections.map((c, i) => (c.msg ? `id ${c.id}` : `#${i}`));
+  return (id) => keys[id] ?? `#${id}`;
 }
 
 export function runExperiment(
   e: ReferenceExperiment,
   dataDir: string,
   outRoot: string | null,
+  /** Our run's seed (default: the reference's 13); the verdict is still against its recorded run. */
+  seed?: number,
 ): ExperimentOutcome {
   const fail = (error: string): ExperimentOutcome => ({
     experiment: e,
@@ -65,7 +79,7 @@ export function runExperiment(
   let text: string;
   let scenario: ReturnType<typeof parseScenarioText>;
   try {
-    text = experimentScenario(e, dataDir);
+    text = experimentScenario(e, dataDir, seed);
     scenario = parseScenarioText(text, { file: `${e.id}.yaml`, dir: dataDir });
   } catch (err) {
     return fail(`cannot express: ${(err as Error).message.split('\n')[0]}`);
@@ -77,11 +91,11 @@ export function runExperiment(
   const t0 = performance.now();
   try {
     const out = runScenario({ scenario, runtime: 'virtual', outDir, print: null });
-    const metrics = parityMetrics(out.results);
+    const metrics = parityMetrics(out.results, connectionsOf(e, dataDir));
     return {
       experiment: e,
       metrics,
-      verdicts: judge(ref, metrics, e.targets.tailFctUs),
+      verdicts: judge(ref, metrics, e.targets.tailFctUs, e.seeds ?? []),
       error: null,
       wallS: (performance.now() - t0) / 1000,
     };

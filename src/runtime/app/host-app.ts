@@ -322,6 +322,7 @@ export class HostApp {
         srcPort: qp.srcPort,
         path: pathInfo(qp),
         initialPsn: INITIAL_PSN,
+        ...(qp.receiverCredits !== null ? { receiverCredits: qp.receiverCredits } : {}),
       });
     }
     this.active.add(flowId);

@@ -21,6 +21,8 @@ export interface PlannedQp {
   dstQpn: number;
   srcPort: number;
   path: HostPath;
+  /** The receiver pulls this QP's data with credits (UET RCCC): its network RTT; else null. */
+  receiverCredits: { networkRttNs: number } | null;
   /**
    * Flows that use this QP, in the order they are posted: static starts by (startNs, id), then
    * gated flows by id (a gated flow waits for the QP's earlier flows to start: host-app.ts).
@@ -62,6 +64,26 @@ export interface PlannedNic {
   ackEveryPackets: number;
   /** Name of the host's congestion-control algorithm. */
   cc: string;
+  /** The network RTT of its receiver credits when this host pulls what it receives (RCCC). */
+  rcccNetworkRttNs?: number | null;
+}
+
+/** What the planner needs of a host's NIC configuration. */
+export function plannedNicOf(
+  cfg: {
+    mtuBytes: number;
+    ackEveryPackets: number;
+    rccc?: { enabled: boolean; networkRttNs: number } | null;
+  },
+  cc: string,
+): PlannedNic {
+  const r = cfg.rccc ?? null;
+  return {
+    mtuBytes: cfg.mtuBytes,
+    ackEveryPackets: cfg.ackEveryPackets,
+    cc,
+    rcccNetworkRttNs: r?.enabled ? r.networkRttNs : null,
+  };
 }
 
 export interface PlanInput {
@@ -131,6 +153,7 @@ export function planRun(inp: PlanInput): RunPlan {
         paths.set(pk, path);
       }
       const { src: srcQpn, dst: dstQpn } = qpns[i];
+      const rcccRtt = nicOf(f.dst).rcccNetworkRttNs ?? null;
       qp = {
         key: f.qpKey,
         src: topo.byName.get(f.src)!,
@@ -139,6 +162,7 @@ export function planRun(inp: PlanInput): RunPlan {
         dstQpn,
         srcPort: rocev2SrcPort(srcQpn, dstQpn),
         path,
+        receiverCredits: rcccRtt === null ? null : { networkRttNs: rcccRtt },
         flowIds: [],
       };
       qps.set(f.qpKey, qp);
@@ -197,12 +221,7 @@ export function planFromSetup(setup: RunSetup): RunPlan {
     nic: (h) => {
       const p = h.ports[0];
       const base = { name: h.name, ip: h.ip, port: { rateBps: p.rateBps, mac: p.mac, peerMac: 0 } };
-      const cfg = setup.nicConfig(h, base);
-      return {
-        mtuBytes: cfg.mtuBytes,
-        ackEveryPackets: cfg.ackEveryPackets,
-        cc: setup.ccByHost.get(h.name)!.name,
-      };
+      return plannedNicOf(setup.nicConfig(h, base), setup.ccByHost.get(h.name)!.name);
     },
   });
 }

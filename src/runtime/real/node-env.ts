@@ -728,11 +728,17 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     this.dirty.length = 0;
   }
 
-  /** Lockstep: promise +∞ on every link (this node sends nothing more: it finished or stops). */
-  promiseForever(): void {
+  /**
+   * Lockstep: promise +∞ on every link (this node sends nothing more: it finished at `endNs`).
+   * The end bound it passes on is that end, never +∞: a neighbour that has not yet heard the
+   * launcher's `finish` (each process hears it at its own moment) must still stop at the end,
+   * and a +∞ bound let it run on to its horizon (a spine forwarded a pull after the last flow
+   * completed, 1 run in 7 of an RCCC incast in namespaces).
+   */
+  promiseForever(endNs: number): void {
     if (this.lockstep === null || this.closed) return;
     for (let p = 0; p < this.links.length; p++)
-      if (!this.down[p]) this.sendPromise(p, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+      if (!this.down[p]) this.sendPromise(p, Number.POSITIVE_INFINITY, endNs);
   }
 
   /**

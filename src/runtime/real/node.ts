@@ -1078,7 +1078,7 @@ export class RealNode {
     if (this.finished) return;
     this.finished = true;
     if (this.progressTimer !== null) clearInterval(this.progressTimer);
-    this.env?.promiseForever();
+    this.env?.promiseForever(endNs);
     const report = this.report(endNs);
     this.lockstep?.close();
     this.timers?.close();

@@ -19,6 +19,7 @@ import type {
   TransportName,
 } from '../../../nic/api.js';
 import { createNic } from '../../../nic/api.js';
+import type { RcccNicConfig } from '../../../nic/rccc/settings.js';
 import { resolveCc } from '../../cc/registry.js';
 import { type FirmwareEnv, nullLogger } from '../../env/env.js';
 import { createRng, type Rng } from '../../env/rng.js';
@@ -60,6 +61,8 @@ export interface BenchOptions {
   sr?: SelectiveRepeatConfig;
   /** Path policy of both NICs. */
   paths?: PathConfig;
+  /** Receiver credits (RCCC) of B: it pulls what it receives (A's QPs need `receiverCredits`). */
+  rcccB?: RcccNicConfig;
 }
 
 export const IP_A = 0x0a000001;
@@ -153,6 +156,7 @@ export function bench(o: BenchOptions = {}): Bench {
     ...(o.transport !== undefined ? { transport: o.transport } : {}),
     ...(o.sr !== undefined ? { sr: o.sr } : {}),
     ...(o.paths !== undefined ? { paths: o.paths } : {}),
+    ...(side === 'b' && o.rcccB !== undefined ? { rccc: o.rcccB } : {}),
     observer: {
       onMessageComplete: (c) => done[side].push(c),
       onRateChange: (c) => rates[side].push(c),

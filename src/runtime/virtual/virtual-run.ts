@@ -25,7 +25,7 @@ import {
   type NodeRxReport,
   pairs,
 } from '../app/node-report.js';
-import { type PlannedQp, planRun, type RunPlan } from '../app/plan.js';
+import { type PlannedQp, plannedNicOf, planRun, type RunPlan } from '../app/plan.js';
 import { EngineScheduler } from './engine-scheduler.js';
 import { createFabric, type DropFilter, type Fabric, type LinkLoss, type LinkTap } from './fabric.js';
 
@@ -185,7 +185,7 @@ export class VirtualRun {
       workload: inp.workload,
       nic: (h) => {
         const cfg = this.nicCfg.get(h.name)!;
-        return { mtuBytes: cfg.mtuBytes, ackEveryPackets: cfg.ackEveryPackets, cc: cfg.cc.name };
+        return plannedNicOf(cfg, cfg.cc.name);
       },
     });
     this.warnings.push(...this.plan.warnings);

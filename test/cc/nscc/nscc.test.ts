@@ -294,6 +294,18 @@ describe('NSCC NACKs (trimmed packets)', () => {
     expect(r.s.triggerQa).toBe(false);
   });
 
+  it("a NACK's round trip lowers base RTT and maxwnd (update_base_rtt_on_nack), unless turned off", () => {
+    const nack = { ...trimNack(MTU, false), rttNs: 10_000 } as RpEvent;
+    const on = nscc();
+    on.ev(nack);
+    expect(on.s.baseRttNs).toBe(10_000);
+    expectClose(on.s.maxWnd, 1.5 * 10_000 * 12.5);
+    const off = nscc({ baseRttFromNack: false });
+    off.ev(nack);
+    expect(off.s.baseRttNs).toBe(BASE);
+    expect(off.s.maxWnd).toBe(MAXWND);
+  });
+
   it('a timeout takes one packet off the window, not below one MTU', () => {
     const r = nscc({ cwnd: 3 * MTU });
     r.ev({ type: 'timeout' });
@@ -301,5 +313,42 @@ describe('NSCC NACKs (trimmed packets)', () => {
     r.ev({ type: 'timeout' });
     r.ev({ type: 'timeout' });
     expect(r.s.cwnd).toBe(MTU);
+  });
+
+  it('a timeout of several packets takes all of them off (the reference shrinks per packet)', () => {
+    const r = nscc({ cwnd: 10 * MTU });
+    r.ev({ type: 'timeout', packets: 3, lostBytes: 3 * MTU });
+    expect(r.s.cwnd).toBe(7 * MTU);
+    r.ev({ type: 'timeout', packets: 9, lostBytes: 9 * MTU });
+    expect(r.s.cwnd).toBe(MTU);
+  });
+});
+
+describe('NSCC in wire bytes (FlowInfo.frameBytes)', () => {
+  // The reference counts 4150-byte packets of 4086 B payload; our window counts payload.
+  const MSS = 4086;
+  const FRAME = 4150;
+  const r = MSS / FRAME;
+
+  it('scales maxwnd and the byte gains so a window holds as many packets as the reference', () => {
+    const k = nsccConstants(nsccParams.parse({ networkRttNs: 14_000 }), 100e9, MSS, 9_999, FRAME);
+    expectClose(k.payloadPerWire, r);
+    expectClose(k.fi, 5 * MSS * A * r);
+    expectClose(k.eta, 0.15 * MSS * A * r);
+    expectClose(k.alpha, (4 * MSS * A * 0.875 * r) / TARGET);
+    expect(k.adjustBytes).toBe(8 * MSS);
+    const d = nscc({}, { mtuBytes: MSS, frameBytes: FRAME });
+    // The reference's maxwnd: 1.5 × 175 000 B = 262 500 wire bytes = 63.25 packets of 4150 B.
+    expectClose(d.s.maxWnd / MSS, MAXWND / FRAME);
+    expectClose(d.s.cwnd, d.s.maxWnd);
+  });
+
+  it('a fair increase grows the window by the same fraction of a packet as the reference', () => {
+    const ours = nscc({ cwnd: 40 * MSS }, { mtuBytes: MSS, frameBytes: FRAME });
+    // 9 full packets acknowledged, delay above target: the reference accumulates fi = 5·MSS·a per
+    // acked wire byte and applies inc / cwnd once more than 8 × 4150 wire bytes were acknowledged.
+    for (let i = 0; i < 9; i++) ours.ev(ackEvent(0, { rttNs: BASE + TARGET + 1000, ackedBytes: MSS }));
+    const refCwnd = 40 * FRAME + (5 * MSS * A * 9 * FRAME) / (40 * FRAME);
+    expectClose(ours.s.cwnd / MSS, refCwnd / FRAME, 1e-9);
   });
 });
