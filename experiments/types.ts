@@ -56,7 +56,10 @@ export interface ReproCheck {
 }
 
 export interface ReproSuite {
-  /** Algorithm name as registered in src/cc (e.g. "dcqcn-plus"). */
+  /**
+   * Algorithm name as registered in src/cc (e.g. "dcqcn-plus"), or the name of a suite across
+   * algorithms (e.g. "rates", the rate sweep of every algorithm).
+   */
   algorithm: string;
   /** The algorithm's page under docs/algorithms, for the table's header. */
   spec: string;

@@ -5,6 +5,35 @@
 import type { ResolvedCc } from '../src/cc/resolve.js';
 import type { NodeFirmware } from '../src/env/env.js';
 import type { NicTrace } from '../src/env/trace.js';
+import type { PathConfig } from './paths.js';
+
+export type { PathConfig, PathPolicy } from './paths.js';
+
+/**
+ * Reliability protocol of a NIC (docs/scenario.md `nic.transport`): RoCEv2 go-back-N (today's
+ * RC), IRN-style selective repeat over RoCEv2 frames, or UET's reliable unordered delivery (RUD)
+ * with the reference simulator's ACK, NACK and RTO rules. Both ends of a QP must agree.
+ */
+export type TransportName = 'rocev2-gbn' | 'rocev2-sr' | 'uet';
+export const TRANSPORTS: readonly TransportName[] = ['rocev2-gbn', 'rocev2-sr', 'uet'];
+
+/** Selective-repeat settings (`rocev2-sr`, `uet`); docs/scenario.md names their sources. */
+export interface SelectiveRepeatConfig {
+  /**
+   * Reorder buffer, packets: the receiver holds at most this many PSNs past the cumulative ACK
+   * and the sender never has a packet further ahead in flight. A power of two.
+   */
+  windowPackets: number;
+  /** The receiver ACKs once this many payload bytes arrived since its last ACK (and at once on CE). */
+  ackBytes: number;
+  /**
+   * A packet is taken for lost (and resent) once this many later PSNs were selectively
+   * acknowledged; `bdp`: 1.5 × the QP's bandwidth-delay product in packets, at least 5 (the
+   * reference's SLEEK threshold with cwnd = BDP); null: never (only a NACK of a trimmed packet or
+   * the RTO resends).
+   */
+  reorderThresholdPackets: number | 'bdp' | null;
+}
 
 /**
  * Congestion control of a QP: the algorithm object (src/cc/types.ts CcAlgorithm) and its
@@ -53,6 +82,12 @@ export interface NicConfig {
   rateTraceCapacity?: number;
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
   trace?: NicTrace | null;
+  /** Reliability protocol; default `rocev2-gbn`. */
+  transport?: TransportName;
+  /** Selective-repeat settings of `rocev2-sr` / `uet` (ignored by go-back-N). */
+  sr?: SelectiveRepeatConfig;
+  /** Path (entropy) policy of the QPs this NIC sends on; default `ecmp`. */
+  paths?: PathConfig;
 }
 
 /** Static facts about a connection, known at QP creation (from topology and routing). */
@@ -118,6 +153,12 @@ export interface RateChange {
 
 export interface NicObserver {
   onMessageComplete(c: MessageCompletion): void;
+  /**
+   * Receiver role: `payloadBytes` of local QP `qpn` were delivered in order to the application
+   * (every transport: go-back-N as a packet is accepted, selective repeat as the cumulative ACK
+   * passes a packet, however it arrived). Never for a trimmed packet.
+   */
+  onDelivered?(qpn: number, payloadBytes: number): void;
   onRateChange?(c: RateChange): void;
 }
 
@@ -145,6 +186,38 @@ export interface HostCounters {
   outOfOrderRx: number;
   /** Data packets received again (already delivered), re-ACKed. */
   duplicateRx: number;
+  /** Payload bytes of every data packet sent (first sends and resends). */
+  dataBytesTx: number;
+  /** Payload bytes of data packets sent again (all transports). */
+  retransmittedBytes: number;
+  /** Trimmed data packets received (payload cut by a switch) and NACKed. */
+  trimmedRx: number;
+  /** Selective repeat: data packets dropped because they were past the reorder buffer. */
+  reorderOverflowRx: number;
+  /** Selective repeat: the most packets a QP's reorder buffer held at once (max over QPs). */
+  reorderMaxPackets: number;
+}
+
+/**
+ * Multipath transport statistics of a host (results.json `hosts[].multipath`, docs/results.md):
+ * only for a NIC that sprays or runs selective repeat.
+ */
+export interface MultipathStats {
+  transport: TransportName;
+  policy: PathConfig['policy'];
+  /** Entropies per QP. */
+  entropies: number;
+  /** Payload bytes sent per entropy index, summed over the host's QPs (index i of every QP). */
+  entropyTxBytes: number[];
+  dataBytesTx: number;
+  retransmittedBytes: number;
+  nackRx: number;
+  nackTx: number;
+  trimmedRx: number;
+  timeouts: number;
+  outOfOrderRx: number;
+  reorderMaxPackets: number;
+  reorderOverflowRx: number;
 }
 
 export interface Nic extends NodeFirmware {
@@ -171,6 +244,8 @@ export interface Nic extends NodeFirmware {
   rateTrace(): RateChange[];
   /** Counters bumped by the CC algorithms through `io.count`, summed over QPs. */
   ccCounters(): Record<string, number>;
+  /** Spraying and selective-repeat statistics; null under go-back-N with ecmp (today's NIC). */
+  multipath(): MultipathStats | null;
 }
 
 export { createNic } from './nic.js';

@@ -29,6 +29,8 @@ export interface CcHostPort {
   sendCnp(qp: Qp, fields: CnpPayload | undefined): void;
   /** True while the data priority is PFC-paused at this NIC. */
   dataPaused(): boolean;
+  /** Payload bytes of `qp` sent and not yet acknowledged (the transport's count). */
+  inflightBytes(qp: Qp): number;
   /** The local QP `qpn`, if it exists (NIC-wide NP hooks address QPs by number). */
   qp(qpn: number): Qp | undefined;
   /** Let the transport send what a timer hook may have unblocked. */
@@ -151,7 +153,7 @@ export class CcHost {
       },
       rateBps: () => qp.rateBps,
       windowBytes: () => qp.windowBytes,
-      inflightBytes: () => qp.nxtByte - qp.unaByte,
+      inflightBytes: () => port.inflightBytes(qp),
       paused: () => port.dataPaused(),
       count: (name, delta = 1) => this.bump(name, delta),
     };

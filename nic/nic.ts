@@ -1,40 +1,46 @@
 /**
- * The NIC firmware (sans-IO): RC queue pairs over one port, a port scheduler with strict-priority
- * control frames and round-robin paced QPs, go-back-N reliability, PFC reception; the
- * congestion-control hooks are called by the CC host (cc-host.ts, docs/cc-api.md). Time,
- * timers, randomness and the wire come only from the injected FirmwareEnv.
- *
- * The transmitter is the TxPort the switch uses too (src/port/tx-port.ts). Serialisation and
- * pacing are tracked in fractional ns (`txEndExactNs`, `nextAvailNs`) so back-to-back frames and
- * paced gaps keep their exact long-run rate; timers fire at the next integer ns.
+ * The NIC firmware (sans-IO): RC queue pairs over one port, the runtime API, data frames and the
+ * dispatch of received ones. The port scheduler (strict-priority control frames, round-robin
+ * paced QPs, the TxPort) is port-sched.ts's; reliability the transport's (gbn.ts go-back-N,
+ * sr.ts selective repeat); the entropy of each data packet paths.ts's; PFC reception
+ * pfc-rx.ts's; the congestion-control hooks are called by the CC host (cc-host.ts,
+ * docs/cc-api.md). Time, timers, randomness and the wire come only from the injected FirmwareEnv.
  */
 import type { FlowInfo, RpEvent } from '../src/cc/types.js';
-import type { FirmwareEnv, TimerId } from '../src/env/env.js';
+import type { FirmwareEnv } from '../src/env/env.js';
 import type { NicTrace } from '../src/env/trace.js';
 import { PfcPause } from '../src/port/pfc.js';
 import { Ring } from '../src/port/ring.js';
 import { TxPort } from '../src/port/tx-port.js';
-import { PSN_MASK, psnDiff } from '../src/wire/bth.js';
+import { PSN_MASK } from '../src/wire/bth.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
-import { isDataOpcode, isMessageEnd, isMessageStart, Opcode, Syndrome } from '../src/wire/opcodes.js';
-import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
+import { isDataOpcode, Opcode } from '../src/wire/opcodes.js';
+import { FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
-import { emulatedSizeBytes } from '../src/wire/size.js';
-import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup, RateChange } from './api.js';
+import type {
+  HostCounters,
+  MessageRequest,
+  MultipathStats,
+  Nic,
+  NicConfig,
+  QpSetup,
+  RateChange,
+} from './api.js';
 import { CcHost } from './cc-host.js';
-import { ackFrame, cnpFrame, copyInt, dataFrame, dataOpcode } from './frames.js';
-import { Qp, SCHED_HEAP, SCHED_NONE, SCHED_RING, type SendMsg } from './qp.js';
-import { PacingHeap } from './sched.js';
+import { cnpFrame, dataFrame, dataOpcode } from './frames.js';
+import { GoBackN, isAckFrame, psnOf } from './gbn.js';
+import { DEFAULT_PATH_COUNT, PathSelector } from './paths.js';
+import { receivePfc } from './pfc-rx.js';
+import { PortScheduler } from './port-sched.js';
+import { Qp, SCHED_HEAP } from './qp.js';
+import { SelectiveRepeat } from './sr.js';
+import type { Transport, TransportHost } from './transport.js';
 
-/** Float slack when comparing fractional-ns times computed along different paths. */
-const EPS_NS = 1e-3;
-const PRIORITIES = 8;
 /** DOCA's rate resolution (2^-20 of line rate) is our floor for a CC-requested rate. */
 const MIN_RATE_FRACTION = 2 ** -20;
 const DEFAULT_TRACE_CAPACITY = 4096;
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
-type AckEvent = Extract<RpEvent, { type: 'ack' }>;
 
 class NicImpl implements Nic {
   readonly name: string;
@@ -42,29 +48,17 @@ class NicImpl implements Nic {
   private readonly cfg: NicConfig;
   private readonly rateBps: number;
   private readonly mtu: number;
-  private readonly ackEvery: number;
 
   private readonly qps = new Map<number, Qp>();
   private readonly byRemote = new Map<string, Qp>();
-  private readonly ready = new Ring<Qp>(64);
-  private readonly pacing = new PacingHeap<Qp>();
-  /** CNPs (controlPrio) and ACK/NAKs (ackPrio): both ahead of data, CNPs first. */
-  private readonly control = new Ring<Packet>(64);
-  private readonly acks = new Ring<Packet>(64);
   private readonly ackPrio: number;
 
-  /** The port's transmitter (src/port/tx-port.ts, shared with the switch). */
-  private readonly tx: TxPort;
-  private inTrySend = false;
-  private wakeTimer: TimerId | null = null;
-  private wakeAtNs = Number.POSITIVE_INFINITY;
-  private wakeExactNs = Number.POSITIVE_INFINITY;
-  private readonly onWakeBound = () => this.onWake();
+  /** The port's frame scheduler and transmitter (port-sched.ts). */
+  private readonly port: PortScheduler;
 
   /** PFC pauses received on the port (src/port/pfc.ts, shared with the switch); every class obeys. */
   private readonly pause: PfcPause;
 
-  private ipId = 0;
   private qpOrder = 0;
   private readonly c: HostCounters = {
     cnpTx: 0,
@@ -83,6 +77,11 @@ class NicImpl implements Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    dataBytesTx: 0,
+    retransmittedBytes: 0,
+    trimmedRx: 0,
+    reorderOverflowRx: 0,
+    reorderMaxPackets: 0,
   };
   private readonly trace: Ring<RateChange>;
   private readonly traceCapacity: number;
@@ -96,14 +95,8 @@ class NicImpl implements Nic {
     bytes: 0,
     retransmit: false,
   };
-  /** Reused for every ACK, like txEv (events are only valid during the hook, cc/types.ts). */
-  private readonly ackEv: AckEvent = {
-    type: 'ack',
-    pkt: null as unknown as Packet,
-    ackedBytes: 0,
-    rttNs: null,
-    ecnEcho: false,
-  };
+  /** Reliability: sequence state, ACK/NAK, RTO and completions (gbn.ts). */
+  private readonly rel: Transport;
 
   constructor(env: FirmwareEnv, cfg: NicConfig) {
     this.env = env;
@@ -111,12 +104,21 @@ class NicImpl implements Nic {
     this.name = cfg.name;
     this.rateBps = cfg.port.rateBps;
     this.mtu = cfg.mtuBytes;
-    this.ackEvery = Math.max(1, Math.floor(cfg.ackEveryPackets));
-    this.tx = new TxPort(env, cfg.port.rateBps);
-    this.tx.onTxDone = () => this.onTxEnd();
+    const tx = new TxPort(env, cfg.port.rateBps);
     this.pause = new PfcPause(env, cfg.port.rateBps);
-    this.pause.onResume = () => this.kick();
     this.ackPrio = cfg.ackPrio ?? cfg.controlPrio;
+    this.port = new PortScheduler(
+      env,
+      tx,
+      this.pause,
+      { control: cfg.controlPrio, ack: this.ackPrio, data: cfg.dataPrio },
+      {
+        canSend: (qp) => this.rel.canSend(qp),
+        buildData: (qp) => this.buildData(qp),
+        afterDataTx: (qp, pkt, startNs) => this.afterDataTx(qp, pkt, startNs),
+        txDone: (pkt) => this.onTxDone(pkt),
+      },
+    );
     if (!(this.rateBps > 0)) throw new Error(`nic ${cfg.name}: port rate must be > 0`);
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
       throw new Error(`nic ${cfg.name}: bad MTU ${cfg.mtuBytes}`);
@@ -129,12 +131,31 @@ class NicImpl implements Nic {
         setWindow: (qp, bytes, why) => this.setQpWindow(qp, bytes, why),
         sendCnp: (qp, fields) => this.queueCnp(qp, fields),
         dataPaused: () => this.pause.paused(this.cfg.dataPrio),
+        inflightBytes: (qp) => this.rel.inflightBytes(qp),
         qp: (qpn) => this.qps.get(qpn),
-        kick: () => this.kick(),
+        kick: () => this.port.kick(),
       },
       cfg.cnpMinIntervalNs,
     );
     this.hooks = cfg.trace ?? null;
+    const host: TransportHost = {
+      env,
+      cfg,
+      mtu: this.mtu,
+      counters: this.c,
+      cc: this.cc,
+      ackPrio: this.ackPrio,
+      queueAck: (ack) => this.port.acks.push(ack),
+      reschedule: (qp) => this.port.reschedule(qp),
+      kick: () => this.port.kick(),
+    };
+    const transport = cfg.transport ?? 'rocev2-gbn';
+    if (transport === 'rocev2-gbn') this.rel = new GoBackN(host);
+    else if (transport === 'rocev2-sr' || transport === 'uet') {
+      if (cfg.sr === undefined)
+        throw new Error(`nic ${cfg.name}: transport ${transport} needs its sr settings`);
+      this.rel = new SelectiveRepeat(host, cfg.sr);
+    } else throw new Error(`nic ${cfg.name}: unknown transport ${String(transport)}`);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -174,10 +195,23 @@ class NicImpl implements Nic {
     };
     if (setup.path.linkRatesBps !== undefined) flow.linkRatesBps = setup.path.linkRatesBps;
     if (setup.path.propDelayNs !== undefined) flow.propDelayNs = setup.path.propDelayNs;
+    const paths = this.cfg.paths ?? { policy: 'ecmp', count: DEFAULT_PATH_COUNT };
+    // HPCC and MPCC read per-hop INT from consecutive ACKs: sprayed ACKs would mix the hops of
+    // different paths into one estimate, so the NIC refuses the combination.
+    if (paths.policy !== 'ecmp' && cc.features.int !== null)
+      throw new Error(
+        `nic ${this.name}: ${cc.name} reads per-hop INT and cannot run over path policy ${paths.policy}`,
+      );
+    qp.paths = new PathSelector(
+      paths,
+      setup.srcPort,
+      paths.policy === 'ecmp' ? null : this.env.rng.fork(`paths:${this.name}:${qpn}`),
+    );
+    this.rel.attach(qp);
     this.qps.set(qpn, qp);
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
     this.cc.attach(qp, cc, flow);
-    this.kick();
+    this.port.kick();
   }
 
   post(msg: MessageRequest): void {
@@ -199,8 +233,8 @@ class NicImpl implements Nic {
     });
     qp.sndMax += packets;
     qp.postedBytes += msg.bytes;
-    this.reschedule(qp);
-    this.kick();
+    this.port.reschedule(qp);
+    this.port.kick();
   }
 
   expect(msg: MessageRequest): void {
@@ -225,8 +259,9 @@ class NicImpl implements Nic {
   qpInspect(qpn: number): Record<string, number> {
     const qp = this.qps.get(qpn);
     if (qp === undefined) return {};
-    const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: qp.nxtByte - qp.unaByte };
+    const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: this.rel.inflightBytes(qp) };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
+    if (!qp.paths.fixed) qp.paths.inspect(out);
     const cc = this.cc.inspect(qp, this.env.now());
     return cc === undefined ? out : { ...out, ...cc };
   }
@@ -237,6 +272,34 @@ class NicImpl implements Nic {
 
   ccCounters(): Record<string, number> {
     return this.cc.counters();
+  }
+
+  multipath(): MultipathStats | null {
+    const transport = this.cfg.transport ?? 'rocev2-gbn';
+    const paths = this.cfg.paths ?? { policy: 'ecmp', count: DEFAULT_PATH_COUNT };
+    if (transport === 'rocev2-gbn' && paths.policy === 'ecmp') return null;
+    const entropies = paths.policy === 'ecmp' ? 1 : paths.count;
+    const load = new Array<number>(entropies).fill(0);
+    for (const qp of this.qps.values()) {
+      const b = qp.paths.sentBytes;
+      for (let i = 0; i < b.length && i < entropies; i++) load[i] += b[i];
+    }
+    const c = this.c;
+    return {
+      transport,
+      policy: paths.policy,
+      entropies,
+      entropyTxBytes: load,
+      dataBytesTx: c.dataBytesTx,
+      retransmittedBytes: c.retransmittedBytes,
+      nackRx: c.nackRx,
+      nackTx: c.nackTx,
+      trimmedRx: c.trimmedRx,
+      timeouts: c.timeouts,
+      outOfOrderRx: c.outOfOrderRx,
+      reorderMaxPackets: c.reorderMaxPackets,
+      reorderOverflowRx: c.reorderOverflowRx,
+    };
   }
 
   receive(port: number, pkt: Packet): void {
@@ -266,7 +329,7 @@ class NicImpl implements Nic {
         this.c.malformed++;
         return;
     }
-    this.kick();
+    this.port.kick();
     if (this.hooks !== null) this.hooks.rxDone(this.env.now(), pkt);
   }
 
@@ -283,7 +346,7 @@ class NicImpl implements Nic {
     // The pending gap is re-timed from the last packet's start at the new rate.
     if (qp.lastTxStartNs > Number.NEGATIVE_INFINITY) {
       qp.nextAvailNs = qp.lastTxStartNs + qp.lastTxBits * (1e9 / r);
-      if (qp.sched === SCHED_HEAP) this.pacing.update(qp);
+      if (qp.sched === SCHED_HEAP) this.port.pacing.update(qp);
     }
     this.recordRate(qp, why);
   }
@@ -294,7 +357,7 @@ class NicImpl implements Nic {
     if (w === qp.windowBytes) return;
     qp.windowBytes = w;
     this.recordRate(qp, why);
-    this.reschedule(qp);
+    this.port.reschedule(qp);
   }
 
   private recordRate(qp: Qp, why: string): void {
@@ -314,154 +377,36 @@ class NicImpl implements Nic {
 
   private queueCnp(qp: Qp, fields: CnpPayload | undefined): void {
     this.c.cnpTx++;
-    this.control.push(cnpFrame(qp.addr, this.cfg.controlPrio, fields));
+    const cnp = cnpFrame(qp.addr, this.cfg.controlPrio, fields);
+    // The entropy of the newest data packet of the QP, like the ACKs (the connection's own port
+    // when nothing sprays).
+    cnp.srcPort = qp.rxPort;
+    this.port.control.push(cnp);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // port scheduler
-
-  private canSend(qp: Qp): boolean {
-    return qp.sndNxt < qp.sndMax && (qp.windowBytes === null || qp.nxtByte - qp.unaByte < qp.windowBytes);
-  }
-
-  /** Put a QP that may have become sendable into the ready ring or the pacing heap. */
-  private reschedule(qp: Qp): void {
-    if (qp.sched !== SCHED_NONE || !this.canSend(qp)) return;
-    if (qp.nextAvailNs <= this.env.now() + EPS_NS) {
-      qp.sched = SCHED_RING;
-      this.ready.push(qp);
-    } else {
-      qp.sched = SCHED_HEAP;
-      this.pacing.push(qp);
-    }
-  }
-
-  /** Start the next frame if the port is idle (called at the end of every entry point). */
-  private kick(): void {
-    const tx = this.tx;
-    if (tx.busy) tx.noteArrival(this.env.now());
-    else if (!this.inTrySend) this.trySend(Math.max(this.env.now(), tx.txEndExactNs));
-  }
-
-  private trySend(startNs: number): void {
-    this.inTrySend = true;
-    let pkt: Packet | null = null;
-    let qp: Qp | null = null;
-    const pause = this.pause;
-    if (this.control.length > 0 && !pause.paused(this.cfg.controlPrio)) {
-      pkt = this.control.shift()!;
-    } else if (this.acks.length > 0 && !pause.paused(this.ackPrio)) {
-      pkt = this.acks.shift()!;
-    } else if (!pause.paused(this.cfg.dataPrio)) {
-      qp = this.pickQp(startNs);
-      if (qp !== null) pkt = this.buildData(qp);
-    }
-    if (pkt === null) {
-      this.inTrySend = false;
-      this.scheduleWake();
-      return;
-    }
-    this.startTx(pkt, startNs);
-    if (qp !== null) this.afterDataTx(qp, pkt, startNs);
-    // Work behind this frame (a paced QP too): after a late end-of-frame timer the next frame
-    // starts from this frame's exact end, not from the timer.
-    if (this.control.length > 0 || this.acks.length > 0 || this.ready.length > 0 || this.pacing.size > 0)
-      this.tx.workWaiting = true;
-    this.inTrySend = false;
-  }
-
-  /** Round-robin over QPs whose pacing time has come. */
-  private pickQp(startNs: number): Qp | null {
-    const limit = startNs + EPS_NS;
-    for (
-      let top = this.pacing.peek();
-      top !== undefined && top.nextAvailNs <= limit;
-      top = this.pacing.peek()
-    ) {
-      this.pacing.pop();
-      top.sched = SCHED_RING;
-      this.ready.push(top);
-    }
-    for (let qp = this.ready.shift(); qp !== undefined; qp = this.ready.shift()) {
-      qp.sched = SCHED_NONE;
-      if (!this.canSend(qp)) continue;
-      if (qp.nextAvailNs > limit) {
-        qp.sched = SCHED_HEAP;
-        this.pacing.push(qp);
-        continue;
-      }
-      return qp;
-    }
-    return null;
-  }
-
-  private startTx(pkt: Packet, startNs: number): void {
-    pkt.id = this.env.nextPacketId();
-    pkt.ipId = this.ipId;
-    this.ipId = (this.ipId + 1) & 0xffff;
-    pkt.sizeBytes = emulatedSizeBytes(pkt);
-    this.tx.begin(pkt, startNs);
-  }
-
-  private onTxEnd(): void {
-    const pkt = this.tx.finish();
+  /** A frame's last bit left the port. */
+  private onTxDone(pkt: Packet): void {
     this.c.txBytes += pkt.sizeBytes;
     if (this.hooks !== null) this.hooks.tx(this.env.now(), pkt);
     this.env.send(0, pkt);
-    if (!this.inTrySend) this.trySend(this.tx.nextStartAfterTx(this.env.now()));
-  }
-
-  /** Wake for the next paced QP; the end of a PFC pause restarts the port itself (onResume). */
-  private scheduleWake(): void {
-    if (this.pacing.size === 0 || this.pause.paused(this.cfg.dataPrio)) return;
-    const at = this.pacing.peek()!.nextAvailNs;
-    const timerAt = Math.max(Math.ceil(at - EPS_NS), this.env.now());
-    if (this.wakeTimer !== null) {
-      if (this.wakeAtNs <= timerAt) return;
-      this.env.cancelTimer(this.wakeTimer);
-    }
-    this.wakeAtNs = timerAt;
-    this.wakeExactNs = at;
-    this.wakeTimer = this.env.setTimer(timerAt, this.onWakeBound);
-  }
-
-  private onWake(): void {
-    this.wakeTimer = null;
-    this.wakeAtNs = Number.POSITIVE_INFINITY;
-    if (this.tx.busy || this.inTrySend) return;
-    // Start at the exact (fractional) instant the wake was for, so paced gaps do not drift.
-    const now = this.env.now();
-    this.trySend(Math.max(this.tx.txEndExactNs, Math.min(this.wakeExactNs, now)));
   }
 
   // -------------------------------------------------------------------------------------------
   // requester
 
-  private psnOf(qp: Qp, seq: number): number {
-    return (qp.initialPsn + seq) & PSN_MASK;
-  }
-
   private buildData(qp: Qp): Packet {
-    const seq = qp.sndNxt;
-    const m = qp.msgs[qp.txMsg];
-    const k = seq - m.startSeq;
-    const last = k === m.packets - 1;
-    const payload = last ? m.bytes - k * this.mtu : this.mtu;
-    const retransmit = seq < qp.sndHigh;
-    qp.sndNxt = seq + 1;
-    qp.nxtByte += payload;
-    if (last) qp.txMsg++;
-    if (qp.sndNxt > qp.sndHigh) qp.sndHigh = qp.sndNxt;
-    // Also ask for an ACK when this packet fills the window, or coalescing could stall the QP.
-    const fillsWindow = qp.windowBytes !== null && qp.nxtByte - qp.unaByte >= qp.windowBytes;
+    const n = this.rel.nextData(qp);
+    const m = qp.msgs[n.msg];
+    const k = n.index;
     const pkt = dataFrame(
       qp.addr,
       this.cfg.dataPrio,
       dataOpcode(m.verb, k, m.packets),
-      this.psnOf(qp, seq),
-      payload,
-      last || fillsWindow,
+      psnOf(qp, n.seq),
+      n.payloadBytes,
+      n.ackReq,
     );
+    pkt.srcPort = qp.paths.pick(n.payloadBytes, this.env.now());
     if (m.verb === 'write' && k === 0) {
       pkt.reth = {
         vaHi: Math.floor(m.startByte / 2 ** 32) >>> 0,
@@ -477,11 +422,15 @@ class NicImpl implements Nic {
       pkt.ext.txTsNs = this.env.now();
     }
     this.cc.decorateData(qp, pkt);
-    if (retransmit) this.c.retransmits++;
+    if (n.retransmit) {
+      this.c.retransmits++;
+      this.c.retransmittedBytes += n.payloadBytes;
+    }
     this.c.dataPacketsTx++;
-    if (qp.rtoDeadlineNs === Number.POSITIVE_INFINITY) this.armRto(qp);
-    this.txEv.retransmit = retransmit;
-    this.txEv.bytes = payload;
+    this.c.dataBytesTx += n.payloadBytes;
+    this.rel.dataBuilt(qp, pkt);
+    this.txEv.retransmit = n.retransmit;
+    this.txEv.bytes = n.payloadBytes;
     return pkt;
   }
 
@@ -493,157 +442,16 @@ class NicImpl implements Nic {
     ev.pkt = pkt;
     this.cc.rpEvent(qp, ev);
     ev.pkt = null as unknown as Packet;
-    this.reschedule(qp);
-  }
-
-  private armRto(qp: Qp): void {
-    if (!(this.cfg.rtoNs > 0)) return;
-    qp.rtoDeadlineNs = this.env.now() + this.cfg.rtoNs;
-    if (qp.rtoTimer === null) qp.rtoTimer = this.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
-  }
-
-  private onRtoTimer(qp: Qp): void {
-    qp.rtoTimer = null;
-    if (qp.sndUna >= qp.sndHigh || qp.rtoDeadlineNs === Number.POSITIVE_INFINITY) {
-      qp.rtoDeadlineNs = Number.POSITIVE_INFINITY;
-      return;
-    }
-    const now = this.env.now();
-    if (now < qp.rtoDeadlineNs) {
-      qp.rtoTimer = this.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
-      return;
-    }
-    this.c.timeouts++;
-    this.rewind(qp);
-    this.armRto(qp);
-    this.cc.rpEvent(qp, { type: 'timeout' });
-    this.reschedule(qp);
-    this.kick();
-  }
-
-  /** Index of the message holding sequence number `seq` (msgs.length past the last one). */
-  private msgIndexOf(qp: Qp, seq: number): number {
-    let i = qp.msgHead;
-    const msgs = qp.msgs;
-    while (i < msgs.length && msgs[i].startSeq + msgs[i].packets <= seq) i++;
-    return i;
-  }
-
-  private byteOffsetOf(qp: Qp, seq: number, i: number): number {
-    if (i >= qp.msgs.length) return qp.postedBytes;
-    const m = qp.msgs[i];
-    return m.startByte + Math.min((seq - m.startSeq) * this.mtu, m.bytes);
-  }
-
-  /** Cumulative acknowledgement up to (excluding) `seq`; returns the payload bytes newly acked. */
-  private advanceUna(qp: Qp, seq: number): number {
-    const i = this.msgIndexOf(qp, seq);
-    const byte = this.byteOffsetOf(qp, seq, i);
-    const acked = byte - qp.unaByte;
-    qp.sndUna = seq;
-    qp.unaByte = byte;
-    if (qp.sndNxt < seq) {
-      qp.sndNxt = seq;
-      qp.nxtByte = byte;
-      qp.txMsg = i;
-    }
-    if (seq >= qp.sndHigh) qp.rtoDeadlineNs = Number.POSITIVE_INFINITY;
-    else this.armRto(qp);
-    return acked;
-  }
-
-  /** Go-back-N: resend from the oldest unacknowledged packet. */
-  private rewind(qp: Qp): void {
-    if (qp.sndNxt === qp.sndUna) return;
-    qp.sndNxt = qp.sndUna;
-    qp.nxtByte = qp.unaByte;
-    qp.txMsg = this.msgIndexOf(qp, qp.sndUna);
-  }
-
-  private completeMessages(qp: Qp): void {
-    const msgs = qp.msgs;
-    while (qp.msgHead < msgs.length) {
-      const m: SendMsg = msgs[qp.msgHead];
-      if (m.startSeq + m.packets > qp.sndUna) break;
-      qp.msgHead++;
-      const now = this.env.now();
-      this.cfg.observer.onMessageComplete({
-        id: m.id,
-        qpn: qp.qpn,
-        bytes: m.bytes,
-        postNs: m.postNs,
-        completeNs: now,
-        role: 'sender',
-      });
-      this.cc.rpEvent(qp, {
-        type: 'messageComplete',
-        id: m.id,
-        bytes: m.bytes,
-        postNs: m.postNs,
-        completeNs: now,
-      });
-    }
-    if (qp.msgHead > 64 && qp.msgHead * 2 >= msgs.length) {
-      msgs.splice(0, qp.msgHead);
-      qp.txMsg -= qp.msgHead;
-      qp.msgHead = 0;
-    }
+    this.port.reschedule(qp);
   }
 
   private onAck(pkt: Packet): void {
     const qp = this.qps.get(pkt.destQp);
-    const aeth = pkt.aeth;
-    if (qp === undefined || aeth === null || pkt.opcode !== Opcode.Acknowledge) {
+    if (qp === undefined || !isAckFrame(pkt)) {
       this.c.malformed++;
       return;
     }
-    const syndrome = aeth.syndrome;
-    const rel = psnDiff(pkt.psn, this.psnOf(qp, qp.sndUna));
-    if (pkt.kind === FrameKind.Ack) {
-      if ((syndrome & 0x60) !== 0) {
-        this.c.malformed++;
-        return;
-      }
-      // BTH.PSN of an ACK is the newest PSN acknowledged.
-      const seq = qp.sndUna + rel + 1;
-      if (seq > qp.sndHigh) {
-        this.c.malformed++;
-        return;
-      }
-      this.c.ackRx++;
-      const acked = seq > qp.sndUna ? this.advanceUna(qp, seq) : 0;
-      const echo = pkt.ext?.tsEchoNs ?? null;
-      const ev = this.ackEv;
-      ev.pkt = pkt;
-      ev.ackedBytes = acked;
-      ev.rttNs = echo === null ? null : this.env.now() - echo;
-      ev.ecnEcho = pkt.becn;
-      this.cc.rpEvent(qp, ev);
-      ev.pkt = null as unknown as Packet;
-      this.completeMessages(qp);
-      this.reschedule(qp);
-      return;
-    }
-    let subtype: 'oos' | 'rnr';
-    if (syndrome === Syndrome.NakPsnSeqErr) subtype = 'oos';
-    else if ((syndrome & 0x60) === Syndrome.RnrNakBase) subtype = 'rnr';
-    else {
-      this.c.malformed++;
-      return;
-    }
-    // BTH.PSN of a NAK is the PSN the responder expects: everything before it arrived.
-    const seq = qp.sndUna + rel;
-    if (seq > qp.sndHigh) {
-      this.c.malformed++;
-      return;
-    }
-    this.c.nackRx++;
-    if (seq < qp.sndUna) return; // stale: an ACK already moved past it
-    if (seq > qp.sndUna) this.advanceUna(qp, seq);
-    this.rewind(qp);
-    this.cc.rpEvent(qp, { type: 'nack', pkt, subtype });
-    this.completeMessages(qp);
-    this.reschedule(qp);
+    this.rel.onAck(qp, pkt);
   }
 
   private onCnp(pkt: Packet): void {
@@ -678,109 +486,16 @@ class NicImpl implements Nic {
       return;
     }
     qp.ackRequested = false;
+    qp.rxPort = pkt.srcPort;
     this.cc.npData(qp, pkt);
-    const d = psnDiff(pkt.psn, qp.rxExpectedPsn);
-    if (d > 0) {
-      this.c.outOfOrderRx++;
-      if (!qp.rxNakSent) {
-        qp.rxNakSent = true;
-        this.c.nackTx++;
-        this.sendAck(qp, pkt, true, qp.rxExpectedPsn);
-      }
-      return;
-    }
-    if (d < 0) {
-      // Re-ACK every duplicate: after a timeout the requester may be window-limited on them.
-      this.c.duplicateRx++;
-      this.sendAck(qp, pkt, false, (qp.rxExpectedPsn - 1) & PSN_MASK);
-      return;
-    }
-    const start = isMessageStart(pkt.opcode);
-    const end = isMessageEnd(pkt.opcode);
-    if (start === qp.rxInMsg) {
-      // FIRST/ONLY inside a message or MIDDLE/LAST outside one: a broken requester.
-      this.c.malformed++;
-      return;
-    }
-    const now = this.env.now();
-    if (start) {
-      qp.rxInMsg = true;
-      qp.rxMsgBytes = 0;
-      qp.rxMsgFirstNs = now;
-    }
-    qp.rxMsgBytes += pkt.payloadLen;
-    this.c.rxBytes += pkt.payloadLen;
-    qp.rxExpectedPsn = (pkt.psn + 1) & PSN_MASK;
-    qp.rxNakSent = false;
-    if (pkt.ecn === Ecn.Ce) qp.rxCeSinceAck = true;
-    qp.rxAckPending++;
-    if (end) {
-      qp.rxInMsg = false;
-      qp.rxMsn = (qp.rxMsn + 1) & PSN_MASK;
-      this.completeReceive(qp, now);
-    }
-    if (pkt.ackReq || end || qp.ackRequested || qp.rxAckPending >= this.ackEvery) {
-      this.sendAck(qp, pkt, false, pkt.psn);
-    }
-  }
-
-  private completeReceive(qp: Qp, now: number): void {
-    let id = qp.rxOrdinal;
-    if (qp.expectHead < qp.expectQ.length) {
-      id = qp.expectQ[qp.expectHead++].id;
-      if (qp.expectHead > 64 && qp.expectHead * 2 >= qp.expectQ.length) {
-        qp.expectQ.splice(0, qp.expectHead);
-        qp.expectHead = 0;
-      }
-    }
-    qp.rxOrdinal++;
-    this.cfg.observer.onMessageComplete({
-      id,
-      qpn: qp.qpn,
-      bytes: qp.rxMsgBytes,
-      postNs: qp.rxMsgFirstNs,
-      completeNs: now,
-      role: 'receiver',
-    });
-  }
-
-  /** ACK or NAK about `data`: echoes its INT stack and send timestamp, ECN via BECN. */
-  private sendAck(qp: Qp, data: Packet, nak: boolean, psn: number): void {
-    const ack = ackFrame(qp.addr, this.ackPrio, nak, psn, qp.rxMsn);
-    if (!nak) {
-      ack.becn = qp.rxCeSinceAck;
-      qp.rxCeSinceAck = false;
-      qp.rxAckPending = 0;
-      this.c.ackTx++;
-    }
-    if (data.int !== null) ack.int = copyInt(data.int);
-    const ts = data.ext?.txTsNs ?? null;
-    if (ts !== null) {
-      ack.ext = createExt();
-      ack.ext.tsEchoNs = ts;
-    }
-    this.cc.decorateAck(qp, ack);
-    this.acks.push(ack);
+    this.rel.onData(qp, pkt);
   }
 
   // -------------------------------------------------------------------------------------------
   // PFC
 
   private onPfc(pkt: Packet): void {
-    const body = pkt.pfc;
-    if (body === null || !Array.isArray(body.quanta) || !Number.isInteger(body.classEnable)) {
-      this.c.malformed++;
-      return;
-    }
-    for (let p = 0; p < PRIORITIES; p++) {
-      if (((body.classEnable >> p) & 1) === 0) continue;
-      const q = body.quanta[p] ?? 0;
-      if (!Number.isInteger(q) || q < 0 || q > 0xffff) {
-        this.c.malformed++;
-        return;
-      }
-    }
-    this.pause.receive(body, this.env.now());
+    if (!receivePfc(this.pause, pkt, this.env.now())) this.c.malformed++;
   }
 }
 

@@ -8,6 +8,7 @@ import type { NpAlgorithm, NpIo, NpNicIo, RpAlgorithm, RpFeatures, RpIo } from '
 import type { TimerId } from '../src/env/env.js';
 import type { MessageRequest, QpPathInfo } from './api.js';
 import type { FrameAddr } from './frames.js';
+import type { PathSelector } from './paths.js';
 import type { HeapItem } from './sched.js';
 
 /** A posted message; packet indices are absolute (unwrapped) sequence numbers. */
@@ -82,6 +83,35 @@ export class Qp implements HeapItem {
   npIo!: NpIo;
   npTimers: (TimerId | undefined)[] = [];
 
+  // path (entropy) selection of the data this QP sends (paths.ts)
+  paths!: PathSelector;
+
+  // selective repeat (sr-tx.ts, sr-rx.ts): rings indexed by sequence number mod the window;
+  // null under go-back-N
+  /** Requester: per sequence number, SR_* state, payload bytes, last send time, source port, sends. */
+  srState: Uint8Array | null = null;
+  srBytes: Uint32Array | null = null;
+  srSentNs: Float64Array | null = null;
+  srPort: Uint16Array | null = null;
+  srSends: Uint8Array | null = null;
+  /** Packets marked lost and not yet resent, payload bytes in flight, one past the highest SACKed. */
+  srLost = 0;
+  srInflightBytes = 0;
+  srHighSacked = 0;
+  /** Lowest sequence number that may still be lost (resend scan) / not yet examined for a SACK gap. */
+  srRtxScan = 0;
+  srGapScan = 0;
+  /** Reorder threshold of this QP, packets (Infinity: off). */
+  srReorderThreshold = Number.POSITIVE_INFINITY;
+  /** Responder: per PSN past the expected one, received flag (bit 0), message start (1) and end (2); payload bytes. */
+  rxFlags: Uint8Array | null = null;
+  rxLen: Uint32Array | null = null;
+  /** Packets held out of order; payload bytes since the last ACK. */
+  rxOoo = 0;
+  rxAckBytes = 0;
+  /** Source port (entropy) of the newest data packet received: CNPs take it. */
+  rxPort = 0;
+
   // responder
   rxExpectedPsn: number;
   rxMsn = 0;
@@ -108,5 +138,6 @@ export class Qp implements HeapItem {
   ) {
     this.rateBps = lineRateBps;
     this.rxExpectedPsn = initialPsn;
+    this.rxPort = addr.srcPort;
   }
 }

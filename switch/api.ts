@@ -146,6 +146,13 @@ export interface SwitchConfig {
    */
   intMulti?: number;
   /**
+   * (optional) HPCC INT line-rate table (code → bit/s, docs/wire.md "Rate codes"): the run's one
+   * table (RunSetup.intRatesBps), which the real runtime also encodes and decodes with. Default:
+   * the table of this switch's own port rates (the ns-3 table when they are all in it). Stamping
+   * an HPCC hop of a port whose rate is not in the table throws (never snaps to another rate).
+   */
+  intRatesBps?: readonly number[];
+  /**
    * (optional) Trim data frames of the lossy priorities (those PFC does not protect) to their
    * headers when their queue is full, instead of dropping them. Default: off (drop-tail).
    */
@@ -229,4 +236,4 @@ export interface Switch extends NodeFirmware {
   readonly linkEvents: boolean;
 }
 
-export { createSwitch } from './switch.js';
+export { createSwitch, zeroSwitchCounters } from './switch.js';

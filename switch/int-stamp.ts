@@ -8,7 +8,14 @@ import type { IntHop, Packet } from '../src/wire/packet.js';
 import type { Port } from './port.js';
 import { INT_MAX_HOPS } from './validate.js';
 
-export function stampInt(port: Port, pkt: Packet, now: number, intMulti: number): void {
+/** `intMulti` and `intRatesBps`: the run's INT_MULTI and HPCC line-rate table (docs/wire.md §2.1). */
+export function stampInt(
+  port: Port,
+  pkt: Packet,
+  now: number,
+  intMulti: number,
+  intRatesBps: readonly number[],
+): void {
   const st = pkt.int!;
   const raw: IntHop = {
     lineRateBps: port.rateBps,
@@ -23,7 +30,7 @@ export function stampInt(port: Port, pkt: Packet, now: number, intMulti: number)
     // MPCC stops writing after five hops (docs/wire.md, "MPCC block"); nhop still counts.
     if (st.nhop < INT_MAX_HOPS && st.hops.length < INT_MAX_HOPS) st.hops.push(quantizeMpccHop(raw));
   } else {
-    const hop = quantizeHpccHop(raw, intMulti);
+    const hop = quantizeHpccHop(raw, intMulti, intRatesBps);
     // HPCC writes slot nhop % 5, overwriting slot 0 on the sixth hop (docs/wire.md, "INT stacks").
     const slot = st.nhop % INT_MAX_HOPS;
     if (slot < st.hops.length) st.hops[slot] = hop;

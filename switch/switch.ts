@@ -13,6 +13,7 @@
  */
 import type { FirmwareEnv } from '../src/env/env.js';
 import type { SwitchTrace } from '../src/env/trace.js';
+import { hpccRateTableOrNs3 } from '../src/wire/int-hpcc.js';
 import { isMessageEnd } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
@@ -45,6 +46,21 @@ function positiveOr(x: number | undefined, fallback: number): number {
   return x !== undefined && Number.isFinite(x) && x >= 1 ? x : fallback;
 }
 
+/** Every switch-wide counter at zero (a new switch; firmware doubles in tests). */
+export function zeroSwitchCounters(): SwitchCounters {
+  return {
+    malformed: 0,
+    unroutable: 0,
+    ttlExpired: 0,
+    bufferDrops: 0,
+    losslessDrops: 0,
+    trims: 0,
+    headerDrops: 0,
+    linkDownDrops: 0,
+    cp: {},
+  };
+}
+
 export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const nPorts = config.ports.length;
   if (nPorts === 0) throw new RangeError(`switch ${config.name}: no ports`);
@@ -65,6 +81,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
   const flowForgetAtEnd = config.activeFlowForgetAtEnd === true;
   const intOn = config.int !== false;
   const intMulti = config.intMulti ?? 1;
+  const intRatesBps = config.intRatesBps ?? hpccRateTableOrNs3(config.ports.map((p) => p.rateBps));
   const hooks: SwitchTrace | null = config.trace ?? null;
   let controlKindMask = 0;
   for (const k of config.controlKinds ?? DEFAULT_CONTROL_KINDS) controlKindMask |= 1 << k;
@@ -95,16 +112,7 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     queuePfc(ports[p], q, quanta),
   );
 
-  const counters = {
-    malformed: 0,
-    unroutable: 0,
-    ttlExpired: 0,
-    bufferDrops: 0,
-    losslessDrops: 0,
-    trims: 0,
-    headerDrops: 0,
-    linkDownDrops: 0,
-  };
+  const counters = zeroSwitchCounters();
   const cpCounters: Record<string, number> = {};
   /** Ports whose link is down: routing looks past them only while there are some. */
   let downPorts = 0;
@@ -262,7 +270,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
     if (!ecnAtEnqueue && port.ecnOn && (pkt.ecn === Ecn.Ect0 || pkt.ecn === Ecn.Ect1)) {
       maybeMark(port, pkt, q, port.queueBytesOf[q]);
     }
-    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now, intMulti);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null)
+      stampInt(port, pkt, now, intMulti, intRatesBps);
     beginTx(port, pkt, now);
   }
 
@@ -505,7 +514,8 @@ export function createSwitch(env: FirmwareEnv, config: SwitchConfig): Switch {
         maybeMark(port, pkt, q, port.queueBytesOf[q]);
       }
     }
-    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null) stampInt(port, pkt, now, intMulti);
+    if (intOn && pkt.kind === FrameKind.Data && pkt.int !== null)
+      stampInt(port, pkt, now, intMulti, intRatesBps);
     for (let i = 0; i < dequeueCps.length; i++) dequeueCps[i].onDequeue!(pkt, port.index, q);
     return pkt;
   }

@@ -19,12 +19,14 @@ local OPTION_NAMES = {
   [0x01] = "HPCC INT",
   [0x02] = "MPCC INT",
   [0x03] = "HPCC active flows",
+  [0x04] = "HPCC queue length high bits",
   [0x10] = "TX timestamp",
   [0x11] = "timestamp echo",
   [0x12] = "window",
   [0x13] = "ECN count",
   [0x14] = "CNP period",
   [0x15] = "fields",
+  [0x16] = "SACK",
   [0x20] = "meta",
   [0x21] = "arrival stamp",
   [0x22] = "train length",
@@ -37,7 +39,27 @@ local OPTION_NAMES = {
   [0x30] = "trimmed",
 }
 
-local HPCC_RATES = { [0] = "25G", [1] = "50G", [2] = "100G", [3] = "200G", [4] = "400G", [5] = "none" }
+-- HPCC INT's 3-bit rate code indexes the run's line-rate table (docs/wire.md "Rate codes"): the
+-- HPCC simulator's 25/50/100/200/400G when every switch port of the scenario runs at one of
+-- those, else the scenario's distinct switch-port rates in ascending order. The capture does not
+-- carry it: set the preference to the run's table (Gbit/s, comma-separated), e.g.
+--   tshark -o rocelab.hpcc_rates:10,40,100 ...
+local NS3_RATES = "25,50,100,200,400"
+rocelab.prefs.hpcc_rates = Pref.string("HPCC INT rate table (Gbit/s)", NS3_RATES,
+  "The run's HPCC INT line-rate table, code 0 first (docs/wire.md \"Rate codes\")")
+
+-- Code -> bit/s of the table in the preference; codes past it (and a malformed preference) give 0.
+local function hpcc_rate_bps(code)
+  local i = 0
+  for g in string.gmatch(rocelab.prefs.hpcc_rates, "[^,%s]+") do
+    if i == code then
+      local v = tonumber(g)
+      return v ~= nil and v * 1e9 or 0
+    end
+    i = i + 1
+  end
+  return 0
+end
 
 local f = {
   packets = ProtoField.uint16("rocelab.packets", "Geneve packets in datagram", base.DEC),
@@ -64,7 +86,8 @@ local f = {
   ack_seq = ProtoField.uint32("rocelab.ack_seq", "Ack: next reverse-link sequence expected", base.DEC),
   hpcc_nhop = ProtoField.uint16("rocelab.hpcc.nhop", "HPCC nhop", base.DEC),
   hpcc_hop = ProtoField.uint8("rocelab.hpcc.slot", "HPCC hop slot", base.DEC),
-  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC, HPCC_RATES),
+  hpcc_rate = ProtoField.uint8("rocelab.hpcc.rate", "Line rate code", base.DEC),
+  hpcc_rate_bps = ProtoField.double("rocelab.hpcc.rate_bps", "Line rate (bit/s, rate table preference; 0: none)"),
   hpcc_time = ProtoField.uint32("rocelab.hpcc.time_ns", "Dequeue time (ns mod 2^24)", base.DEC),
   hpcc_tx = ProtoField.uint32("rocelab.hpcc.tx_units", "Bytes sent (units of 128·multi)", base.DEC),
   hpcc_qlen = ProtoField.uint32("rocelab.hpcc.qlen_units", "Queue length (units of 80·multi)", base.DEC),
@@ -72,11 +95,18 @@ local f = {
   mpcc_qlen = ProtoField.uint32("rocelab.mpcc.qlen_bytes", "Queue length (bytes)", base.DEC),
   mpcc_flows = ProtoField.uint16("rocelab.mpcc.active_flows", "Active flows", base.DEC),
   active_flows = ProtoField.uint16("rocelab.active_flows", "Active flows (HPCC slot)", base.DEC),
+  qlen_high = ProtoField.uint16("rocelab.hpcc.qlen_high_units", "Queue length bits 17..32 (units of 80·multi · 2^17, HPCC slot)", base.DEC),
   tx_ts = ProtoField.uint64("rocelab.tx_ts_ns", "TX timestamp (ns)", base.DEC),
   ts_echo = ProtoField.uint64("rocelab.ts_echo_ns", "Timestamp echo (ns)", base.DEC),
   window = ProtoField.uint32("rocelab.window_bytes", "Window (bytes)", base.DEC),
   ecn_count = ProtoField.uint32("rocelab.ecn_count", "ECN count", base.DEC),
   cnp_period = ProtoField.uint32("rocelab.cnp_period_ns", "CNP period (ns)", base.DEC),
+  sack_last_hop = ProtoField.bool("rocelab.sack.last_hop", "Last-hop trim (NACK)", 32, nil, 0x80000000),
+  sack_ref = ProtoField.uint32("rocelab.sack.ref_psn", "Answers PSN", base.DEC, nil, 0x00ffffff),
+  sack_base = ProtoField.uint32("rocelab.sack.base_psn", "Bitmap base PSN", base.DEC),
+  sack_lo = ProtoField.uint32("rocelab.sack.bits_lo", "Bitmap base..base+31", base.HEX),
+  sack_hi = ProtoField.uint32("rocelab.sack.bits_hi", "Bitmap base+32..base+63", base.HEX),
+  sack_ooo = ProtoField.uint32("rocelab.sack.ooo", "Packets held out of order", base.DEC),
   field_name = ProtoField.string("rocelab.field.name", "Field", base.UNICODE),
   field_u32 = ProtoField.uint32("rocelab.field.u32", "Value (u32)", base.DEC),
   field_f64 = ProtoField.double("rocelab.field.f64", "Value (f64)"),
@@ -133,7 +163,9 @@ local function dissect_option(tvb, t, type, d, n)
       local r = tvb(d + 8 * i, 8)
       local w = r:le_uint64()
       local h = t:add(f.hpcc_hop, r, i)
-      h:add(f.hpcc_rate, r, w:band(7):tonumber())
+      local code = w:band(7):tonumber()
+      h:add(f.hpcc_rate, r, code)
+      h:add(f.hpcc_rate_bps, r, hpcc_rate_bps(code)):set_generated()
       h:add(f.hpcc_time, r, w:rshift(3):band(0xFFFFFF):tonumber())
       h:add(f.hpcc_tx, r, w:rshift(27):band(0xFFFFF):tonumber())
       h:add(f.hpcc_qlen, r, w:rshift(47):band(0x1FFFF):tonumber())
@@ -149,6 +181,10 @@ local function dissect_option(tvb, t, type, d, n)
     for i = 0, 4 do
       t:add(f.active_flows, tvb(d + 2 * i, 2))
     end
+  elseif type == 0x04 and n == 12 then
+    for i = 0, 4 do
+      t:add(f.qlen_high, tvb(d + 2 * i, 2))
+    end
   elseif type == 0x10 and n == 8 then
     t:add(f.tx_ts, tvb(d, 8))
   elseif type == 0x11 and n == 8 then
@@ -159,6 +195,13 @@ local function dissect_option(tvb, t, type, d, n)
     t:add(f.ecn_count, tvb(d, 4))
   elseif type == 0x14 and n == 4 then
     t:add(f.cnp_period, tvb(d, 4))
+  elseif type == 0x16 and n == 20 then
+    t:add(f.sack_last_hop, tvb(d, 4))
+    t:add(f.sack_ref, tvb(d, 4))
+    t:add(f.sack_base, tvb(d + 4, 4))
+    t:add(f.sack_lo, tvb(d + 8, 4))
+    t:add(f.sack_hi, tvb(d + 12, 4))
+    t:add(f.sack_ooo, tvb(d + 16, 4))
   elseif type == 0x15 then
     local p, e = d, d + n
     while p < e do

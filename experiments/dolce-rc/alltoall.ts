@@ -5,7 +5,8 @@
  * Latency of one iteration at one host (OSU times each rank's MPI_Alltoall call): from the host
  * posting its sends to the completion of the last of its messages, sent or received, of that
  * iteration; the mean over hosts and kept iterations. Both ranks of a host share that window,
- * since their messages belong to the same barrier group.
+ * since their messages wait at the same gate (the host's next iteration starts once its own
+ * sends of this one were acknowledged and its receives arrived).
  */
 import { join } from 'node:path';
 import { runScenario } from '../../src/runtime/run.js';

@@ -13,6 +13,7 @@ import { dolceRcPlus } from './dolce-rc-plus/index.js';
 import { hpcc } from './hpcc/index.js';
 import { mpcc } from './mpcc/index.js';
 import { none } from './none/index.js';
+import { nscc } from './nscc/index.js';
 import { rcc, rccSender } from './rcc/index.js';
 import {
   type AnyAlgorithm,
@@ -133,3 +134,4 @@ registerAlgorithm(rcc);
 registerAlgorithm(rccSender);
 registerAlgorithm(dolceRc);
 registerAlgorithm(dolceRcPlus);
+registerAlgorithm(nscc);

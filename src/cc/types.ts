@@ -36,6 +36,11 @@ export interface FlowInfo {
   linkRatesBps?: readonly number[];
   /** One-way propagation delay of the path, ns (absent when unknown). */
   propDelayNs?: number;
+  /**
+   * The receiver paces this flow with credits (RCCC: the receiver NIC's `rccc` setting), so a
+   * sender window algorithm may leave last-hop congestion to it (NSCC). Absent = no.
+   */
+  receiverCredits?: boolean;
 }
 
 /** Outputs and services available to RP hooks. */
@@ -68,18 +73,31 @@ export type RpEvent =
   | { type: 'tx'; pkt: Packet; bytes: number; retransmit: boolean }
   /**
    * ACK (possibly not advancing: `ackedBytes` 0). `rttNs` from the echoed send timestamp, when
-   * the packet carried one. `ecnEcho`: some data packet covered by this ACK arrived CE-marked
+   * the packet carried one; under the selective-repeat transports (`rocev2-sr`, `uet`) also, without
+   * one, from the send time of the packet the ACK answers (not when that packet was resent), and
+   * `ackedBytes` counts the selectively acknowledged bytes too. `pkt.srcPort` is the entropy of
+   * the data packet the ACK answers (ACKs echo it). `ecnEcho`: some data packet covered by this ACK arrived CE-marked
    * (BTH.BECN on the ACK, as native InfiniBand CC does).
    */
   | { type: 'ack'; pkt: Packet; ackedBytes: number; rttNs: number | null; ecnEcho: boolean }
-  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' }
+  /**
+   * NAK. `oos`/`rnr`: RoCEv2's PSN sequence error / receiver not ready (go-back-N). `trim`: the
+   * selective-repeat transports' NACK of a packet whose payload a switch trimmed (`rocev2-sr`,
+   * `uet`); `lastHop` when the trimming switch faced the receiver (UET's NSCC does not shrink its
+   * window for those when RCCC runs), `nackedBytes` the payload the NIC will resend (0 when the
+   * packet was already resent or acknowledged). Both are false/0 for `oos`/`rnr`.
+   */
+  | { type: 'nack'; pkt: Packet; subtype: 'oos' | 'rnr' | 'trim'; lastHop?: boolean; nackedBytes?: number }
   /** RoCEv2 CNP, with its payload (DCQCN+ period, Dolce-RC counts) in pkt.ext / pkt.bthResv7. */
   | { type: 'cnp'; pkt: Packet }
   /** Switch congestion notification (SRCC). Non-DOCA. */
   | { type: 'cnm'; pkt: Packet }
   /** A timer armed with io.setTimer fired. Non-DOCA (DOCA emulates timers on TX events). */
   | { type: 'timer'; slot: number }
-  /** Retransmission timeout of the QP (the NIC has already rewound to the oldest unacked PSN). */
+  /**
+   * Retransmission timeout of the QP: go-back-N has already rewound to the oldest unacked PSN;
+   * selective repeat has marked the timed-out packets for resending.
+   */
   | { type: 'timeout' }
   /** A message of this QP was fully acknowledged. Non-DOCA. */
   | { type: 'messageComplete'; id: number; bytes: number; postNs: number; completeNs: number };

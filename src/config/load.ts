@@ -79,6 +79,27 @@ export function parseScenarioText(text: string, opts: ParseOptions = {}): Scenar
     const top = data as Record<string, unknown>;
     for (const key of Object.keys(top)) if (key.startsWith('x-')) delete top[key];
 
+    // A variant is a list of overrides: each must be one (checked here, applied by compare).
+    const variants = top.variants;
+    if (variants !== null && typeof variants === 'object' && !Array.isArray(variants)) {
+      for (const [v, sets] of Object.entries(variants as Record<string, unknown>)) {
+        if (!Array.isArray(sets)) continue;
+        sets.forEach((o, i) => {
+          if (typeof o !== 'string') return;
+          try {
+            parseOverride(o);
+          } catch (err) {
+            const e = new ConfigError(
+              formatPath(['variants', v, i]),
+              (err as Error).message.replace(/^--set /, ''),
+            );
+            e.line = undefined;
+            throw e;
+          }
+        });
+      }
+    }
+
     const overridden: Array<Array<string | number>> = [];
     for (const o of opts.overrides ?? []) {
       const { path, value } = parseOverride(o);

@@ -3,6 +3,7 @@
  * scenario makes sense as a whole. Throws ConfigError naming the key at fault.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { checkCollectiveJobs, resolveCollective } from './collective.js';
 import { ConfigError, formatPath, suggest } from './errors.js';
 import {
   BUILTIN_CDFS,
@@ -20,6 +21,7 @@ import {
   type TrimParams,
   type WorkloadSpec,
 } from './scenario.js';
+import { checkUetCombinations, rcccSettings } from './uet.js';
 import { formatDuration, formatSize, parseRate, showValue } from './units.js';
 
 type Path = ReadonlyArray<string | number>;
@@ -305,7 +307,27 @@ function nicOverrides(o: ParsedScenario['hosts'][string]): Partial<NicParams> {
   if (o.dataPrio !== undefined) out.dataPrio = o.dataPrio;
   if (o.ackPrio !== undefined) out.ackPrio = o.ackPrio;
   if (o.controlPrio !== undefined) out.controlPrio = o.controlPrio;
+  if (o.transport !== undefined) out.transport = o.transport;
+  if (o.paths !== undefined) out.paths = o.paths;
+  if (o.reorderWindow !== undefined) out.reorderWindow = o.reorderWindow;
+  if (o.sackBytes !== undefined) out.sackBytes = o.sackBytes;
+  if (o.reorderThreshold !== undefined)
+    out.reorderThreshold = o.reorderThreshold === 'off' ? null : o.reorderThreshold;
+  if (o.rccc !== undefined) out.rccc = rcccSettings(o.rccc);
   return out;
+}
+
+/** RTO and reorder threshold of a transport when not set (docs/scenario.md names the sources). */
+function transportDefaults(
+  transport: NicParams['transport'],
+  rto: number | undefined,
+  threshold: number | 'bdp' | 'off' | undefined,
+): Pick<NicParams, 'rtoNs' | 'reorderThreshold'> {
+  return {
+    rtoNs: rto ?? (transport === 'uet' ? 100_000 : 1_000_000),
+    reorderThreshold:
+      threshold === undefined ? (transport === 'uet' ? null : 'bdp') : threshold === 'off' ? null : threshold,
+  };
 }
 
 function resolveCc(p: ParsedScenario['cc']): Record<string, CcSection> {
@@ -334,11 +356,16 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     cc: d.nic.cc,
     mtuBytes: d.nic.mtu,
     ackEvery: d.nic.ackEvery,
-    rtoNs: d.nic.rto,
     cnpIntervalNs: d.nic.cnpInterval,
     dataPrio: d.nic.dataPrio,
     ackPrio: d.nic.ackPrio ?? d.nic.controlPrio,
     controlPrio: d.nic.controlPrio,
+    transport: d.nic.transport,
+    paths: d.nic.paths,
+    reorderWindow: d.nic.reorderWindow,
+    sackBytes: d.nic.sackBytes,
+    ...transportDefaults(d.nic.transport, d.nic.rto, d.nic.reorderThreshold),
+    rccc: rcccSettings(d.nic.rccc),
   };
   const sw = {
     bufferBytes: d.switch.buffer,
@@ -346,6 +373,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     ecn: resolveEcn(d.switch.ecn),
     pfc: resolvePfc(d.switch.pfc, d.switch.buffer),
     int: d.switch.int,
+    intRates: d.switch.intRates,
     trim: resolveTrim(d.switch.trim),
   };
   for (const q of sw.pfc.priorities ?? []) {
@@ -385,7 +413,13 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
   for (const [h, o] of Object.entries(p.hosts)) {
     checkHost(h, ['hosts', h]);
     hosts[h] = nicOverrides(o);
+    if (o.transport !== undefined)
+      Object.assign(
+        hosts[h],
+        transportDefaults(o.transport, o.rto ?? d.nic.rto, o.reorderThreshold ?? d.nic.reorderThreshold),
+      );
   }
+  checkUetCombinations(nic, hosts, hostNames);
   if (sw.trim.enabled && sw.pfc.enabled) {
     // Trimming acts on lossy priorities only: a run where all data is lossless would trim nothing.
     const lossless = new Set(sw.pfc.priorities ?? [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -571,6 +605,20 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           tag,
         };
       }
+      case 'matrix': {
+        const matrixFile = isAbsolute(w.file) ? w.file : resolvePath(opts.dir, w.file);
+        if (opts.fileExists !== undefined && !opts.fileExists(matrixFile))
+          fail(at('file'), `file not found: ${w.file}`);
+        return {
+          kind: 'matrix',
+          file: w.file,
+          matrixFile,
+          hosts: expand(w.hosts, at('hosts')),
+          verb: w.verb,
+          messageBytes: w.messageSize ?? null,
+          tag,
+        };
+      }
       case 'alltoall': {
         const hs = expand(w.hosts, at('hosts'));
         if (hs.length < 2) fail(at('hosts'), `alltoall needs at least 2 hosts, got ${hs.length}`);
@@ -587,9 +635,12 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
           tag,
         };
       }
+      case 'collective':
+        return resolveCollective(w, i, { at, expand: (sel, path) => expand(sel, path), checkStart });
     }
   };
   const workload = p.workload.map(resolveWorkload);
+  checkCollectiveJobs(workload);
 
   const base =
     opts.file === null ? null : (opts.file.split(/[\\/]/).pop() ?? '').replace(/\.(ya?ml|json)$/i, '');
@@ -614,6 +665,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     hostNames,
     source: { file: opts.file, dir: opts.dir },
     ...(p.probes === undefined ? {} : { probes: resolveProbes(p.probes, topology) }),
+    ...(p.variants === undefined ? {} : { variants: p.variants }),
   };
 }
 

@@ -10,6 +10,13 @@
  * The resolved `Scenario` carries units in its names (rateBps, delayNs, sizeBytes).
  */
 import { z } from 'zod';
+import type { RcccSettings } from '../../nic/rccc/settings.js';
+import {
+  COLLECTIVE_ALGORITHMS,
+  COLLECTIVE_OPS,
+  type CollectiveAlgorithm,
+  type CollectiveOp,
+} from '../workload/collective/ops.js';
 import { duration, flowSize, fraction, integer, positiveNumber, rate, showValue, size } from './units.js';
 
 // --------------------------------------------------------------------------------------------
@@ -38,6 +45,17 @@ export interface NicParams {
   dataPrio: number;
   ackPrio: number;
   controlPrio: number;
+  /** Reliability protocol (nic/api.ts TransportName). */
+  transport: 'rocev2-gbn' | 'rocev2-sr' | 'uet';
+  /** Entropy policy of the data this host sends, and how many entropies it sprays over. */
+  paths: { policy: 'ecmp' | 'oblivious' | 'bitmap' | 'reps'; count: number };
+  /** Selective repeat: reorder buffer (packets), ACK coalescing (payload bytes), reorder threshold. */
+  reorderWindow: number;
+  sackBytes: number;
+  /** Packets, `bdp` (1.5 × the path's BDP, at least 5) or null (off: NACK and RTO only). */
+  reorderThreshold: number | 'bdp' | null;
+  /** Receiver credits (UET RCCC) for the flows this host receives (docs/algorithms/rccc.md). */
+  rccc: RcccSettings;
 }
 
 export interface EcnThresholds {
@@ -96,6 +114,12 @@ export interface SwitchParams {
   pfc: PfcConfig;
   /** Stamp INT records on packets that request them (HPCC, MPCC). */
   int: boolean;
+  /**
+   * The line-rate table HPCC INT's 3-bit rate code indexes (docs/wire.md "Rate codes"): `scenario`
+   * derives it from the scenario's distinct link rates (the ns-3 table when they are all in it);
+   * `ns3` is the HPCC simulator's fixed 25/50/100/200/400G table, and a link rate outside it is refused.
+   */
+  intRates: 'scenario' | 'ns3';
   trim: TrimParams;
 }
 
@@ -223,7 +247,7 @@ export interface PermutationWorkload {
 
 export interface PoissonWorkload {
   kind: 'poisson';
-  /** Built-in CDF name (`websearch`, `fb_hadoop`) or the path as written. */
+  /** Built-in CDF name (`websearch`, `fb_hadoop`, `cache_follower`, `data_mining`) or the path as written. */
   cdf: string;
   /** Absolute path of a CDF file; null for built-in CDFs. */
   cdfFile: string | null;
@@ -257,12 +281,55 @@ export interface AllToAllWorkload {
   tag: string | null;
 }
 
+/** A connection matrix of the UEC reference simulator (src/workload/matrix.ts). */
+export interface MatrixWorkload {
+  kind: 'matrix';
+  /** The path as written, and resolved. */
+  file: string;
+  matrixFile: string;
+  /** Node i of the matrix is hosts[i]. */
+  hosts: string[];
+  verb: Verb;
+  messageBytes: number | null;
+  tag: string | null;
+}
+
+/**
+ * One collective of a job (docs/scenario.md "kind: collective"), repeated `iterations` times;
+ * the entries of one job run one after the other in every iteration.
+ */
+export interface CollectiveWorkload {
+  kind: 'collective';
+  job: string;
+  op: CollectiveOp;
+  algorithm: CollectiveAlgorithm;
+  /** Hosts in rank order. */
+  ranks: string[];
+  /** The nccl-tests buffer size (docs/scenario.md); with `sizesBytes`, their largest row sum. */
+  sizeBytes: number;
+  /** alltoall: bytes rank i sends rank j (diagonal unused), instead of size and skew; null otherwise. */
+  sizesBytes: number[][] | null;
+  /** alltoall: destination rank k gets a share ∝ (k+1)^−skew of each rank's buffer (0: even). */
+  skew: number;
+  /** Parallel rings / trees / QP sets, each over its own QPs. */
+  channels: number;
+  /** Pipelining unit: each channel's data of a step is posted in messages of this size (null: one). */
+  chunkBytes: number | null;
+  iterations: number;
+  /** Compute time at a rank between its previous collective of the job and this one. */
+  gapNs: number;
+  startNs: number;
+  tag: string | null;
+}
+
 export type WorkloadSpec =
   | FlowsWorkload
   | IncastWorkload
   | PermutationWorkload
   | PoissonWorkload
-  | AllToAllWorkload;
+  | MatrixWorkload
+  | AllToAllWorkload
+  | CollectiveWorkload;
 export type WorkloadKind = WorkloadSpec['kind'];
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'flows',
@@ -270,8 +337,10 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   'permutation',
   'poisson',
   'alltoall',
+  'matrix',
+  'collective',
 ];
-export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
+export const BUILTIN_CDFS = ['websearch', 'fb_hadoop', 'cache_follower', 'data_mining'] as const;
 
 /** Overrides of one algorithm's parameters; validated against its own schema (cc-params.ts). */
 export interface CcSection {
@@ -334,6 +403,11 @@ export interface Scenario {
    * (docs/results.md "probes").
    */
   probes?: ScenarioProbes;
+  /**
+   * Named variants of the scenario, each a list of `key=value` overrides in `--set`'s language
+   * (`rocelab compare FILE` runs each; docs/scenario.md "variants"). Only when set.
+   */
+  variants?: Record<string, string[]>;
 }
 
 export interface ScenarioProbes {
@@ -471,25 +545,71 @@ const linkOverride = strict({
   loss: fraction().optional(),
 });
 
+const powerOfTwo = (min: number, max: number) =>
+  integer({ min, max }).refine((v) => (v & (v - 1)) === 0, { message: 'must be a power of two' });
+
+const pathsKey = () =>
+  strict({
+    policy: oneOf(['ecmp', 'oblivious', 'bitmap', 'reps'] as const).default('ecmp'),
+    // The reference simulator's path_entropy_size (uet-htsim main_uec.cpp).
+    count: powerOfTwo(1, 1 << 14).default(64),
+  });
+
 const nicKeys = {
   cc: () => name('an algorithm name'),
   mtu: () => size({ min: 64, max: 9000 }),
   ackEvery: () => integer({ min: 1 }),
   rto: () => duration(),
   cnpInterval: () => duration(),
+  transport: () => oneOf(['rocev2-gbn', 'rocev2-sr', 'uet'] as const),
+  reorderWindow: () => powerOfTwo(64, 1 << 22),
+  sackBytes: () => size(),
+  reorderThreshold: () =>
+    z.unknown().transform((v, ctx): number | 'bdp' | 'off' => {
+      if (v === 'bdp' || v === 'off') return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) return v;
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected packets (an integer ≥ 1), bdp or off, got ${showValue(v)}`,
+      });
+      return z.NEVER;
+    }),
 };
+
+/** `rccc: true`, `false` or a map of its settings (docs/algorithms/rccc.md). */
+const rcccSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { enabled: v } : v),
+  strict(
+    {
+      enabled: bool().default(true),
+      pullRate: fraction({ above: 0 }).default(0.99),
+      creditPerPull: integer({ min: 1, max: 64 }).default(4),
+      oversubscription: oneOf(['auto', 'on', 'off'] as const).default('auto'),
+    },
+    'true, false or a map like { pullRate: 0.99, creditPerPull: 4, oversubscription: auto }',
+  ),
+);
 
 const nicDefaults = strict({
   cc: nicKeys.cc().default('dcqcn'),
   mtu: nicKeys.mtu().default(1000),
   ackEvery: nicKeys.ackEvery().default(1),
-  rto: nicKeys.rto().default(1_000_000),
+  // Default 1 ms; 100 µs under transport uet (the reference's DEFAULT_UEC_RTO_MIN), set in resolve.
+  rto: nicKeys.rto().optional(),
   cnpInterval: nicKeys.cnpInterval().default(50_000),
+  transport: nicKeys.transport().default('rocev2-gbn'),
+  paths: pathsKey().default({ policy: 'ecmp', count: 64 }),
+  reorderWindow: nicKeys.reorderWindow().default(1024),
+  // The reference's UecSink::_bytes_unacked_threshold.
+  sackBytes: nicKeys.sackBytes().default(16_384),
+  // Default: bdp under rocev2-sr, off under uet (the reference's SLEEK is off by default).
+  reorderThreshold: nicKeys.reorderThreshold().optional(),
   dataPrio: prio().default(3),
   // Defaults to controlPrio (ACKs ahead of data, never starved by PFC), as the NIC does; set it
   // to dataPrio for the HPCC simulator's placement (ACKs share the data queue in switches).
   ackPrio: prio().optional(),
   controlPrio: prio().default(0),
+  rccc: rcccSchema.prefault(false),
 });
 
 const nicOverride = strict({
@@ -501,6 +621,12 @@ const nicOverride = strict({
   dataPrio: prio().optional(),
   ackPrio: prio().optional(),
   controlPrio: prio().optional(),
+  transport: nicKeys.transport().optional(),
+  paths: pathsKey().optional(),
+  reorderWindow: nicKeys.reorderWindow().optional(),
+  sackBytes: nicKeys.sackBytes().optional(),
+  reorderThreshold: nicKeys.reorderThreshold().optional(),
+  rccc: rcccSchema.optional(),
 });
 
 const ecnThresholds = {
@@ -575,6 +701,7 @@ const switchDefaults = strict({
   ecn: ecnSchema.prefault(true),
   pfc: pfcSchema.prefault(true),
   int: bool().default(true),
+  intRates: oneOf(['scenario', 'ns3'] as const).default('scenario'),
   trim: trimSchema.prefault(false),
 });
 
@@ -700,6 +827,44 @@ const workloadSchema = z.discriminatedUnion('kind', [
     verb: verb(),
     tag: text().optional(),
   }),
+  strict({
+    kind: z.literal('matrix'),
+    file: text(),
+    hosts: hostSelector().default('all'),
+    verb: verb(),
+    messageSize: size({ min: 1 }).optional(),
+    tag: text().optional(),
+  }),
+  strict({
+    kind: z.literal('collective'),
+    job: name('a job name').optional(),
+    op: oneOf(COLLECTIVE_OPS),
+    algorithm: oneOf(COLLECTIVE_ALGORITHMS).optional(),
+    ranks: hostSelector().default('all'),
+    size: size({ min: 1 }).optional(),
+    sizes: z
+      .array(z.array(size()), {
+        error: (iss) =>
+          iss.code === 'invalid_type'
+            ? `expected a list of rows of sizes, got ${showValue(iss.input)}`
+            : undefined,
+      })
+      .optional(),
+    skew: z
+      .unknown()
+      .transform((v, ctx): number => {
+        if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+        ctx.addIssue({ code: 'custom', message: `expected a number ≥ 0, got ${showValue(v)}` });
+        return z.NEVER;
+      })
+      .optional(),
+    channels: count().default(1),
+    chunk: size({ min: 1 }).optional(),
+    iterations: count().default(1),
+    start: duration().default(0),
+    gap: duration().default(0),
+    tag: text().optional(),
+  }),
 ]);
 
 const ccSections = z.record(
@@ -757,6 +922,14 @@ export const scenarioSchema = strict({
     )
     .default([]),
   workload: z.array(workloadSchema).default([]),
+  variants: z
+    .record(name('a variant name'), z.array(text()).min(1), {
+      error: (iss) =>
+        iss.code === 'invalid_type'
+          ? `expected a map of variant → list of key=value overrides, got ${showValue(iss.input)}`
+          : undefined,
+    })
+    .optional(),
   probes: strict({
     bin: duration({ min: 1 }),
     ports: z

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Nic } from '../../nic/api.js';
-import type { Switch } from '../../switch/api.js';
+import type { PortCounters, Switch } from '../../switch/api.js';
 import { Ecn, FrameKind, type Packet } from '../wire/packet.js';
 
 export const DEFAULT_QP_LABEL_CAP = 64;
@@ -276,7 +276,26 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
         if (nic === null) return;
         const c = nic.counters() as unknown as Record<string, number>;
         for (const [k, v] of Object.entries(c))
-          if (typeof v === 'number' && k !== 'pausedNs') set({ event: k }, v);
+          if (typeof v === 'number' && k !== 'pausedNs' && k !== 'reorderMaxPackets') set({ event: k }, v);
+      },
+    );
+    gaugeFrom(
+      'rocelab_host_reorder_max_packets',
+      'Selective repeat: the most packets a QP of this host held out of order at once',
+      [],
+      (set) => {
+        const nic = src.nic();
+        if (nic !== null) set({}, nic.counters().reorderMaxPackets);
+      },
+    );
+    counterFrom(
+      'rocelab_host_entropy_tx_bytes_total',
+      'Payload bytes sent per entropy index (UDP source port choice), summed over QPs; spraying hosts only',
+      ['entropy'],
+      (set) => {
+        const mp = src.nic()?.multipath() ?? null;
+        if (mp === null || mp.policy === 'ecmp') return;
+        for (const [i, b] of mp.entropyTxBytes.entries()) set({ entropy: i }, b);
       },
     );
   }
@@ -329,60 +348,47 @@ export function createNodeMetrics(src: MetricsSources): NodeMetrics {
         if (sw !== null) for (const p of portsOf()) set({ port: p }, sw.queueBytes(p));
       },
     );
-    gaugeFrom('rocelab_port_queue_max_bytes', 'Largest egress queue of the port so far', ['port'], (set) => {
-      for (const c of portCounters()) set({ port: c.port }, c.maxQueueBytes);
-    });
-    counterFrom(
-      'rocelab_port_paused_seconds_total',
-      'Time a priority of the port was paused by PFC, emulated s',
-      ['port'],
-      (set) => {
-        for (const c of portCounters()) set({ port: c.port }, c.pausedNs / 1e9);
-      },
-    );
-    counterFrom('rocelab_port_drops_total', 'Frames dropped at the port', ['port'], (set) => {
-      for (const c of portCounters()) set({ port: c.port }, c.drops + c.ingressDrops);
-    });
-    counterFrom(
-      'rocelab_port_cnm_tx_total',
-      'Congestion notifications sent for the port',
-      ['port'],
-      (set) => {
-        for (const c of portCounters()) set({ port: c.port }, c.cnmTx);
-      },
-    );
-    counterFrom(
-      'rocelab_port_trims_total',
-      'Data frames the egress port trimmed to headers',
-      ['port'],
-      (set) => {
-        for (const c of portCounters()) set({ port: c.port }, c.trims);
-      },
-    );
-    counterFrom(
-      'rocelab_port_header_drops_total',
-      'Frames dropped because the port’s header queue was full',
-      ['port'],
-      (set) => {
-        for (const c of portCounters()) set({ port: c.port }, c.headerDrops);
-      },
-    );
-    gaugeFrom(
-      'rocelab_port_header_queue_max_bytes',
-      'Largest header queue (trimmed frames) of the port so far',
-      ['port'],
-      (set) => {
-        for (const c of portCounters()) set({ port: c.port }, c.maxHeaderQueueBytes);
-      },
-    );
-    counterFrom(
-      'rocelab_port_link_down_drops_total',
-      'Frames lost because the port’s link was down',
-      ['port'],
-      (set) => {
-        for (const c of portCounters()) set({ port: c.port }, c.linkDownDrops);
-      },
-    );
+    // Series read from the firmware's per-port counters, one value per port: [gauge?, name, help, value].
+    const perPort: [boolean, string, string, (c: PortCounters) => number][] = [
+      [
+        true,
+        'rocelab_port_queue_max_bytes',
+        'Largest egress queue of the port so far',
+        (c) => c.maxQueueBytes,
+      ],
+      [
+        false,
+        'rocelab_port_paused_seconds_total',
+        'Time a priority of the port was paused by PFC, emulated s',
+        (c) => c.pausedNs / 1e9,
+      ],
+      [false, 'rocelab_port_drops_total', 'Frames dropped at the port', (c) => c.drops + c.ingressDrops],
+      [false, 'rocelab_port_cnm_tx_total', 'Congestion notifications sent for the port', (c) => c.cnmTx],
+      [false, 'rocelab_port_trims_total', 'Data frames the egress port trimmed to headers', (c) => c.trims],
+      [
+        false,
+        'rocelab_port_header_drops_total',
+        'Frames dropped because the port’s header queue was full',
+        (c) => c.headerDrops,
+      ],
+      [
+        true,
+        'rocelab_port_header_queue_max_bytes',
+        'Largest header queue (trimmed frames) of the port so far',
+        (c) => c.maxHeaderQueueBytes,
+      ],
+      [
+        false,
+        'rocelab_port_link_down_drops_total',
+        'Frames lost because the port’s link was down',
+        (c) => c.linkDownDrops,
+      ],
+    ];
+    for (const [gauge, name, help, pick] of perPort) {
+      (gauge ? gaugeFrom : counterFrom)(name, help, ['port'], (set) => {
+        for (const c of portCounters()) set({ port: c.port }, pick(c));
+      });
+    }
     gaugeFrom(
       'rocelab_link_rate_bps',
       'Current line rate of the port (a link event may change it; 0 while down), emulated bit/s',

@@ -50,7 +50,7 @@ const CONFIG = {
   view: { stroke: '#cccccc' },
 };
 
-function algColor(data: CompareData) {
+export function algColor(data: CompareData) {
   return {
     field: 'algorithm',
     type: 'nominal',
@@ -59,17 +59,17 @@ function algColor(data: CompareData) {
   };
 }
 
-interface TimeUnit {
+export interface TimeUnit {
   name: 'µs' | 'ms';
   ns: number;
 }
 
 /** µs for short spans, ms from 2 ms on, so tick labels stay short. */
-function timeUnit(maxNs: number): TimeUnit {
+export function timeUnit(maxNs: number): TimeUnit {
   return maxNs >= 2e6 ? { name: 'ms', ns: 1e6 } : { name: 'µs', ns: 1e3 };
 }
 
-const r3 = (x: number) => Number(x.toPrecision(4));
+export const r3 = (x: number) => Number(x.toPrecision(4));
 
 /** Largest `field` among rows whose `key` is `value` (0 if none). */
 function maxOf(rows: readonly Record<string, unknown>[], field: string, value: string, key = 'port'): number {
@@ -80,9 +80,9 @@ function maxOf(rows: readonly Record<string, unknown>[], field: string, value: s
 }
 
 /** A degenerate [0, 0] domain makes vega print ticks like "0.000000". */
-const atLeast1 = (x: number) => Math.max(1, x);
+export const atLeast1 = (x: number) => Math.max(1, x);
 
-function top(vl: VlSpec): VlSpec {
+export function top(vl: VlSpec): VlSpec {
   return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', config: CONFIG, ...vl };
 }
 
@@ -321,10 +321,9 @@ export function rateChart(run: RunInput, index: number): ChartSpec | null {
   };
 }
 
-type CounterKey = Exclude<
-  keyof CompareData['byAlgorithm'][string]['counters'],
-  'trims' | 'headerDrops' | 'linkDownDrops'
->;
+type Counters = CompareData['byAlgorithm'][string]['counters'];
+/** The counters every run has (the optional ones, of trimming, link events or multipath hosts, are not charted). */
+type CounterKey = { [K in keyof Counters]-?: undefined extends Counters[K] ? never : K }[keyof Counters];
 
 const COUNTERS: [CounterKey, string, number][] = [
   ['pfcPausedNs', 'PFC paused time (µs, Σ ports)', 1e3],

@@ -3,6 +3,7 @@
  * of the same scenario and seed). The HTML report embeds exactly this object, so its charts and
  * tables and this file cannot disagree. Contract: docs/results.md ("compare.json").
  */
+import type { CollectivesResult } from '../stats/collectives.js';
 import type { PortResult, RealtimeResult, Results, SummaryResult } from '../stats/results.js';
 import { type BucketRule, type BucketStats, sizeBuckets, slowdownByBucket } from './buckets.js';
 import { seriesPercentile } from './series.js';
@@ -48,6 +49,15 @@ export interface Counters {
   nackTx: number;
   retransmits: number;
   drops: number;
+  /** Hosts that spray or run selective repeat only (hosts[].multipath), so other reports keep their shape. */
+  retransmittedBytes?: number;
+  dataBytesTx?: number;
+  trimmedRx?: number;
+  outOfOrderRx?: number;
+  /** The deepest reorder buffer of any host, packets. */
+  reorderMaxPackets?: number;
+  /** The most uneven entropy load of any host: max / mean payload bytes over its entropies. */
+  entropyLoadMaxOverMean?: number;
   /** Runs that trim / have link events only (results.json `summary`), so other reports keep their shape. */
   trims?: number;
   headerDrops?: number;
@@ -82,6 +92,11 @@ export interface AlgorithmReport {
    * timeScale. Absent for virtual runs, so their compare.json is unchanged.
    */
   realtime?: RealtimeReport;
+  /**
+   * Collectives and jobs (results.json `collectives`), only when the workload has any, so other
+   * runs' compare.json is unchanged.
+   */
+  collectives?: CollectivesResult;
 }
 
 export type RealtimeReport = RealtimeResult & { timeScale: number };
@@ -153,6 +168,21 @@ function counters(r: Results): Counters {
     c.nackTx += h.nackTx;
     c.retransmits += h.retransmits;
   }
+  const mp = r.hosts.flatMap((h) => (h.multipath === undefined ? [] : [h.multipath]));
+  if (mp.length > 0) {
+    const sum = (f: (m: (typeof mp)[number]) => number) => mp.reduce((a, m) => a + f(m), 0);
+    c.dataBytesTx = sum((m) => m.dataBytesTx);
+    c.retransmittedBytes = sum((m) => m.retransmittedBytes);
+    c.trimmedRx = sum((m) => m.trimmedRx);
+    c.outOfOrderRx = sum((m) => m.outOfOrderRx);
+    c.reorderMaxPackets = Math.max(...mp.map((m) => m.reorderMaxPackets));
+    c.entropyLoadMaxOverMean = Math.max(
+      ...mp.map((m) => {
+        const total = m.entropyTxBytes.reduce((a, b) => a + b, 0);
+        return total > 0 ? Math.max(...m.entropyTxBytes) / (total / m.entropyTxBytes.length) : 0;
+      }),
+    );
+  }
   const s = r.summary;
   if (s.trims !== undefined) {
     c.trims = s.trims;
@@ -215,6 +245,7 @@ export function compareData(runs: readonly RunInput[]): CompareData {
       slowFlows: slowFlows(r),
       warnings: r.warnings,
       ...(r.realtime !== undefined ? { realtime: { timeScale: r.timeScale, ...r.realtime } } : {}),
+      ...(r.collectives !== undefined ? { collectives: r.collectives } : {}),
     };
   }
   return {

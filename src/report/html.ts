@@ -3,37 +3,23 @@
  * numbers, and the compare data as a JSON block (id="data") for tools and tests. No scripts run
  * and nothing is fetched, so it opens offline from a file.
  */
-import { formatBps, formatBytes, formatNs } from '../stats/summary-table.js';
+import { formatBps, formatNs } from '../stats/summary-table.js';
+import { bytes, esc, fixed, int, num } from './cells.js';
 import type { ChartSpec } from './charts.js';
+import { collectiveSection } from './collective-html.js';
 import type { AlgorithmReport, CompareData, SlowFlow } from './data.js';
+
+export { esc };
 
 export interface RenderedChart {
   spec: ChartSpec;
   svg: string;
 }
 
-export function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** JSON that can sit inside <script>: no "</script>" or "<!--" can be formed. */
 export function scriptJson(x: unknown): string {
   return JSON.stringify(x).replace(/</g, '\\u003c');
 }
-
-/** A number cell: exact value in data-value (read back by tests), formatted text for people. */
-function num(value: number | null, text: (v: number) => string, attrs: Record<string, string> = {}): string {
-  const a = Object.entries(attrs)
-    .map(([k, v]) => ` data-${k}="${esc(v)}"`)
-    .join('');
-  if (value === null) return `<td class="n"${a} data-value="null">–</td>`;
-  return `<td class="n"${a} data-value="${value}">${esc(text(value))}</td>`;
-}
-
-const fixed = (d: number) => (v: number) => v.toFixed(d);
-/** formatBytes, but a plain "0 B" for nothing. */
-const bytes = (v: number) => (v === 0 ? '0 B' : formatBytes(v));
-const int = (v: number) => String(v);
 
 export const STYLE = `
 :root { color-scheme: light; }
@@ -170,6 +156,12 @@ const COUNTER_ROWS: [keyof AlgorithmReport['counters'], string, (v: number) => s
   ['nackTx', 'NAKs sent', int],
   ['retransmits', 'retransmitted packets', int],
   ['drops', 'drops', int],
+  ['dataBytesTx', 'data payload sent (spraying / selective repeat hosts)', bytes],
+  ['retransmittedBytes', 'of it retransmitted', bytes],
+  ['trimmedRx', 'trimmed packets received (NACKed)', int],
+  ['outOfOrderRx', 'packets received out of order', int],
+  ['reorderMaxPackets', 'deepest reorder buffer (packets)', int],
+  ['entropyLoadMaxOverMean', 'entropy load max / mean (worst host)', fixed(2)],
   ['trims', 'trimmed packets (switches)', int],
   ['headerDrops', 'trimmed headers dropped', int],
   ['linkDownDrops', 'frames lost to failed links', int],
@@ -255,6 +247,7 @@ export function reportHtml(d: CompareData, charts: readonly RenderedChart[], gen
     .map((f) => `<code>${esc(f)}</code>`)
     .join(', ');
   const real = d.algorithms.some((a) => d.byAlgorithm[a].realtime !== undefined);
+  const collectives = d.algorithms.some((a) => d.byAlgorithm[a].collectives !== undefined);
   const realSection = real
     ? `<h2 id="realtime">Real time</h2>
 <p class="meta">How the real runtime kept emulated time (results.json <code>realtime</code>, docs/realtime.md): under lockstep the achieved dilation (real ns per emulated ns) and never a late frame; under wallclock the frames that reached firmware after their emulated arrival instant, and the pauses of the node processes (real ms).</p>
@@ -263,7 +256,7 @@ ${fig('late')}`
     : '';
   const body = `<h1>${esc(title)}</h1>
 <p class="meta">seed ${d.seed} · ${esc(d.runtime)} runtime · ${d.algorithms.length === 1 ? 'algorithm' : 'algorithms'}: <b>${d.algorithms.map(esc).join(', ')}</b>${results !== '' ? ` · results: ${results}` : ''} · ${esc(generated)}</p>
-<nav><a href="#fct">FCT slowdown</a><a href="#queues">Queues</a><a href="#rates">Rates</a><a href="#pfc">PFC &amp; notifications</a><a href="#why">Why rates dropped</a>${real ? '<a href="#realtime">Real time</a>' : ''}</nav>
+<nav><a href="#fct">FCT slowdown</a><a href="#queues">Queues</a><a href="#rates">Rates</a><a href="#pfc">PFC &amp; notifications</a><a href="#why">Why rates dropped</a>${collectives ? '<a href="#collectives">Collectives</a>' : ''}${real ? '<a href="#realtime">Real time</a>' : ''}</nav>
 <h2 id="overview">Overview</h2>
 ${summaryTable(d)}
 <h2 id="fct">FCT slowdown by flow size</h2>
@@ -281,6 +274,7 @@ ${counterTable(d)}
 <p class="meta">The slowest flows (by slowdown; unfinished flows by the slowdown they had at least) with the events that cut their rate or window and their last rate changes, from the NIC's rate trace (results.json <code>trace</code>).</p>
 ${fig('why')}
 ${d.algorithms.map((a) => slowFlowTable(a, d.byAlgorithm[a].slowFlows)).join('\n')}
+${collectiveSection(d, fig)}
 ${realSection}
 ${warnings.length > 0 ? `<h2 id="warnings">Warnings</h2><ul class="warnings">${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : ''}`;
   return page(title, body, d);

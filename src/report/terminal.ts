@@ -1,9 +1,10 @@
 /**
  * Terminal tables of a comparison (cli-table3, borderless so they read like the rest of the
- * CLI's output and copy cleanly): the summaries side by side, and FCT slowdown per flow-size
- * bucket.
+ * CLI's output and copy cleanly): the summaries side by side, FCT slowdown per flow-size
+ * bucket, and the collective jobs' bus bandwidth.
  */
 import Table from 'cli-table3';
+import type { CollectivesResult } from '../stats/collectives.js';
 import type { BucketStats } from './buckets.js';
 
 /** Three significant digits with a decimal unit: 2048600 → `2.05 MB`. */
@@ -105,3 +106,31 @@ export function formatBucketColumns(
   });
   return render(t);
 }
+
+/** Jobs down; per run the job's mean busbw and its mean iteration time against the ideal. */
+export function formatCollectiveColumns(
+  runs: readonly { cc: string; collectives: CollectivesResult | undefined }[],
+): string {
+  const t = new Table({
+    ...PLAIN,
+    head: ['job', ...runs.map((r) => `${r.cc} busbw (mean CCT, ×ideal)`)],
+    colAligns: ['left', ...runs.map(() => 'right' as const)],
+  });
+  const jobs = [...new Set(runs.flatMap((r) => r.collectives?.jobs.map((j) => j.job) ?? []))];
+  for (const job of jobs)
+    t.push([
+      job,
+      ...runs.map((r) => {
+        const j = r.collectives?.jobs.find((x) => x.job === job);
+        if (j === undefined || j.busbwBps === null || j.meanCctNs === null || j.ratio === null) return '—';
+        return `${short(j.busbwBps, 'bit/s', DECIMAL)} (${short(j.meanCctNs / 1e9, 's', MILLI)}, ×${j.ratio.toFixed(3)})`;
+      }),
+    ]);
+  return render(t);
+}
+
+const MILLI: [string, number][] = [
+  ['', 1],
+  ['m', 1e-3],
+  ['µ', 1e-6],
+];

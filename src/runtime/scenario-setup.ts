@@ -17,6 +17,7 @@ import { hostPath } from '../topology/path.js';
 import { computeRoutes, type Routes } from '../topology/routing.js';
 import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
+import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
 import { switchTrimConfig } from './trim-setup.js';
 
 export interface RunSetup {
@@ -31,6 +32,11 @@ export interface RunSetup {
    * encodes and decodes the stack with it (docs/wire.md "INT stacks"); 1 when no host reads HPCC INT.
    */
   intMulti: number;
+  /**
+   * HPCC INT's line-rate table of the run (code → bit/s): switches stamp with it and the real
+   * runtime encodes and decodes the stack with it (docs/wire.md "Rate codes").
+   */
+  intRatesBps: readonly number[];
   nicConfig(node: TopologyNode, base: Pick<NicConfig, 'name' | 'ip' | 'port'>): Omit<NicConfig, 'observer'>;
   switchConfig(
     node: TopologyNode,
@@ -49,6 +55,38 @@ export interface SetupOptions {
    * built by the algorithm (`cp.build`).
    */
   cpFactories?: Record<string, SwitchCpFactory>;
+}
+
+/**
+ * Both ends of a flow must run the same transport (a go-back-N responder drops what a selective
+ * sender sprays ahead), and an algorithm that reads per-hop INT from consecutive ACKs (HPCC,
+ * MPCC) cannot run over spraying: the ACKs of one QP would carry the hops of different paths.
+ */
+function checkTransports(
+  s: Scenario,
+  flows: readonly { src: string; dst: string }[],
+  ccByHost: ReadonlyMap<string, CcSpec>,
+): void {
+  for (const f of flows) {
+    const a = nicFor(s, f.src).transport;
+    const b = nicFor(s, f.dst).transport;
+    if (a !== b)
+      throw new ConfigError(
+        'defaults.nic.transport',
+        `flow ${f.src} -> ${f.dst} joins transport ${a} to ${b}; both ends of a flow must agree`,
+      );
+  }
+  for (const [host, cc] of ccByHost) {
+    const policy = nicFor(s, host).paths.policy;
+    if (policy === 'ecmp') continue;
+    const f = cc.algorithm.rp.features;
+    const int = (typeof f === 'function' ? f(cc.params) : f).int;
+    if (int !== null)
+      throw new ConfigError(
+        'defaults.nic.paths',
+        `${host} runs ${cc.name}, which reads per-hop INT from consecutive ACKs; it cannot spray (policy ${policy}): use ecmp`,
+      );
+  }
 }
 
 /** Rethrow the library's own input errors as ConfigError (exit 2, one line). */
@@ -194,30 +232,6 @@ function requestedActiveFlows(
   };
 }
 
-/**
- * The one INT_MULTI of a run. It is a property of the wire, not of a host: every algorithm that
- * reads the HPCC INT layout must decode with the multiplier the switches stamp with, so hosts
- * whose algorithms ask for different ones (or for one below 1, which no wire unit can be) are
- * refused rather than one of them being reinterpreted.
- */
-function runIntMulti(ccByHost: Map<string, CcSpec>): number {
-  const askedBy = new Map<number, string>();
-  for (const c of new Set(ccByHost.values())) {
-    const f = c.algorithm.rp.features;
-    if ((typeof f === 'function' ? f(c.params) : f).int !== 'hpcc') continue;
-    const v = (c.params as { intMulti?: unknown }).intMulti;
-    const multi = typeof v === 'number' ? v : 1;
-    if (!(Number.isInteger(multi) && multi >= 1))
-      throw new ConfigError(`cc.${c.name}.intMulti`, `must be an integer >= 1, got ${multi}`);
-    if (!askedBy.has(multi)) askedBy.set(multi, c.name);
-  }
-  if (askedBy.size > 1) {
-    const asks = [...askedBy].map(([m, name]) => `${name} ${m}`).join(', ');
-    throw new ConfigError('cc', `hosts read HPCC INT with different intMulti (${asks}); a run has one`);
-  }
-  return askedBy.size === 1 ? [...askedBy.keys()][0] : 1;
-}
-
 export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup {
   return asConfigError(() => {
     const s = scenario;
@@ -244,6 +258,8 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     // A cc section for an algorithm no host runs is still checked, so typos do not pass silently.
     for (const name of Object.keys(s.cc)) ccSpec(name);
     const intMulti = runIntMulti(ccByHost);
+    const intRatesBps = runIntRates(s, topo, ccByHost);
+    checkIntQueueRange(s, ccByHost, intMulti);
     const cp: SwitchCpFactory[] = [];
     const cpNames = new Set<string>();
     for (const name of [...new Set([...ccByHost.values()].map((c) => c.name))].sort()) {
@@ -261,6 +277,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
         });
       cp.push(f);
     }
+    checkTransports(s, workload.flows, ccByHost);
     const activeFlows = requestedActiveFlows(s, topo, routes, workload, ccByHost);
     const flowWindowNs = activeFlows.windowNs;
     const flowMinBytes = activeFlows.minBytes;
@@ -272,10 +289,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
     const flowCounterNeeded =
       flowWindowNs !== undefined ||
       cp.length > 0 ||
-      [...new Set(ccByHost.values())].some((c) => {
-        const f = c.algorithm.rp.features;
-        return (typeof f === 'function' ? f(c.params) : f).int === 'mpcc';
-      });
+      [...new Set(ccByHost.values())].some((c) => intLayoutOf(c) === 'mpcc');
 
     const sw = s.defaults.switch;
     const trim = switchTrimConfig(s, topo, routes);
@@ -299,6 +313,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       workload,
       ccByHost,
       intMulti,
+      intRatesBps,
       nicConfig(node, base) {
         const n = nicFor(s, node.name);
         return {
@@ -311,6 +326,13 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           controlPrio: n.controlPrio,
           cc: ccByHost.get(node.name)!,
           cnpMinIntervalNs: n.cnpIntervalNs,
+          transport: n.transport,
+          paths: n.paths,
+          sr: {
+            windowPackets: n.reorderWindow,
+            ackBytes: n.sackBytes,
+            reorderThresholdPackets: n.reorderThreshold,
+          },
         };
       },
       switchConfig(node, base) {
@@ -343,6 +365,7 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
           ecmpSeed: node.index + 1,
           int: sw.int,
           intMulti,
+          intRatesBps,
           ...(flowWindowNs !== undefined ? { activeFlowWindowNs: flowWindowNs } : {}),
           ...(flowMinBytes !== undefined ? { activeFlowMinBytes: flowMinBytes } : {}),
           ...(flowForgetAtEnd ? { activeFlowForgetAtEnd: true } : {}),

@@ -46,6 +46,23 @@ export const hostResultSchema = z.strictObject({
   nackTx: nonNegInt,
   retransmits: nonNegInt,
   rxBytes: z.number().nonnegative(),
+  multipath: z
+    .strictObject({
+      transport: z.string(),
+      policy: z.string(),
+      entropies: nonNegInt,
+      entropyTxBytes: z.array(z.number().nonnegative()),
+      dataBytesTx: z.number().nonnegative(),
+      retransmittedBytes: z.number().nonnegative(),
+      nackRx: nonNegInt,
+      nackTx: nonNegInt,
+      trimmedRx: nonNegInt,
+      timeouts: nonNegInt,
+      outOfOrderRx: nonNegInt,
+      reorderMaxPackets: nonNegInt,
+      reorderOverflowRx: nonNegInt,
+    })
+    .optional(),
 });
 
 export const flowTraceSchema = z.strictObject({
@@ -158,6 +175,63 @@ export const resultsSchema = z.strictObject({
           cnmRx: z.array(nonNegInt),
           senderState: z.record(z.string(), z.array(z.number().nullable())).optional(),
           receiverState: z.record(z.string(), z.array(z.number().nullable())).optional(),
+        }),
+      ),
+    })
+    .optional(),
+  /** Only when the workload has collectives (docs/results.md "collectives"). */
+  collectives: z
+    .strictObject({
+      ops: z.array(
+        z.strictObject({
+          job: z.string(),
+          iteration: nonNegInt,
+          entry: nonNegInt,
+          op: z.string(),
+          algorithm: z.string(),
+          ranks: nonNegInt,
+          sizeBytes: nonNegInt,
+          startNs: nonNegInt,
+          endNs: nonNegInt.nullable(),
+          cctNs: nonNegInt.nullable(),
+          algbwBps: nonNegInt.nullable(),
+          busbwBps: nonNegInt.nullable(),
+          idealNs: nonNegInt,
+          ratio: z.number().nonnegative().nullable(),
+        }),
+      ),
+      jobs: z.array(
+        z.strictObject({
+          job: z.string(),
+          ops: nonNegInt,
+          iterations: nonNegInt,
+          completedIterations: nonNegInt,
+          meanCctNs: nonNegInt.nullable(),
+          p99CctNs: nonNegInt.nullable(),
+          busbwBps: nonNegInt.nullable(),
+          idealNs: nonNegInt,
+          ratio: z.number().nonnegative().nullable(),
+        }),
+      ),
+      slowest: z.array(
+        z.strictObject({
+          job: z.string(),
+          iteration: nonNegInt,
+          host: z.string(),
+          rank: nonNegInt,
+          sends: z.array(
+            z.tuple([nonNegInt, nonNegInt, z.string(), nonNegInt, nonNegInt.nullable(), nonNegInt]),
+          ),
+        }),
+      ),
+      fabricLinks: z.array(
+        z.strictObject({
+          node: z.string(),
+          port: nonNegInt,
+          peer: z.string(),
+          rateBps: z.number().positive(),
+          txBytes: z.number().nonnegative(),
+          utilisation: z.number().nonnegative(),
         }),
       ),
     })

@@ -4,8 +4,10 @@
  * byte-identical and diffs between runs stay readable. Field meanings: docs/results.md.
  */
 
+import type { MultipathStats } from '../../nic/api.js';
 import type { ProbeResults } from '../probe/probe.js';
 import { jainIndex, percentileSorted } from './aggregate.js';
+import type { CollectivesResult } from './collectives.js';
 import { slowdown } from './fct.js';
 import { buildTrace, type FlowRateLog, type FlowTraceResult } from './trace.js';
 
@@ -52,7 +54,12 @@ export interface HostResult {
   nackTx: number;
   retransmits: number;
   rxBytes: number;
+  /** Only for a host that sprays or runs selective repeat (docs/results.md "multipath"). */
+  multipath?: HostMultipathResult;
 }
+
+/** Spraying and selective repeat at one host (docs/results.md `hosts[].multipath`). */
+export type HostMultipathResult = MultipathStats;
 
 export type SeriesPoints = [number, number][];
 
@@ -99,6 +106,8 @@ export interface Results {
   realtime?: RealtimeResult;
   /** Time bins of the scenario's `probes` key, only when it has one (docs/results.md "probes"). */
   probes?: ProbeResults;
+  /** Collectives and jobs, only when the workload has any (docs/results.md "collectives"). */
+  collectives?: CollectivesResult;
 }
 
 export interface RealtimeResult {
@@ -266,6 +275,7 @@ export function buildResults(inp: ResultsInput): Results {
       nackTx: h.nackTx,
       retransmits: h.retransmits,
       rxBytes: h.rxBytes,
+      ...(h.multipath !== undefined ? { multipath: h.multipath } : {}),
     })),
     series: inp.series,
     trace: buildTrace(
@@ -349,6 +359,12 @@ export function serializeResults(r: Results): string {
     const p = r.probes;
     lines.push(
       `  "probes": {\n    "binNs": ${num(p.binNs)},\n    "bins": ${num(p.bins)},\n    "ports": ${list(p.ports.map(rec), '    ')},\n    "flows": ${list(p.flows.map(rec), '    ')}\n  }`,
+    );
+  }
+  if (r.collectives !== undefined) {
+    const c = r.collectives;
+    lines.push(
+      `  "collectives": {\n    "ops": ${list(c.ops.map(rec), '    ')},\n    "jobs": ${list(c.jobs.map(rec), '    ')},\n    "slowest": ${list(c.slowest.map(rec), '    ')},\n    "fabricLinks": ${list(c.fabricLinks.map(rec), '    ')}\n  }`,
     );
   }
   return `{\n${lines.join(',\n')}\n}\n`;

@@ -60,6 +60,7 @@ export function formatSummaryTable(r: Results, extra: Record<string, string> = {
     ['max switch queue', formatBytes(s.maxQueueBytes)],
     ['PFC pauses sent', String(s.pfcPauseTx)],
     ['drops', String(s.drops)],
+    ...multipathRows(r),
     ...(s.trims !== undefined
       ? ([['trimmed / headers dropped', `${s.trims} / ${s.headerDrops ?? 0}`]] as [string, string][])
       : []),
@@ -72,6 +73,25 @@ export function formatSummaryTable(r: Results, extra: Record<string, string> = {
   let out = t.toString();
   if (r.warnings.length > 0) out += `\nwarnings:\n${r.warnings.map((w) => `  - ${w}`).join('\n')}`;
   return `${out}\n`;
+}
+
+/** Spraying / selective-repeat rows, when some host has them (hosts[].multipath). */
+function multipathRows(r: Results): [string, string][] {
+  const mp = r.hosts.flatMap((h) => (h.multipath === undefined ? [] : [h.multipath]));
+  if (mp.length === 0) return [];
+  const sent = mp.reduce((a, m) => a + m.dataBytesTx, 0);
+  const resent = mp.reduce((a, m) => a + m.retransmittedBytes, 0);
+  const pct = sent > 0 ? ` (${((100 * resent) / sent).toFixed(2)} % of data sent)` : '';
+  const transports = [...new Set(mp.map((m) => `${m.transport}/${m.policy}`))].join(', ');
+  return [
+    ['transport / paths', transports],
+    ['retransmitted', `${formatBytes(resent)}${pct}`],
+    [
+      'NACKs / trimmed rx',
+      `${mp.reduce((a, m) => a + m.nackRx, 0)} / ${mp.reduce((a, m) => a + m.trimmedRx, 0)}`,
+    ],
+    ['max reorder depth', `${Math.max(...mp.map((m) => m.reorderMaxPackets))} packets`],
+  ];
 }
 
 /** Several runs side by side (rocelab compare): one row per run. */

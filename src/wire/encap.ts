@@ -33,6 +33,7 @@ import type { Packet } from './packet.js';
 import { emulatedSizeBytes } from './size.js';
 import {
   applyActiveFlows,
+  applyQlenHigh,
   applyTelemetryOption,
   OptionType,
   ROCELAB_OPTION_CLASS,
@@ -49,6 +50,11 @@ export interface EncapsulateOptions extends EncodeOptions {
   vni: number;
   /** HPCC INT_MULTI (units of 128·multi and 80·multi bytes); both ends must agree. Default 1. */
   intMulti?: number;
+  /**
+   * HPCC INT line-rate table (code → bit/s, src/wire/int-hpcc-rates.ts); both ends must agree.
+   * Default the ns-3 table. A hop whose rate has no code throws WireEncodeError.
+   */
+  intRatesBps?: readonly number[];
   /** Emulated arrival instant to stamp (option ArrivalTs, Geneve only); none when absent. */
   arrivalNs?: number;
   /** Datagram sequence number of the link (option LinkSeq, u32); none when absent. */
@@ -67,6 +73,8 @@ export interface PromiseTrailer {
 
 export interface DecapsulateOptions extends DecodeOptions {
   intMulti?: number;
+  /** HPCC INT line-rate table, as for encapsulate. */
+  intRatesBps?: readonly number[];
   /** Datagrams longer than this are 'oversized' (default MAX_DATAGRAM_BYTES). */
   maxDatagramBytes?: number;
 }
@@ -173,7 +181,7 @@ export function readArrivalNs(buf: Uint8Array): number | null {
  * WireEncodeError beyond what Geneve can hold. For TrainWriter, which sizes before it writes.
  */
 export function packetOptionsBytes(pkt: Packet, opts: EncapsulateOptions): number {
-  const n = telemetryOptionsBytes(pkt) + runtimeOptionsBytes(opts);
+  const n = telemetryOptionsBytes(pkt, opts.intMulti ?? 1, opts.intRatesBps) + runtimeOptionsBytes(opts);
   if (n > GENEVE_MAX_OPTIONS_BYTES) {
     throw new WireEncodeError(
       `packet ${pkt.id} needs ${n} bytes of Geneve options, more than the ${GENEVE_MAX_OPTIONS_BYTES} Geneve allows (too many ext.fields?)`,
@@ -206,7 +214,7 @@ export function encapsulateSized(
 ): number {
   writeGeneveHeader(buf, off, optBytes, opts.vni, EtherType.TransparentEthernet);
   const runtimeEnd = writeRuntimeOptions(buf, off + GENEVE_HEADER_BYTES, opts);
-  const innerOff = writeTelemetryOptions(pkt, buf, runtimeEnd, opts.intMulti ?? 1);
+  const innerOff = writeTelemetryOptions(pkt, buf, runtimeEnd, opts.intMulti ?? 1, opts.intRatesBps);
   return innerOff - off + encodeFrameInto(pkt, buf, innerOff, opts);
 }
 
@@ -354,14 +362,25 @@ export function decapsulateAt(
   const inner = decodeFrame(buf.subarray(optEnd, end), opts);
   if ('code' in inner) return shifted(inner, optEnd - start);
   const multi = opts.intMulti ?? 1;
+  const rates = opts.intRatesBps;
   let activeFlowsOff = -1;
+  let qlenHighOff = -1;
   for (let p = start + GENEVE_HEADER_BYTES; p < optEnd; ) {
     const dataBytes = (buf[p + 3] & 0x1f) * 4;
     if (((buf[p] << 8) | buf[p + 1]) === ROCELAB_OPTION_CLASS) {
       const type = buf[p + 2];
-      const err = applyTelemetryOption(inner, type, buf, p + GENEVE_OPTION_HEADER_BYTES, dataBytes, multi);
+      const err = applyTelemetryOption(
+        inner,
+        type,
+        buf,
+        p + GENEVE_OPTION_HEADER_BYTES,
+        dataBytes,
+        multi,
+        rates,
+      );
       if (err !== null) return start === 0 ? err : shifted(err, -start);
       if (type === OptionType.HpccActiveFlows) activeFlowsOff = p + GENEVE_OPTION_HEADER_BYTES;
+      else if (type === OptionType.HpccQlenHigh) qlenHighOff = p + GENEVE_OPTION_HEADER_BYTES;
       else if (type === OptionType.ArrivalTs && dataBytes === 8 && meta !== undefined) {
         const v = readF64(buf, p + GENEVE_OPTION_HEADER_BYTES);
         meta.arrivalNs = Number.isFinite(v) ? v : null;
@@ -370,6 +389,7 @@ export function decapsulateAt(
     p += GENEVE_OPTION_HEADER_BYTES + dataBytes;
   }
   if (activeFlowsOff >= 0) applyActiveFlows(inner, buf, activeFlowsOff);
+  if (qlenHighOff >= 0) applyQlenHigh(inner, buf, qlenHighOff, multi);
   inner.sizeBytes = emulatedSizeBytes(inner);
   return inner;
 }

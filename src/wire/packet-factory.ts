@@ -136,5 +136,6 @@ export function createExt(): PacketExt {
     cnpPeriodNs: null,
     ecnCount: null,
     fields: null,
+    sack: null,
   };
 }

@@ -108,6 +108,24 @@ export interface PfcBody {
 }
 
 /**
+ * Selective-ACK information of the `rocev2-sr` and `uet` transports (docs/wire.md §3, option 0x16),
+ * on an ACK (SACK) or a NAK (NACK of a trimmed packet). The cumulative acknowledgement stays the
+ * BTH PSN, as in a RoCEv2 ACK (newest PSN acknowledged) or NAK (PSN expected).
+ */
+export interface SackInfo {
+  /** PSN of the data packet this ACK/NAK answers (the NACKed packet; the sender's RTT sample). */
+  refPsn: number;
+  /** First PSN of the bitmap: bit i set = PSN basePsn + i arrived (bits 0-31 in bitsLo, 32-63 in bitsHi). */
+  basePsn: number;
+  bitsLo: number;
+  bitsHi: number;
+  /** Data packets the receiver holds out of order (its reorder-buffer depth). */
+  oooPackets: number;
+  /** NAK of a trimmed packet whose trimming switch faced this receiver (Packet.trimLastHop). */
+  lastHop: boolean;
+}
+
+/**
  * Extension fields some algorithms need that RoCEv2 has no field for. They travel in Geneve
  * option TLVs on the real wire (docs/wire.md) and count toward the emulated size.
  * Every field is always present; `null`/0 means "not carried".
@@ -125,6 +143,8 @@ export interface PacketExt {
   ecnCount: number | null;
   /** Free-form per-algorithm fields (Dolce-RC+ message fields, RCC-sender feedback, ...). */
   fields: Record<string, number> | null;
+  /** Selective-ACK / NACK information (rocev2-sr, uet transports). */
+  sack: SackInfo | null;
 }
 
 export interface Packet {

@@ -25,6 +25,8 @@ export const ETH_MIN_FRAME_BYTES = 60;
 export const HPCC_INT_BYTES = 42;
 export const MPCC_INT_BYTES = 32;
 export const CNM_BODY_BYTES = 56;
+/** Selective-ACK information (docs/wire.md §3 option 0x16). */
+export const SACK_BYTES = 20;
 
 /** Telemetry bytes carried outside the standard frame (Geneve options on the real wire). */
 export function telemetryBytes(pkt: Packet): number {
@@ -37,6 +39,7 @@ export function telemetryBytes(pkt: Packet): number {
     if (ext.windowBytes !== null) n += 4;
     if (ext.ecnCount !== null) n += 4;
     if (ext.fields !== null) n += 4 * Object.keys(ext.fields).length;
+    if (ext.sack !== null) n += SACK_BYTES;
     // cnpPeriodNs rides in the CNP's reserved payload bytes: no extra bytes.
   }
   return n;

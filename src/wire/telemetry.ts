@@ -26,12 +26,22 @@ import {
   GENEVE_OPTION_HEADER_BYTES,
   writeGeneveOptionHeader,
 } from './geneve.js';
-import { decodeHpccInt, encodeHpccInt, HPCC_MAX_HOPS } from './int-hpcc.js';
+import {
+  addHpccQlenHigh,
+  decodeHpccInt,
+  encodeHpccInt,
+  HPCC_MAX_HOPS,
+  hpccQlenHighUnits,
+  hpccRateCode,
+  NS3_HPCC_RATES_BPS,
+} from './int-hpcc.js';
 import { decodeMpccInt, encodeMpccInt, MPCC_INT_BYTES } from './int-mpcc.js';
-import { FrameKind, type Packet, type PacketExt } from './packet.js';
+import { FrameKind, type IntStack, type Packet, type PacketExt } from './packet.js';
 import { createExt } from './packet-factory.js';
 
 export const ROCELAB_OPTION_CLASS = 0xfff0;
+/** Data bytes of the SACK option (OptionType.Sack); also what a SACK adds to the emulated size. */
+export const SACK_DATA_BYTES = 20;
 
 export const OptionType = {
   /** HPCC INT stack, 42 bytes (docs/wire.md §2.1 HPCC layout) + 2 zero bytes. */
@@ -40,6 +50,12 @@ export const OptionType = {
   MpccInt: 0x02,
   /** Per-slot active-flow counts for an HPCC stack: 5 × u16 + 2 zero bytes. */
   HpccActiveFlows: 0x03,
+  /**
+   * Per-slot queue-length units above the hop word's 17 bits for an HPCC stack (bits 17..32 of
+   * qlen in 80·multi units): 5 × u16 + 2 zero bytes, only when one is non-zero (a queue over
+   * 10.5 MB at INT_MULTI 1, which the simulator's 17-bit field wraps).
+   */
+  HpccQlenHigh: 0x04,
   /** PacketExt.txTsNs: u64 ns. */
   TxTs: 0x10,
   /** PacketExt.tsEchoNs: u64 ns. */
@@ -52,6 +68,12 @@ export const OptionType = {
   CnpPeriod: 0x14,
   /** PacketExt.fields: entries { nameLen u8 ≥ 1, name UTF-8, tag u8 (0 u32, 1 f64), value }, zero-padded. */
   Fields: 0x15,
+  /**
+   * PacketExt.sack (selective repeat): refPsn u32 (bit 31 last-hop flag, bits 24-30 zero, PSN in
+   * 0-23) · basePsn u32 (PSN in bits 0-23) · bitmap u32 PSNs base..base+31 (bit i = base + i) ·
+   * bitmap u32 base+32..base+63 · out-of-order packets u32. 20 bytes.
+   */
+  Sack: 0x16,
   /** Emulator metadata: prio u8, 3 zero bytes, packet id u64. Only when not derivable. */
   Meta: 0x20,
   /**
@@ -103,6 +125,8 @@ export const OptionType = {
 
 const HPCC_DATA_BYTES = 44;
 const ACTIVE_FLOWS_DATA_BYTES = 12;
+/** Five u16 per-slot values and 2 zero bytes (HpccActiveFlows, HpccQlenHigh). */
+const SLOT_U16_DATA_BYTES = 12;
 const META_DATA_BYTES = 12;
 const TRIMMED_DATA_BYTES = 4;
 const FIELD_TAG_U32 = 0;
@@ -161,6 +185,18 @@ function hasActiveFlows(pkt: Packet): boolean {
   return false;
 }
 
+function hasQlenHigh(st: IntStack, intMulti: number): boolean {
+  const n = Math.min(st.hops.length, HPCC_MAX_HOPS);
+  for (let i = 0; i < n; i++) if (hpccQlenHighUnits(st.hops[i].qlenBytes, intMulti) !== 0) return true;
+  return false;
+}
+
+/** Throws WireEncodeError when a hop's line rate has no code in the run's table. */
+function checkRateCodes(st: IntStack, intRatesBps: readonly number[]): void {
+  const n = Math.min(st.hops.length, HPCC_MAX_HOPS);
+  for (let i = 0; i < n; i++) hpccRateCode(st.hops[i].lineRateBps, intRatesBps);
+}
+
 function fieldValueBytes(v: number): number {
   return isUint(v, 32) && !Object.is(v, -0) ? 4 : 8;
 }
@@ -194,15 +230,22 @@ function fieldGroups(
 const pad4 = (n: number): number => (n + 3) & ~3;
 
 /**
- * Bytes of all options this packet needs (headers included). Throws WireEncodeError for values
- * our layouts cannot hold, so encapsulation never silently changes a value.
+ * Bytes of all options this packet needs (headers included), with HPCC INT in `intMulti` units
+ * and codes of `intRatesBps`. Throws WireEncodeError for values our layouts cannot hold, so
+ * encapsulation never silently changes a value.
  */
-export function telemetryOptionsBytes(pkt: Packet): number {
+export function telemetryOptionsBytes(
+  pkt: Packet,
+  intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
+): number {
   let n = 0;
   if (pkt.int !== null) {
     if (pkt.int.layout === 'hpcc') {
+      checkRateCodes(pkt.int, intRatesBps);
       n += GENEVE_OPTION_HEADER_BYTES + HPCC_DATA_BYTES;
       if (hasActiveFlows(pkt)) n += GENEVE_OPTION_HEADER_BYTES + ACTIVE_FLOWS_DATA_BYTES;
+      if (hasQlenHigh(pkt.int, intMulti)) n += GENEVE_OPTION_HEADER_BYTES + SLOT_U16_DATA_BYTES;
     } else {
       n += GENEVE_OPTION_HEADER_BYTES + MPCC_INT_BYTES;
     }
@@ -232,6 +275,14 @@ export function telemetryOptionsBytes(pkt: Packet): number {
     if (ext.fields !== null) {
       for (const g of fieldGroups(pkt, ext.fields)) n += GENEVE_OPTION_HEADER_BYTES + pad4(g.bytes);
     }
+    if (ext.sack !== null) {
+      const k = ext.sack;
+      if (!isUint(k.refPsn, 24) || !isUint(k.basePsn, 24))
+        bad(pkt, `SACK PSNs ${k.refPsn}/${k.basePsn} not 24-bit`);
+      if (!isUint(k.bitsLo, 32) || !isUint(k.bitsHi, 32)) bad(pkt, 'SACK bitmap words are not u32');
+      if (!isUint(k.oooPackets, 32)) bad(pkt, `SACK out-of-order count ${k.oooPackets} is not a u32`);
+      n += GENEVE_OPTION_HEADER_BYTES + SACK_DATA_BYTES;
+    }
   }
   if (pkt.trimHop !== 0) {
     if (!isUint(pkt.trimHop, 8)) bad(pkt, `trimHop ${pkt.trimHop} is not 1..255`);
@@ -251,13 +302,19 @@ function optHeader(buf: Uint8Array, off: number, type: number, dataBytes: number
 }
 
 /** Writes the options at `off`; returns the offset after them. Call telemetryOptionsBytes first. */
-export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number, intMulti = 1): number {
+export function writeTelemetryOptions(
+  pkt: Packet,
+  buf: Uint8Array,
+  off: number,
+  intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
+): number {
   let p = off;
   const st = pkt.int;
   if (st !== null) {
     if (st.layout === 'hpcc') {
       p = optHeader(buf, p, OptionType.HpccInt, HPCC_DATA_BYTES);
-      p += encodeHpccInt(buf, p, st, intMulti);
+      p += encodeHpccInt(buf, p, st, intMulti, intRatesBps);
       buf[p++] = 0;
       buf[p++] = 0;
       if (hasActiveFlows(pkt)) {
@@ -269,6 +326,16 @@ export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number,
         buf[p + 10] = 0;
         buf[p + 11] = 0;
         p += ACTIVE_FLOWS_DATA_BYTES;
+      }
+      if (hasQlenHigh(st, intMulti)) {
+        p = optHeader(buf, p, OptionType.HpccQlenHigh, SLOT_U16_DATA_BYTES);
+        for (let i = 0; i < HPCC_MAX_HOPS; i++) {
+          const q = i < st.hops.length ? st.hops[i].qlenBytes : 0;
+          writeU16(buf, p + 2 * i, hpccQlenHighUnits(q, intMulti));
+        }
+        buf[p + 10] = 0;
+        buf[p + 11] = 0;
+        p += SLOT_U16_DATA_BYTES;
       }
     } else {
       p = optHeader(buf, p, OptionType.MpccInt, MPCC_INT_BYTES);
@@ -324,6 +391,16 @@ export function writeTelemetryOptions(pkt: Packet, buf: Uint8Array, off: number,
         while (p < end) buf[p++] = 0;
       }
     }
+  }
+  if (ext !== null && ext.sack !== null) {
+    const k = ext.sack;
+    p = optHeader(buf, p, OptionType.Sack, SACK_DATA_BYTES);
+    writeU32(buf, p, (k.refPsn | (k.lastHop ? 0x80000000 : 0)) >>> 0);
+    writeU32(buf, p + 4, k.basePsn);
+    writeU32(buf, p + 8, k.bitsLo);
+    writeU32(buf, p + 12, k.bitsHi);
+    writeU32(buf, p + 16, k.oooPackets);
+    p += SACK_DATA_BYTES;
   }
   if (pkt.trimHop !== 0) {
     p = optHeader(buf, p, OptionType.Trimmed, TRIMMED_DATA_BYTES);
@@ -409,11 +486,12 @@ export function applyTelemetryOption(
   off: number,
   bytes: number,
   intMulti = 1,
+  intRatesBps: readonly number[] = NS3_HPCC_RATES_BPS,
 ): DecodeError | null {
   switch (type) {
     case OptionType.HpccInt: {
       if (bytes !== HPCC_DATA_BYTES) return wrongLength(type, bytes, HPCC_DATA_BYTES, off);
-      const st = decodeHpccInt(buf, off, intMulti);
+      const st = decodeHpccInt(buf, off, intMulti, intRatesBps);
       if ('code' in st) return st;
       pkt.int = st;
       return null;
@@ -429,6 +507,8 @@ export function applyTelemetryOption(
       return bytes === ACTIVE_FLOWS_DATA_BYTES
         ? null
         : wrongLength(type, bytes, ACTIVE_FLOWS_DATA_BYTES, off);
+    case OptionType.HpccQlenHigh:
+      return bytes === SLOT_U16_DATA_BYTES ? null : wrongLength(type, bytes, SLOT_U16_DATA_BYTES, off);
     case OptionType.TxTs:
     case OptionType.TsEcho: {
       if (bytes !== 8) return wrongLength(type, bytes, 8, off);
@@ -454,6 +534,22 @@ export function applyTelemetryOption(
       if (ext.fields === null) ext.fields = {};
       return decodeFields(buf, off, off + bytes, ext.fields);
     }
+    case OptionType.Sack: {
+      if (bytes !== SACK_DATA_BYTES) return wrongLength(type, bytes, SACK_DATA_BYTES, off);
+      const ref = readU32(buf, off);
+      const base = readU32(buf, off + 4);
+      if ((ref & 0x7f000000) !== 0 || (base & 0xff000000) !== 0)
+        return decodeError('bad-option', 'SACK reserved bits set', off);
+      extOf(pkt).sack = {
+        refPsn: ref & 0xffffff,
+        basePsn: base,
+        bitsLo: readU32(buf, off + 8),
+        bitsHi: readU32(buf, off + 12),
+        oooPackets: readU32(buf, off + 16),
+        lastHop: ref >>> 31 === 1,
+      };
+      return null;
+    }
     case OptionType.Trimmed: {
       if (bytes !== TRIMMED_DATA_BYTES) return wrongLength(type, bytes, TRIMMED_DATA_BYTES, off);
       if (pkt.kind !== FrameKind.Data || pkt.payloadLen !== 0)
@@ -476,6 +572,13 @@ export function applyTelemetryOption(
     default:
       return null;
   }
+}
+
+/** Adds the HpccQlenHigh option's units to the decoded HPCC stack's queue lengths. */
+export function applyQlenHigh(pkt: Packet, buf: Uint8Array, off: number, intMulti = 1): void {
+  const st = pkt.int;
+  if (st === null || st.layout !== 'hpcc') return;
+  for (let i = 0; i < st.hops.length; i++) addHpccQlenHigh(st.hops[i], readU16(buf, off + 2 * i), intMulti);
 }
 
 /** Copies the HpccActiveFlows option data into the decoded HPCC stack's hops. */

@@ -178,6 +178,8 @@ export interface TrainWriterOptions extends EncodeOptions {
   maxDatagramBytes?: number;
   /** HPCC INT_MULTI, as for encapsulate. */
   intMulti?: number;
+  /** HPCC INT line-rate table, as for encapsulate. */
+  intRatesBps?: readonly number[];
   /**
    * Keep room for lockstep's whole trailer beside the promise in every datagram (EndBound, Heard
    * and Ack), so finish(promiseNs, trailer) never makes it larger than maxDatagramBytes.

@@ -19,7 +19,7 @@ export interface Cdf {
   probs: Float64Array;
 }
 
-export const BUILTIN_CDFS = ['websearch', 'fb_hadoop'] as const;
+export const BUILTIN_CDFS = ['websearch', 'fb_hadoop', 'cache_follower', 'data_mining'] as const;
 
 /**
  * Parse `size cumulative` lines (`#` comments and blank lines ignored). The cumulative column is
@@ -95,8 +95,9 @@ function findBundled(file: string): string | null {
 const cache = new Map<string, Cdf>();
 
 /**
- * A built-in CDF by name (websearch, fb_hadoop: copies of the HPCC simulator's distributions in
- * workloads/) or a file path, relative to `baseDir` (the scenario's folder) when not absolute.
+ * A built-in CDF by name (websearch, fb_hadoop: copies of the HPCC simulator's distributions;
+ * cache_follower, data_mining: the Dolce-RC paper's workloads; each file in workloads/ names its
+ * source) or a file path, relative to `baseDir` (the scenario's folder) when not absolute.
  */
 export function loadCdf(nameOrPath: string, baseDir = process.cwd()): Cdf {
   const builtin = (BUILTIN_CDFS as readonly string[]).includes(nameOrPath);

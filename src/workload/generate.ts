@@ -4,9 +4,8 @@
  *
  * Every flow is known up front (ids, sizes, endpoints), which keeps runs reproducible and lets
  * results list unfinished flows. Closed-loop patterns (alltoall iterations) are expressed as
- * barrier groups: a flow may wait for a group of other flows to complete, and the engine starts
- * it when the group's last member completes (its completion callback) plus a gap, never before
- * its `startNs`.
+ * gates (./gate.ts): a flow may wait for events of its own host (earlier flows acknowledged or
+ * received) plus a compute delay, never starting before its `startNs`.
  */
 import type {
   AllToAllWorkload,
@@ -20,6 +19,9 @@ import type {
 import type { Rng } from '../env/rng.js';
 import type { Topology } from '../topology/model.js';
 import { type Cdf, cdfMeanBytes, loadCdf, sampleFlowSize, WorkloadError } from './cdf.js';
+import { type CollectiveInstance, type CollectiveSpec, generateJob } from './collective/generate.js';
+import type { Gate, LocalEvent } from './gate.js';
+import { matrixFlows } from './matrix.js';
 
 export type { Verb, WorkloadSpec };
 
@@ -30,30 +32,31 @@ export interface FlowSpec {
   dst: string;
   /** Bytes to transfer; Infinity = long-lived (sends until the run ends or `stopNs`). */
   sizeBytes: number;
-  /** Earliest start, ns. With `waitGroup` the flow starts at max(startNs, group completion + waitGapNs). */
+  /** Earliest start, ns. With a `gate` the flow starts at max(startNs, when the gate opens). */
   startNs: number;
   /** Long-lived flows stop posting at this time (null: run to the end). */
   stopNs: number | null;
   verb: Verb;
   /** Split into messages of this size (null: one message; long-lived flows default to 1 MB). */
   messageBytes: number | null;
-  /** Flows with equal keys share one QP (alltoall); otherwise every flow has its own. */
+  /**
+   * Flows with equal keys share one QP (alltoall); otherwise every flow has its own. The flows of
+   * one QP are posted in the plan's order (src/runtime/app/plan.ts `flowIds`).
+   */
   qpKey: string;
   /** Index of the workload entry that produced it. */
   entry: number;
   tag: string | null;
-  /** Barrier groups this flow counts toward. */
-  groups: number[];
-  /** Barrier group that must complete before this flow starts, or -1. */
-  waitGroup: number;
-  /** Pause after `waitGroup` completes before this flow starts, ns. */
-  waitGapNs: number;
+  /** Index of the gate (Workload.gates) the flow waits at, or -1: it starts at startNs. */
+  gate: number;
 }
 
 export interface Workload {
   flows: FlowSpec[];
-  /** Member count of each barrier group. */
-  groupSizes: number[];
+  /** Gates flows wait at (./gate.ts), each at the sender of the flows it holds. */
+  gates: Gate[];
+  /** Every collective run (alltoall and collective entries), in flow order. */
+  collectives: CollectiveInstance[];
 }
 
 export interface GenerateOptions {
@@ -66,9 +69,9 @@ export interface GenerateOptions {
 type NewFlow = Pick<FlowSpec, 'src' | 'dst' | 'sizeBytes' | 'startNs' | 'verb' | 'entry'> &
   Partial<Omit<FlowSpec, 'id'>>;
 
-class Gen {
+export class Gen {
   readonly flows: FlowSpec[] = [];
-  readonly groupSizes: number[] = [];
+  readonly gates: Gate[] = [];
   constructor(private readonly topo: Topology) {}
 
   host(name: string, what: string): string {
@@ -87,9 +90,34 @@ class Gen {
     return [...list];
   }
 
-  group(): number {
-    this.groupSizes.push(0);
-    return this.groupSizes.length - 1;
+  /**
+   * A gate at `host` that opens `computeNs` after every event of `after`; every event must be of
+   * a flow generated before and local to `host` (its sender for `acked`, its receiver for
+   * `received`), and that flow finite, or an earlier gate at `host`, so a gate can always open. A flow without events to wait
+   * for is a static start, not a gate.
+   */
+  gate(host: string, after: LocalEvent[], computeNs: number): number {
+    if (after.length === 0) throw new WorkloadError(`gate at ${host}: waits for no event`);
+    for (const e of after) {
+      if (e.on === 'opened') {
+        if (this.gates[e.gate]?.host !== host)
+          throw new WorkloadError(
+            `gate at ${host}: waits for gate ${e.gate}, not an earlier gate at ${host}`,
+          );
+        continue;
+      }
+      const f = this.flows[e.flow];
+      if (f === undefined) throw new WorkloadError(`gate at ${host}: event of unknown flow ${e.flow}`);
+      const at = e.on === 'acked' ? f.src : f.dst;
+      if (at !== host)
+        throw new WorkloadError(`gate at ${host}: flow ${e.flow} is ${e.on} at ${at}, not at ${host}`);
+      if (!Number.isFinite(f.sizeBytes) && f.stopNs === null)
+        throw new WorkloadError(`gate at ${host}: flow ${e.flow} never completes`);
+    }
+    if (!(Number.isInteger(computeNs) && computeNs >= 0))
+      throw new WorkloadError(`gate at ${host}: compute time must be a whole number of ns >= 0`);
+    this.gates.push({ host, after, computeNs });
+    return this.gates.length - 1;
   }
 
   add(f: NewFlow): FlowSpec {
@@ -103,6 +131,9 @@ class Gen {
     if (mb !== null && !(Number.isInteger(mb) && mb >= 1))
       throw new WorkloadError(`${what}: message size must be a whole number of bytes >= 1`);
     const id = this.flows.length;
+    const gate = f.gate ?? -1;
+    if (gate >= 0 && this.gates[gate]?.host !== f.src)
+      throw new WorkloadError(`${what}: waits at a gate that is not at ${f.src}`);
     const flow: FlowSpec = {
       id,
       src: f.src,
@@ -115,11 +146,8 @@ class Gen {
       qpKey: f.qpKey ?? `f${id}`,
       entry: f.entry,
       tag: f.tag ?? null,
-      groups: f.groups ?? [],
-      waitGroup: f.waitGroup ?? -1,
-      waitGapNs: f.waitGapNs ?? 0,
+      gate,
     };
-    for (const g of flow.groups) this.groupSizes[g]++;
     this.flows.push(flow);
     return flow;
   }
@@ -131,6 +159,8 @@ export function generateWorkload(
   opts: GenerateOptions,
 ): Workload {
   const gen = new Gen(topo);
+  const collectives: CollectiveInstance[] = [];
+  const jobs = collectiveJobs(entries);
   entries.forEach((e, entry) => {
     const rng = opts.rng.fork(`workload:${entry}`);
     const what = `workload[${entry}] (${e.kind})`;
@@ -148,11 +178,82 @@ export function generateWorkload(
         poisson(gen, topo, e, entry, what, rng, loadCdf(e.cdfFile ?? e.cdf, opts.baseDir));
         break;
       case 'alltoall':
-        alltoall(gen, e, entry, what);
+      case 'collective': {
+        // A job's entries run together, from the place of its first entry.
+        const job = jobs.get(jobName(e, entry));
+        if (job?.[0].entry === entry) generateJob(gen, job, collectives);
+        break;
+      }
+      case 'matrix':
+        for (const f of matrixFlows(e, entry))
+          gen.add({
+            src: gen.host(f.src, what),
+            dst: gen.host(f.dst, what),
+            sizeBytes: f.sizeBytes,
+            startNs: f.startNs,
+            verb: e.verb,
+            messageBytes: e.messageBytes,
+            entry,
+            tag: e.tag,
+            ...(f.qpKey === null ? {} : { qpKey: f.qpKey }),
+          });
         break;
     }
   });
-  return { flows: gen.flows, groupSizes: gen.groupSizes };
+  return { flows: gen.flows, gates: gen.gates, collectives };
+}
+
+/** Job of a collective entry; an alltoall entry is a job of its own (a direct all-to-all). */
+export function jobName(e: WorkloadSpec, entry: number): string {
+  return e.kind === 'collective' ? e.job : `job${entry}`;
+}
+
+/** The entries of each job, in workload order, as the collective generator runs them. */
+function collectiveJobs(
+  entries: readonly WorkloadSpec[],
+): Map<string, { entry: number; spec: CollectiveSpec }[]> {
+  const jobs = new Map<string, { entry: number; spec: CollectiveSpec }[]>();
+  entries.forEach((e, entry) => {
+    let spec: CollectiveSpec;
+    if (e.kind === 'collective') spec = { ...e, verb: 'send' };
+    else if (e.kind === 'alltoall') spec = alltoallAsCollective(e, entry);
+    else return;
+    const name = jobName(e, entry);
+    const list = jobs.get(name);
+    if (list === undefined) jobs.set(name, [{ entry, spec }]);
+    else list.push({ entry, spec });
+  });
+  return jobs;
+}
+
+/**
+ * `kind: alltoall`, the shorthand: a direct all-to-all of messageSize per ordered pair (so a
+ * buffer of n × messageSize), one channel per QP of a pair, in its own verb. A host starts
+ * iteration i+1 gap after its own iteration-i sends were acknowledged and receives arrived.
+ */
+function alltoallAsCollective(e: AllToAllWorkload, entry: number): CollectiveSpec {
+  const what = `workload[${entry}] (alltoall)`;
+  if (e.hosts.length < 2) throw new WorkloadError(`${what}: needs at least 2 hosts`);
+  if (!(Number.isInteger(e.iterations) && e.iterations >= 1))
+    throw new WorkloadError(`${what}: iterations must be an integer >= 1`);
+  if (e.messageBytes < e.qpsPerPair)
+    throw new WorkloadError(`${what}: messageSize is smaller than qpsPerPair`);
+  return {
+    job: jobName(e, entry),
+    op: 'alltoall',
+    algorithm: 'direct',
+    ranks: e.hosts,
+    sizeBytes: e.messageBytes * e.hosts.length,
+    sizesBytes: null,
+    skew: 0,
+    channels: e.qpsPerPair,
+    chunkBytes: null,
+    iterations: e.iterations,
+    gapNs: e.gapNs,
+    startNs: e.startNs,
+    tag: e.tag,
+    verb: e.verb,
+  };
 }
 
 function flows(gen: Gen, e: FlowsWorkload, entry: number, what: string): void {
@@ -305,47 +406,5 @@ function poisson(
       tag: e.tag,
       ...(e.sharedQp === true ? { qpKey: `p${entry}:${hosts[p.src]}>${p.dst}` } : {}),
     });
-  }
-}
-
-/**
- * MPI-like alltoall: in every iteration each host sends `messageBytes` to every other host,
- * split evenly over `qpsPerPair` QPs per ordered pair, the QPs reused across iterations. A host
- * starts iteration i+1 `gapNs` after all of its iteration-i messages, sent and received, have
- * completed.
- */
-function alltoall(gen: Gen, e: AllToAllWorkload, entry: number, what: string): void {
-  const hosts = gen.hosts(e.hosts, what);
-  if (hosts.length < 2) throw new WorkloadError(`${what}: needs at least 2 hosts`);
-  if (!(Number.isInteger(e.iterations) && e.iterations >= 1))
-    throw new WorkloadError(`${what}: iterations must be an integer >= 1`);
-  const q = e.qpsPerPair;
-  if (e.messageBytes < q) throw new WorkloadError(`${what}: messageSize is smaller than qpsPerPair`);
-  const share = (k: number) => Math.floor(e.messageBytes / q) + (k < e.messageBytes % q ? 1 : 0);
-  let prev: number[] = [];
-  for (let it = 0; it < e.iterations; it++) {
-    const last = it === e.iterations - 1;
-    const groups = last ? [] : hosts.map(() => gen.group());
-    hosts.forEach((src, si) => {
-      hosts.forEach((dst, di) => {
-        if (si === di) return;
-        for (let k = 0; k < q; k++) {
-          gen.add({
-            src,
-            dst,
-            sizeBytes: share(k),
-            startNs: e.startNs,
-            verb: e.verb,
-            entry,
-            tag: e.tag,
-            qpKey: `a2a${entry}:${src}>${dst}#${k}`,
-            groups: last ? [] : [groups[si], groups[di]],
-            waitGroup: it === 0 ? -1 : prev[si],
-            waitGapNs: e.gapNs,
-          });
-        }
-      });
-    });
-    prev = groups;
   }
 }

@@ -80,7 +80,11 @@ function script(rng: Rng, n: number, hostile: boolean): Array<{ dt: number; ev: 
         ack.pkt.psn = (ack.pkt.psn + 0x800000) & 0xffffff;
       ev = ack;
     } else if (k < 0.78) {
-      ev = nackEvent(acked, hops(), rng.next() < 0.5 ? 'oos' : 'rnr');
+      const subtype = (['oos', 'rnr', 'trim'] as const)[rng.int(3)];
+      ev = nackEvent(acked, hops(), subtype, {
+        lastHop: rng.next() < 0.5,
+        nackedBytes: hostile ? [0, 1e12, Number.NaN][rng.int(3)] : rng.int(9000),
+      });
     } else if (k < 0.88) {
       ev = cnpEvent((pkt) => {
         pkt.ext = createExt();

@@ -348,6 +348,78 @@ describe('compare --set-for', () => {
   });
 });
 
+describe('compare named variants', () => {
+  const VARIANTS = `${GOOD}variants:
+  fast: [defaults.nic.cc=none, duration=3ms]
+  slow: ["defaults.nic.cc=dcqcn"]
+`;
+
+  it("runs the scenario's variants by name, each with its overrides, and says so", async () => {
+    const dir = tmp({ 'v.yaml': VARIANTS });
+    const r = await cli(['compare', 'v.yaml', '--out', 'cmp', '--variant', 'slow:seed=5'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(
+      r.calls.map((c) => [
+        c.cc,
+        c.scenario.defaults.nic.cc,
+        c.scenario.durationNs,
+        c.scenario.seed,
+        c.outDir,
+      ]),
+    ).toEqual([
+      [undefined, 'none', 3_000_000, 1, join(dir, 'cmp', 'fast')],
+      [undefined, 'dcqcn', 1_000_000, 5, join(dir, 'cmp', 'slow')],
+    ]);
+    expect(r.stdout).toContain('fast ran with: defaults.nic.cc=none, duration=3ms\n');
+    expect(r.stdout).toContain('slow ran with: defaults.nic.cc=dcqcn, seed=5\n');
+  });
+
+  it('--variants picks and orders them; --variant defines new ones; --set-for adds to one', async () => {
+    const dir = tmp({ 'v.yaml': VARIANTS });
+    const r = await cli(
+      [
+        'compare',
+        'v.yaml',
+        '--variants',
+        'slow,extra',
+        '--variant',
+        'extra:defaults.nic.cc=none',
+        '--set-for',
+        'extra:seed=9',
+      ],
+      { cwd: dir },
+    );
+    expect(r.code).toBe(0);
+    expect(r.calls.map((c) => [c.scenario.defaults.nic.cc, c.scenario.seed])).toEqual([
+      ['dcqcn', 1],
+      ['none', 9],
+    ]);
+  });
+
+  it('refuses unknown variants, mixing with --cc and bad overrides, before any run', async () => {
+    const dir = tmp({ 'v.yaml': VARIANTS, 'bad.yaml': `${GOOD}variants:\n  a: [nokey]\n  b: [seed=2]\n` });
+    const one = async (args: string[]) => {
+      const r = await cli(args, { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.calls).toEqual([]);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      return r.stderr.trim();
+    };
+    expect(await one(['compare', 'v.yaml', '--variants', 'fast,nope'])).toBe(
+      'rocelab: --variants: no variant "nope" (known: fast, slow)',
+    );
+    expect(await one(['compare', 'v.yaml', '--cc', 'dcqcn,none', '--variants', 'fast,slow'])).toMatch(
+      /use one or the other/,
+    );
+    expect(await one(['compare', 'bad.yaml'])).toMatch(
+      /^rocelab: bad.yaml(:\d+)?: variants\.a\[0\]: expects key=value, got "nokey"$/,
+    );
+    expect(await one(['compare', 'v.yaml', '--variant', 'fast:defaults.nic.cc=nosuch'])).toMatch(
+      /unknown algorithm "nosuch"/,
+    );
+  });
+});
+
 describe('bad input: exit 2 with one line', () => {
   const dir = tmp({
     'tiny.yaml': GOOD,
@@ -449,12 +521,12 @@ describe('bad input: exit 2 with one line', () => {
     ],
     [
       ['compare', 'tiny.yaml'],
-      'rocelab: compare needs --cc with at least two algorithms, e.g. --cc dcqcn,hpcc',
+      "rocelab: compare needs --cc with at least two algorithms (e.g. --cc dcqcn,hpcc) or at least two variants (the scenario's `variants`, --variant)",
     ],
     [['compare', 'tiny.yaml', '--cc', 'dcqcn,dcqcn'], 'rocelab: --cc lists dcqcn twice'],
     [
       ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--set-for', 'dcqcn=duration=2ms'],
-      'rocelab: --set-for expects ALG:key=value, got "dcqcn=duration=2ms"',
+      'rocelab: --set-for expects NAME:key=value, got "dcqcn=duration=2ms"',
     ],
     [
       ['compare', 'tiny.yaml', '--cc', 'dcqcn,none', '--set-for', 'hpcc:duration=2ms'],

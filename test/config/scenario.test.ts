@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RCCC_DEFAULTS } from '../../nic/rccc/settings.js';
 import { ConfigError, isConfigError } from '../../src/config/errors.js';
 import { loadScenario, parseKeyPath, parseScenarioText } from '../../src/config/load.js';
 import { ccByHost, nicFor } from '../../src/config/scenario.js';
@@ -40,6 +41,12 @@ describe('defaults', () => {
       dataPrio: 3,
       ackPrio: 0,
       controlPrio: 0,
+      transport: 'rocev2-gbn',
+      paths: { policy: 'ecmp', count: 64 },
+      reorderWindow: 1024,
+      sackBytes: 16_384,
+      reorderThreshold: 'bdp',
+      rccc: { ...RCCC_DEFAULTS, enabled: false },
     });
     expect(s.defaults.switch).toEqual({
       bufferBytes: 32e6,
@@ -63,6 +70,7 @@ describe('defaults', () => {
         priorities: null,
       },
       int: true,
+      intRates: 'scenario',
       trim: {
         enabled: false,
         queueBytes: null,
@@ -411,7 +419,7 @@ describe('bad input: one exact line each', () => {
     ],
     [
       STAR + 'workload: [{ kind: poisson, cdf: websearh, load: 0.3 }]',
-      'workload[0].cdf: expected websearch, fb_hadoop or a CDF file path, got "websearh" (did you mean websearch?)',
+      'workload[0].cdf: expected websearch, fb_hadoop, cache_follower, data_mining or a CDF file path, got "websearh" (did you mean websearch?)',
     ],
     [
       STAR + 'workload: [{ kind: poisson, cdf: ./nope.cdf, load: 0.3 }]',
@@ -433,7 +441,7 @@ describe('bad input: one exact line each', () => {
     [STAR + 'workload: { kind: incast }', 'workload: expected a list, got a map'],
     [
       STAR + 'workload: [{ kind: incst }]',
-      'workload[0].kind: expected one of flows|incast|permutation|poisson|alltoall, got "incst" (did you mean incast?)',
+      'workload[0].kind: expected one of flows|incast|permutation|poisson|alltoall|matrix|collective, got "incst" (did you mean incast?)',
     ],
     [
       STAR + 'defaults: { link: { rate: 100GBps } }',
@@ -518,6 +526,39 @@ describe('bad input: one exact line each', () => {
       STAR,
       'workload[0].hosts: unknown host "h99" (topology has h1..h9; did you mean h9?)',
       ['workload=[{kind: alltoall, messageSize: 1KB, hosts: [h1, h99]}]'],
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: allreduce, ranks: [h1, h99], size: 8MB }]',
+      'workload[0].ranks: unknown host "h99" (topology has h1..h9; did you mean h9?)',
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: allreduce, ranks: h1..h8, size: 1000001 }]',
+      'workload[0].size: 1000001 B is not divisible by 8 (ring allreduce over 8 ranks splits it into 8 equal parts)',
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: alltoall, algorithm: ring, size: 9MB }]',
+      'workload[0].algorithm: ring does not apply to alltoall (valid: direct)',
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: allreduce, algorithm: halving-doubling, size: 9MB }]',
+      'workload[0].ranks: halving-doubling needs a power-of-two number of ranks, got 9',
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: reduce, size: 9MB }]',
+      'workload[0].op: expected one of allreduce|allgather|reducescatter|alltoall|broadcast, got "reduce"',
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: allgather, ranks: [h1], size: 9MB }]',
+      'workload[0].ranks: a collective needs at least 2 ranks, got 1',
+    ],
+    [
+      STAR + 'workload: [{ kind: collective, op: alltoall, ranks: [h1, h2], sizes: [[0, 1], [2]] }]',
+      'workload[0].sizes: expected 2 rows of 2 sizes (one per rank, rows are senders)',
+    ],
+    [
+      STAR +
+        'workload: [{ kind: collective, job: a, op: allgather, size: 9MB, iterations: 2 }, { kind: collective, job: a, op: alltoall, size: 9MB }]',
+      'workload[1].iterations: job a runs 2 iterations (workload[0]), not 1',
     ],
     [STAR, '--set expects key=value, got "seed"', ['seed']],
     [STAR, '--set topology.kind.x=1: topology.kind is "star", not a map', ['topology.kind.x=1']],

@@ -44,6 +44,7 @@ const np: NpAlgorithm<Record<string, never>, ProbeNic, { qpn: number; n: number 
       cnpPeriodNs: null,
       ecnCount: null,
       fields: null,
+      sack: null,
     };
     ack.ext.windowBytes = 1000 * qp.n;
   },
@@ -199,6 +200,7 @@ describe('CcHost on its own (a fake transport port)', () => {
     const qps = new Map<number, Qp>();
     let paused = false;
     const port: CcHostPort = {
+      inflightBytes: (qp) => qp.nxtByte - qp.unaByte,
       setRate: (qp, r, why) => {
         qp.rateBps = r;
         calls.push(`rate ${qp.qpn} ${r} ${why}`);

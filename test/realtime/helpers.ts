@@ -69,6 +69,27 @@ export async function survivors(pids: number[], waitMs = 3000): Promise<number[]
 }
 
 /** 4-to-1 incast on one 100 Gbps switch (acceptance a), DCQCN. */
+/**
+ * Spraying and trimming over selective repeat (issue 34): a 2-leaf, 2-spine leaf-spine (every
+ * cross-leaf flow has two paths), a permutation plus a 3-to-1 incast under DCQCN, REPS over 16
+ * entropies, 4 KB MTU; the data priority is lossy and trims (the trim defaults' RED marks ACKs),
+ * so REPS, DCQCN, SACK coalescing, NACKs of trimmed packets and their resends all act.
+ */
+export const SPRAY_LEAFSPINE = `
+name: rt-spray-leafspine
+seed: 3
+duration: 2ms
+timeScale: 50000
+defaults:
+  link: { rate: 100Gbps, delay: 1us }
+  nic: { cc: dcqcn, mtu: 4096, transport: rocev2-sr, paths: { policy: reps, count: 16 } }
+  switch: { buffer: 32MB, pfc: { priorities: [4] }, trim: true }
+topology: { kind: leafspine, leaves: 2, spines: 2, hostsPerLeaf: 2 }
+workload:
+  - { kind: permutation, size: 300KB }
+  - { kind: incast, senders: [h1, h2, h3], receiver: h4, size: 100KB, start: 20us }
+`;
+
 export const INCAST_4TO1 = `
 name: rt-incast-4to1
 seed: 1
@@ -82,3 +103,6 @@ topology: { kind: star, hosts: 5 }
 workload:
   - { kind: incast, senders: [h1..h4], receiver: h5, size: 150KB, start: 0 }
 `;
+
+/** Two collective jobs for the real runtimes (docs/collectives.md, RT-LOCAL). */
+export const COLLECTIVES_RT = join(ROOT, 'scenarios', 'papers', 'collectives', 'rt-two-jobs.yaml');

@@ -68,7 +68,7 @@ workload:
     expect(derived.warnings.filter((w) => /duplicate|unknown|more than once/.test(w))).toEqual([]);
   });
 
-  it('alltoall: flows released by barrier groups on shared QPs deliver in full', () => {
+  it('alltoall: gated flows on shared QPs deliver in full, each message attributed to its flow', () => {
     const { direct, derived, derivedRun } = both(`${BASE}
 duration: 2ms
 topology: { kind: star, hosts: 3 }

@@ -26,7 +26,13 @@ const PEERS = ['127.0.0.2', '127.0.0.3'];
 
 /** A switch-like node with two ports (peers a and b, 1 µs links) and a fake UDP socket. */
 function rig(
-  opts: { intMulti?: number; windowNs?: number; lateBinNs?: number; inProcessLinks?: boolean } = {},
+  opts: {
+    intMulti?: number;
+    intRatesBps?: readonly number[];
+    windowNs?: number;
+    lateBinNs?: number;
+    inProcessLinks?: boolean;
+  } = {},
 ) {
   const { windowNs, ...envOpts } = opts;
   let realNs = 1e9;
@@ -278,6 +284,48 @@ describe("HPCC INT in the run's INT_MULTI (RunSetup.intMulti)", () => {
     const back = decapsulate(reader.packet(0), { intMulti: 4 });
     if ('code' in back) throw new Error(back.message);
     expect(back.int).toEqual(want);
+  });
+});
+
+describe("HPCC INT with the run's line-rate table (RunSetup.intRatesBps)", () => {
+  // 40 Gbit/s has no code in the ns-3 table; with the run's table it travels as itself.
+  const table = [10e9, 40e9, 800e9];
+  const withInt = (psn: number) => {
+    const p = dataPkt(psn);
+    p.int = {
+      layout: 'hpcc',
+      nhop: 2,
+      hops: [
+        { lineRateBps: 40e9, timeNs: 7000, txBytes: 128 * 5, qlenBytes: 80 * 2, activeFlows: 0 },
+        { lineRateBps: 800e9, timeNs: 9000, txBytes: 128 * 9, qlenBytes: 0, activeFlows: 0 },
+      ],
+    };
+    return p;
+  };
+
+  it('decodes received stacks and encodes sent ones with the table, rates exact', async () => {
+    const r = rig({ intRatesBps: table });
+    rigs.push(r);
+    const opts = { intRatesBps: table };
+    r.socket.emit('message', encapsulate(withInt(1), { vni: 0, arrivalNs: 300, ...opts }), {
+      address: PEERS[0],
+      port: 6081,
+    });
+    r.advance(1000);
+    r.timers.runDue();
+    expect(r.received.map((p) => p.int)).toEqual([withInt(0).int]);
+
+    r.env.send(1, withInt(2));
+    await new Promise((res) => setImmediate(res));
+    const reader = new TrainReader();
+    expect(reader.reset(r.sent[0].buf)).toBeNull();
+    const back = decapsulate(reader.packet(0), opts);
+    if ('code' in back) throw new Error(back.message);
+    expect(back.int).toEqual(withInt(0).int);
+    // Read with the ns-3 table the same codes (1, 2) say 50 and 100 Gbit/s: both ends need the run's table.
+    const ns3 = decapsulate(reader.packet(0));
+    if ('code' in ns3) throw new Error(ns3.message);
+    expect(ns3.int?.hops.map((h) => h.lineRateBps)).toEqual([50e9, 100e9]);
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * Minimal NIC and switch firmware for testing the virtual runtime on its own: store-and-forward
- * FIFO ports at line rate, a NIC that sends each message at line rate and an ACK per packet.
- * No congestion control, no loss recovery. Exact timing makes FCTs predictable.
+ * FIFO ports at line rate, a NIC that sends each message at line rate and an ACK per packet, and
+ * reports a receiver completion when a message's last packet arrives (with the id announced by
+ * `expect`, else the message's ordinal on the QP). No congestion control, no loss recovery.
+ * Exact timing makes FCTs predictable.
  */
 import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup } from '../../nic/api.js';
 import type { FirmwareEnv } from '../../src/env/env.js';
@@ -9,7 +11,7 @@ import { Opcode } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
-import type { PortCounters, Switch, SwitchConfig } from '../../switch/api.js';
+import { type PortCounters, type Switch, type SwitchConfig, zeroSwitchCounters } from '../../switch/api.js';
 
 class TxPort {
   queue: Packet[] = [];
@@ -83,17 +85,7 @@ export function createStubSwitch(env: FirmwareEnv, cfg: SwitchConfig): Switch {
     portRateBps: (port: number) => cfg.ports[port]?.rateBps ?? 0,
     trimming: false,
     linkEvents: false,
-    switchCounters: () => ({
-      malformed: 0,
-      unroutable: 0,
-      ttlExpired: 0,
-      bufferDrops: 0,
-      losslessDrops: 0,
-      trims: 0,
-      headerDrops: 0,
-      linkDownDrops: 0,
-      cp: {},
-    }),
+    switchCounters: () => zeroSwitchCounters(),
   };
 }
 
@@ -102,6 +94,11 @@ interface StubQp {
   msgs: { req: MessageRequest; postNs: number; lastPsn: number }[];
   nextPsn: number;
   rxPsn: number;
+  /** Receiver: ids announced by `expect`, messages completed, the current message's bytes and first arrival. */
+  expected: number[];
+  rxOrdinal: number;
+  rxBytes: number;
+  rxFirstNs: number;
 }
 
 export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
@@ -124,6 +121,11 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
     ackRx: 0,
     outOfOrderRx: 0,
     duplicateRx: 0,
+    dataBytesTx: 0,
+    retransmittedBytes: 0,
+    trimmedRx: 0,
+    reorderOverflowRx: 0,
+    reorderMaxPackets: 0,
   };
   const frame = (qp: StubQp, kind: FrameKind): Packet => {
     const p = createPacket();
@@ -140,7 +142,16 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
   return {
     name: cfg.name,
     createQp(setup) {
-      qps.set(setup.qpn, { setup, msgs: [], nextPsn: 0, rxPsn: 0 });
+      qps.set(setup.qpn, {
+        setup,
+        msgs: [],
+        nextPsn: 0,
+        rxPsn: 0,
+        expected: [],
+        rxOrdinal: 0,
+        rxBytes: 0,
+        rxFirstNs: 0,
+      });
     },
     post(req) {
       const qp = qps.get(req.qpn)!;
@@ -168,7 +179,25 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
       if (qp === undefined) return;
       if (pkt.kind === FrameKind.Data) {
         counters.rxBytes += pkt.payloadLen;
+        // A lossless stub: every data frame arrives in order, delivered as it comes.
+        if (pkt.psn === qp.rxPsn) cfg.observer.onDelivered?.(qp.setup.qpn, pkt.payloadLen);
         qp.rxPsn = pkt.psn + 1;
+        if (pkt.opcode === Opcode.SendFirst || pkt.opcode === Opcode.SendOnly) {
+          qp.rxBytes = 0;
+          qp.rxFirstNs = env.now();
+        }
+        qp.rxBytes += pkt.payloadLen;
+        if (pkt.opcode === Opcode.SendLast || pkt.opcode === Opcode.SendOnly) {
+          const k = qp.rxOrdinal++;
+          cfg.observer.onMessageComplete({
+            id: qp.expected[k] ?? k,
+            qpn: pkt.destQp,
+            bytes: qp.rxBytes,
+            postNs: qp.rxFirstNs,
+            completeNs: env.now(),
+            role: 'receiver',
+          });
+        }
         const ack = frame(qp, FrameKind.Ack);
         ack.opcode = Opcode.Acknowledge;
         ack.psn = pkt.psn;
@@ -189,12 +218,15 @@ export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
         }
       }
     },
-    expect() {},
+    expect(msg) {
+      qps.get(msg.qpn)?.expected.push(msg.id);
+    },
     counters: () => ({ ...counters }),
     qpRateBps: () => cfg.port.rateBps,
     qpWindowBytes: () => null,
     qpInspect: () => ({}),
     rateTrace: () => [],
     ccCounters: () => ({}),
+    multipath: () => null,
   };
 }

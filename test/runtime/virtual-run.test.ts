@@ -1,11 +1,13 @@
 /** The virtual runtime's own mechanics, with minimal stub firmware (exact, CC-free timing). */
 import { describe, expect, it } from 'vitest';
+import { MSG_ID_SPACE } from '../../src/runtime/app/host-app.js';
 import { rocev2SrcPort } from '../../src/runtime/app/qp.js';
 import { serializeResults } from '../../src/stats/results.js';
 import { resultsSchema } from '../../src/stats/results-schema.js';
 import { FrameKind } from '../../src/wire/packet.js';
 import { createPacket, recycledFrameCount } from '../../src/wire/packet-factory.js';
 import { makeRun } from './helpers.js';
+import { createStubNic } from './stub-firmware.js';
 
 const BASE = `
 seed: 1
@@ -118,7 +120,10 @@ workload:
     expect(r.summary.flowsCompleted).toBe(2);
   });
 
-  it('alltoall: iteration i+1 of a host starts gap after its iteration-i messages completed', () => {
+  it('alltoall: iteration i+1 of a host starts gap after its own iteration-i sends were acknowledged and receives arrived', () => {
+    // Receiver completions (flow id → when its message arrived at its receiver), as the NIC
+    // reported them to the receiving host.
+    const arrived = new Map<number, number>();
     const { run } = makeRun(
       `${BASE}
 duration: 1ms
@@ -126,16 +131,31 @@ topology: { kind: leafspine, leaves: 2, hostsPerLeaf: 2, spines: 2 }
 workload:
   - { kind: alltoall, messageSize: 20KB, iterations: 3, gap: 100ns }
 `,
-      { stub: true },
+      {
+        stub: true,
+        createNic: (env, cfg) =>
+          createStubNic(env, {
+            ...cfg,
+            observer: {
+              onMessageComplete: (c) => {
+                if (c.role === 'receiver') arrived.set(Math.floor(c.id / MSG_ID_SPACE), c.completeNs);
+                cfg.observer.onMessageComplete(c);
+              },
+            },
+          }),
+      },
     );
     const r = run.run();
     expect(r.summary.flowsCompleted).toBe(36);
+    expect(arrived.size).toBe(36);
     const byIter = [0, 1, 2].map((i) => r.flows.slice(i * 12, (i + 1) * 12));
     for (let i = 1; i < 3; i++) {
       for (const f of byIter[i]) {
-        const prev = byIter[i - 1].filter((g) => g.src === f.src || g.dst === f.src);
-        expect(prev).toHaveLength(6);
-        expect(f.startNs).toBe(Math.max(...prev.map((g) => g.endNs!)) + 100);
+        const sent = byIter[i - 1].filter((g) => g.src === f.src).map((g) => g.endNs!);
+        const received = byIter[i - 1].filter((g) => g.dst === f.src).map((g) => arrived.get(g.id)!);
+        expect(sent).toHaveLength(3);
+        expect(received).toHaveLength(3);
+        expect(f.startNs).toBe(Math.max(...sent, ...received) + 100);
       }
     }
     // One QP per ordered pair, reused across iterations.

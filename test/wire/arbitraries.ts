@@ -114,18 +114,29 @@ export function arbExt(kind: FrameKind): fc.Arbitrary<PacketExt | null> {
       fields: fc.option(
         fc.dictionary(arbFieldName, arbFieldValue, { minKeys: 1, maxKeys: 4, noNullPrototype: true }),
       ),
+      // SACK information rides on ACKs and NAKs only (the option budget of a Geneve packet is 252 bytes).
+      sack: (kind === FrameKind.Ack || kind === FrameKind.Nak ? fc.option : () => fc.constant(null))(
+        fc.record({
+          refPsn: fc.integer({ min: 0, max: 0xffffff }),
+          basePsn: fc.integer({ min: 0, max: 0xffffff }),
+          bitsLo: u32,
+          bitsHi: u32,
+          oooPackets: u32,
+          lastHop: fc.boolean(),
+        }),
+      ),
     })
     .map((r) => {
       const ext = createExt();
       Object.assign(ext, r);
-      void kind;
       const any =
         ext.txTsNs !== null ||
         ext.tsEchoNs !== null ||
         ext.windowBytes !== null ||
         ext.ecnCount !== null ||
         ext.cnpPeriodNs !== null ||
-        ext.fields !== null;
+        ext.fields !== null ||
+        ext.sack !== null;
       return any ? ext : null;
     });
 }

@@ -19,19 +19,20 @@ import { TRIMMED_FRAME_BYTES, trimToHeader } from '../../src/wire/trim.js';
 
 /** A 1000-byte WRITE Middle as a NIC sends it, then trimmed at the third switch (TTL 61). */
 function trimmed(lastHop = true): Packet {
-  const p = createPacket();
-  p.kind = FrameKind.Data;
-  p.opcode = Opcode.WriteMiddle;
-  p.srcIp = 0xc6120001;
-  p.dstIp = 0xc6120002;
-  p.srcPort = 0xc123;
-  p.destQp = 0x11;
-  p.psn = 4242;
-  p.dscp = 26;
-  p.prio = 3;
-  p.ecn = Ecn.Ect0;
-  p.payloadLen = 1000;
-  p.payload = new Uint8Array(1000).fill(7);
+  const p = Object.assign(createPacket(), {
+    kind: FrameKind.Data,
+    opcode: Opcode.WriteMiddle,
+    srcIp: 0xc6120001,
+    dstIp: 0xc6120002,
+    srcPort: 0xc123,
+    destQp: 0x11,
+    psn: 4242,
+    dscp: 26,
+    prio: 3,
+    ecn: Ecn.Ect0,
+    payloadLen: 1000,
+    payload: new Uint8Array(1000).fill(7),
+  });
   p.sizeBytes = emulatedSizeBytes(p);
   p.ttl = 61;
   trimToHeader(p, lastHop);

@@ -117,7 +117,12 @@ function buildCapture(): { file: string; expected: Expected[] } {
     nhop: 1,
     hops: [{ lineRateBps: 0, timeNs: 0, txBytes: 0, qlenBytes: 30000, activeFlows: 3 }],
   };
-  train[2].ext = { ...createExt(), tsEchoNs: 777, ecnCount: 12 };
+  train[2].ext = {
+    ...createExt(),
+    tsEchoNs: 777,
+    ecnCount: 12,
+    sack: { refPsn: 0x123456, basePsn: 57, bitsLo: 0x80000001, bitsHi: 0xff, oooPackets: 9, lastHop: true },
+  };
   train[3].ext = { ...createExt(), cnpPeriodNs: 50000, ecnCount: 3 };
   for (const p of train) p.sizeBytes = emulatedSizeBytes(p);
   w.begin(3, 42);
@@ -187,6 +192,10 @@ const FIELDS = [
   'infiniband.bth.psn',
   'rocelab.hpcc.nhop',
   'rocelab.hpcc.time_ns',
+  'rocelab.hpcc.rate',
+  'rocelab.hpcc.rate_bps',
+  'rocelab.hpcc.qlen_units',
+  'rocelab.hpcc.qlen_high_units',
   'rocelab.active_flows',
   'rocelab.mpcc.qlen_bytes',
   'rocelab.tx_ts_ns',
@@ -194,6 +203,11 @@ const FIELDS = [
   'rocelab.window_bytes',
   'rocelab.ecn_count',
   'rocelab.cnp_period_ns',
+  'rocelab.sack.last_hop',
+  'rocelab.sack.ref_psn',
+  'rocelab.sack.base_psn',
+  'rocelab.sack.bits_lo',
+  'rocelab.sack.ooo',
   'rocelab.field.name',
   'rocelab.field.u32',
   'rocelab.field.f64',
@@ -206,11 +220,12 @@ const FIELDS = [
   '_ws.expert.message',
 ] as const;
 
-function runTshark(file: string): Record<(typeof FIELDS)[number], string[]>[] {
+function runTshark(file: string, prefs: string[] = []): Record<(typeof FIELDS)[number], string[]>[] {
   const tshark = requireTshark();
   // Wireshark's RPC-over-RDMA heuristic reports a SEND with a 3-byte payload as a malformed
   // packet (with or without our dissector): off, so any expert message left is about our bytes.
   const args = ['-n', '--disable-heuristic', 'rpcrdma_infiniband', '-X', `lua_script:${DISSECTOR}`];
+  for (const p of prefs) args.push('-o', p);
   args.push('-r', file, '-T', 'fields');
   args.push('-E', 'occurrence=a', '-E', 'aggregator=|', '-E', 'separator=/t');
   for (const f of FIELDS) args.push('-e', f);
@@ -271,6 +286,9 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     const rich = rows[1];
     expect(rich['rocelab.hpcc.nhop']).toEqual(['2']);
     expect(rich['rocelab.hpcc.time_ns']).toEqual(['5000', '6000']);
+    // The default rate table is the HPCC simulator's: codes 2 and 4 are 100 and 400 Gbit/s.
+    expect(rich['rocelab.hpcc.rate']).toEqual(['2', '4']);
+    expect(rich['rocelab.hpcc.rate_bps'].map(Number)).toEqual([100e9, 400e9]);
     expect(rich['rocelab.active_flows']).toEqual(['4', '0', '0', '0', '0']);
     expect(rich['rocelab.tx_ts_ns']).toEqual(['123456789']);
     expect(rich['rocelab.window_bytes']).toEqual(['65536']);
@@ -282,6 +300,11 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     expect(train['rocelab.mpcc.qlen_bytes']).toEqual(['30000']);
     expect(train['rocelab.ts_echo_ns']).toEqual(['777']);
     expect(train['rocelab.ecn_count']).toEqual(['12', '3']);
+    expect(train['rocelab.sack.ref_psn']).toEqual([String(0x123456)]);
+    expect(train['rocelab.sack.base_psn']).toEqual(['57']);
+    expect(train['rocelab.sack.bits_lo']).toEqual(['0x80000001']);
+    expect(train['rocelab.sack.ooo']).toEqual(['9']);
+    expect(train['rocelab.sack.last_hop']).toEqual(['1']);
     expect(train['rocelab.train_len'].map(Number).every((n) => n > 60)).toBe(true);
     // the trimmed frame: its hop, last-hop flag and lost length; the inner IPv4 packet is headers only
     const cut = rows[6];
@@ -292,6 +315,41 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     console.log(
       `tshark + rocelab.lua: ${rows.length} datagrams, ${innerFrames} inner frames decoded to the BTH; train info: ${train['_ws.col.Info'][0].slice(0, 160)}`,
     );
+  });
+
+  it("names HPCC INT line rates with the run's rate table (preference rocelab.hpcc_rates)", () => {
+    // A run whose switch ports are 10, 40 and 800 Gbit/s: its table is [10G, 40G, 800G].
+    const table = [10e9, 40e9, 800e9];
+    const p = roce(Opcode.SendMiddle, 0x1234, 7);
+    p.int = {
+      layout: 'hpcc',
+      nhop: 3,
+      // The 800G hop's 12 MB queue is past the hop word's 17 bits (10.5 MB): option 0x04.
+      hops: table.map((r, i) => ({
+        lineRateBps: r,
+        timeNs: i,
+        txBytes: 0,
+        qlenBytes: i === 2 ? 12e6 : 0,
+        activeFlows: 0,
+      })),
+    };
+    p.sizeBytes = emulatedSizeBytes(p);
+    const chunks: Buffer[] = [];
+    const pcap = new PcapWriter((c) => chunks.push(Buffer.from(c)));
+    const d = encapsulate(p, { vni: 1, intRatesBps: table });
+    pcap.writeFrame(1000, encodeOuterFrame(d, outerHeaders(0xc6120001, 0xc6120002, 6081, 40000)));
+    pcap.flush();
+    const file = join(dir, 'rates.pcap');
+    writeFileSync(file, Buffer.concat(chunks));
+    const [row] = runTshark(file, ['rocelab.hpcc_rates:10,40,800']);
+    expect(row['rocelab.hpcc.rate']).toEqual(['0', '1', '2']);
+    expect(row['rocelab.hpcc.rate_bps'].map(Number)).toEqual(table);
+    // 12e6 / 80 = 150000 units = 1 · 2^17 + 18928
+    expect(row['rocelab.hpcc.qlen_units']).toEqual(['0', '0', '18928']);
+    expect(row['rocelab.hpcc.qlen_high_units']).toEqual(['0', '0', '1', '0', '0']);
+    // Read with the default (ns-3) table the same codes name other rates: the preference matters.
+    const [ns3] = runTshark(file);
+    expect(ns3['rocelab.hpcc.rate_bps'].map(Number)).toEqual([25e9, 50e9, 100e9]);
   });
 
   it('never fails with a Lua error on mutated datagrams, and flags the malformed ones', () => {

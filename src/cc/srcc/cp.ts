@@ -351,7 +351,7 @@ class SrccSwitch implements SrccCp {
       hopsTraversed: 0,
       mActive: Math.min(0xffff, d.flows),
       MActive: Math.min(255, d.egressPorts),
-      cpEgressPort: outPort & 0xff,
+      cpEgressPort: Math.min(255, outPort),
       qLenBytes: Math.min(0xffffffff, Math.round(d.queueBytes)),
       qCthRaw: toInt32(d.raw),
       flowSrcIp: pkt.srcIp >>> 0,

@@ -202,13 +202,22 @@ export function ackEvent(psn: number, o: AckOptions = {}): RpEvent {
   };
 }
 
-/** NAK: BTH.PSN = the PSN the responder expects. */
-export function nackEvent(psn: number, hops?: IntHop[], subtype: 'oos' | 'rnr' = 'oos'): RpEvent {
+/**
+ * NAK: BTH.PSN = the PSN the responder expects. `trim`: the selective-repeat transports' NACK of
+ * a trimmed packet, with its last-hop flag and the bytes the NIC resends (docs/cc-api.md).
+ */
+export function nackEvent(
+  psn: number,
+  hops?: IntHop[],
+  subtype: 'oos' | 'rnr' | 'trim' = 'oos',
+  trim: { lastHop?: boolean; nackedBytes?: number } = {},
+): RpEvent {
   const pkt = createPacket();
   pkt.kind = FrameKind.Nak;
   pkt.psn = psn & PSN_MASK;
   if (hops !== undefined) pkt.int = { layout: 'hpcc', nhop: hops.length, hops };
-  return { type: 'nack', pkt, subtype };
+  if (subtype !== 'trim') return { type: 'nack', pkt, subtype };
+  return { type: 'nack', pkt, subtype, lastHop: trim.lastHop ?? false, nackedBytes: trim.nackedBytes ?? 0 };
 }
 
 /** A CNP; `fill` sets its payload (pkt.ext / pkt.bthResv7). */

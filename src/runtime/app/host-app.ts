@@ -17,8 +17,12 @@
  * sender's flow start, would act on the receiver's NIC inside another node's event (a QP's
  * creation kicks the NIC's transmitter), which no real network can do and which made virtual
  * time differ from lockstep (docs/development.md, "The node runtime").
- * Barrier groups (flows that wait for others, alltoall) are released by the runtime, which
- * learns of completions through `flowDone` and calls `startFlow` on the sender's application.
+ * Gates (flows that wait for events of their own host, src/workload/gate.ts: alltoall's
+ * iterations, collectives' steps) are the host's own business too (./gates.ts): it opens them on
+ * its own timers when its sends are acknowledged and its receives complete (the NIC's receive
+ * completion, in both runtimes), so no runtime relays anything between hosts. The flows of one
+ * QP are posted in the plan's order (`PlannedQp.flowIds`): a gated flow whose gate opened before
+ * an earlier flow of its QP started waits for it, so a receiver can derive which message is whose.
  *
  * Message ids are static, flowId · MSG_ID_SPACE + ordinal, so a receiver can announce
  * (`expect`) the ids of messages it derived from the plan without hearing from the sender. Ids
@@ -29,8 +33,7 @@ import type { FirmwareEnv } from '../../env/env.js';
 import type { SeriesPoints } from '../../stats/results.js';
 import { type FlowRateLog, slowerFirst, slownessKey, TRACE_CHANGES, TRACE_FLOWS } from '../../stats/trace.js';
 import type { TopologyNode } from '../../topology/model.js';
-import { PSN_MASK } from '../../wire/bth.js';
-import { FrameKind, type Packet } from '../../wire/packet.js';
+import { HostGates } from './gates.js';
 import {
   type NodeFlowReport,
   type NodeRxReport,
@@ -95,8 +98,6 @@ interface RxQp {
   /** Message being delivered and its bytes so far. */
   head: number;
   inHead: number;
-  /** Next PSN the receiver accepts (go-back-N). */
-  expectedPsn: number;
   /** Every message was announced with its id (expect), so completions carry flow ids. */
   announced: boolean;
   /** Messages are learnt from the sending application (virtual time), not derived. */
@@ -139,6 +140,13 @@ export class HostApp {
   private readonly createdTx = new Set<string>();
   private readonly starts: PlannedFlow[];
   private nextStart = 0;
+  private readonly gates: HostGates;
+  /** Per QP (key): index in its `flowIds` of the next flow to post. */
+  private readonly qpCursor = new Map<string, number>();
+  /** Flows whose start came before an earlier flow of their QP started. */
+  private readonly held = new Set<number>();
+  /** Distinct receiver completions of flows a gate here waits to receive. */
+  private readonly awaitedRx = new Map<number, number>();
   /** Receiver completions seen per flow, by ordinal (announced QPs). */
   private readonly rxDone = new Map<number, OrdinalSet>();
   private readonly active = new Set<number>();
@@ -176,9 +184,11 @@ export class HostApp {
     for (const f of mine.rx)
       this.rxByFlow.set(f.spec.id, { flowId: f.spec.id, deliveredBytes: 0, receiverCompletions: 0 });
     this.starts = mine.starts;
+    this.gates = new HostGates(plan, host.name, env, (ids) => this.openGate(ids));
     this.observer = {
       onMessageComplete: (c) => this.onMessageComplete(c),
       onRateChange: (c) => this.onRateChange(c),
+      onDelivered: (qpn, bytes) => this.onDelivered(qpn, bytes),
     };
   }
 
@@ -196,7 +206,8 @@ export class HostApp {
       }
       const flows = qp.flowIds.map((id) => this.plan.flows[id]);
       const rx = this.openRx(qp, false);
-      rx.announced = flows.every((f) => f.messageBytes !== null && f.spec.waitGroup < 0);
+      // Finite flows, posted in flowIds order: every message's id is known up front.
+      rx.announced = flows.every((f) => f.messageBytes !== null);
       for (const f of flows) {
         const sizes = f.messageBytes;
         if (sizes === null) continue;
@@ -225,7 +236,6 @@ export class HostApp {
       msgBytes: [],
       head: 0,
       inHead: 0,
-      expectedPsn: INITIAL_PSN,
       announced: fromPeer,
       fromPeer,
       completedOrdinals: new OrdinalSet(),
@@ -258,17 +268,38 @@ export class HostApp {
   private readonly startDue = (): void => {
     const now = this.env.now();
     while (this.nextStart < this.starts.length && this.starts[this.nextStart].spec.startNs <= now)
-      this.startFlow(this.starts[this.nextStart++].spec.id);
+      this.release(this.starts[this.nextStart++].spec.id);
     if (this.nextStart < this.starts.length)
       this.env.setTimer(this.starts[this.nextStart].spec.startNs, this.startDue);
   };
 
-  /** Start a flow this host sends, now or at emulated `atNs` (a static start or a barrier release). */
-  startFlow(flowId: number, atNs?: number): void {
-    if (atNs !== undefined && atNs > this.env.now()) {
-      this.env.setTimer(atNs, () => this.startFlow(flowId));
+  /** A gate opened (on a timer): its flows start now, or at their own start time if later. */
+  private openGate(flowIds: readonly number[]): void {
+    const now = this.env.now();
+    for (const id of flowIds) {
+      const at = this.plan.flows[id].spec.startNs;
+      if (at > now) this.env.setTimer(at, () => this.release(id));
+      else this.release(id);
+    }
+  }
+
+  /** A flow may start: post it, unless an earlier flow of its QP has still to start. */
+  private release(flowId: number): void {
+    const ids = this.plan.flows[flowId].qp.flowIds;
+    const key = this.plan.flows[flowId].qp.key;
+    let i = this.qpCursor.get(key) ?? 0;
+    if (ids[i] !== flowId) {
+      this.held.add(flowId);
       return;
     }
+    do {
+      this.startFlow(ids[i++]);
+    } while (i < ids.length && this.held.delete(ids[i]));
+    this.qpCursor.set(key, i);
+  }
+
+  /** Start a flow this host sends, now. */
+  private startFlow(flowId: number): void {
     const st = this.txFlows.get(flowId);
     if (st === undefined || st.started) return;
     const qp = st.plan.qp;
@@ -351,6 +382,7 @@ export class HostApp {
     const tq = this.txQps.get(st.plan.qp.srcQpn);
     if (tq !== undefined && tq.txFlow === flowId) tq.txFlow = -1;
     this.rankCompleted(st);
+    this.gates.happened(flowId, 'acked', completeNs);
     this.events.flowDone(flowId, completeNs, completeNs - st.startNs);
   }
 
@@ -374,7 +406,15 @@ export class HostApp {
       if (f === undefined) this.rxDone.set(flowId, (f = new OrdinalSet()));
       seen = f;
     }
-    if (!seen.add(rx.announced ? id % MSG_ID_SPACE : id)) this.duplicateDeliveries++;
+    if (!seen.add(rx.announced ? id % MSG_ID_SPACE : id)) {
+      this.duplicateDeliveries++;
+      return;
+    }
+    if (!this.gates.awaitsReceived(flowId)) return;
+    const n = (this.awaitedRx.get(flowId) ?? 0) + 1;
+    this.awaitedRx.set(flowId, n);
+    if (n === this.plan.flows[flowId].messageBytes!.length)
+      this.gates.happened(flowId, 'received', this.env.now());
   }
 
   /** Attribute a sender QP's rate or window change to the flow it carries. */
@@ -424,14 +464,16 @@ export class HostApp {
     this.freeRings.push(r);
   }
 
-  /** Receive tap: in-order payload bytes per flow, seen on the wire into this host (go-back-N). */
-  onRx(pkt: Packet): void {
-    if (pkt.kind !== FrameKind.Data) return;
-    const i = pkt.destQp - FIRST_QPN;
+  /**
+   * In-order payload bytes per flow, as the NIC delivers them (NicObserver.onDelivered: every
+   * transport's rule, so selective repeat's out-of-order arrivals count once their hole closes,
+   * and a trimmed packet never).
+   */
+  private onDelivered(qpn: number, payloadBytes: number): void {
+    const i = qpn - FIRST_QPN;
     const rx = i >= 0 && i < this.rxQps.length ? this.rxQps[i] : undefined;
-    if (rx === undefined || pkt.psn !== rx.expectedPsn) return;
-    rx.expectedPsn = (pkt.psn + 1) & PSN_MASK;
-    let bytes = pkt.payloadLen;
+    if (rx === undefined) return;
+    let bytes = payloadBytes;
     while (bytes > 0) {
       if (rx.head >= rx.msgFlow.length) {
         // Derived messages: a long-lived flow's, of a known constant size, appended as they arrive.

@@ -5,9 +5,10 @@
  * real launchers gather them from the node processes (docs/realtime.md). The merged results
  * therefore have the same shape and meaning whichever runtime produced them.
  */
-import type { Nic } from '../../../nic/api.js';
+import type { MultipathStats, Nic } from '../../../nic/api.js';
 import type { Switch } from '../../../switch/api.js';
 import { mergeProbeReports, type ProbeResults } from '../../probe/probe.js';
+import { collectiveResults } from '../../stats/collectives.js';
 import { idealFctNs } from '../../stats/fct.js';
 import {
   buildResults,
@@ -38,7 +39,7 @@ export interface NodeFlowReport {
 /** A flow as its receiving host saw it. */
 export interface NodeRxReport {
   flowId: number;
-  /** In-order payload bytes that reached the receiving host (the go-back-N rule). */
+  /** Payload bytes the receiving NIC delivered in order (NicObserver.onDelivered: every transport's rule). */
   deliveredBytes: number;
   /** Messages the receiving NIC completed for this flow. */
   receiverCompletions: number;
@@ -52,6 +53,8 @@ export interface NodeHostCounters {
   rxBytes: number;
   timeouts: number;
   duplicateRx: number;
+  /** Only for a host that sprays or runs selective repeat. */
+  multipath?: MultipathStats;
 }
 
 export interface NodeFirmwareCounters {
@@ -138,6 +141,8 @@ export function firmwareReport(
       timeouts: c.timeouts,
       duplicateRx: c.duplicateRx,
     };
+    const mp = fw.nic.multipath();
+    if (mp !== null) host.multipath = mp;
     firmware.malformed = c.malformed;
   } else if (fw.sw !== null) {
     const { trimming, linkEvents } = fw.sw;
@@ -237,6 +242,7 @@ export function mergeReports(inp: MergeInput): Results {
       nackTx: c?.nackTx ?? 0,
       retransmits: c?.retransmits ?? 0,
       rxBytes: c?.rxBytes ?? 0,
+      ...(c?.multipath !== undefined ? { multipath: c.multipath } : {}),
     });
     nodeWarnings(r);
   }
@@ -337,6 +343,8 @@ export function mergeReports(inp: MergeInput): Results {
   });
   const probes = mergeProbeReports(probeParts);
   if (probes !== null) results.probes = probes;
+  if (plan.workload.collectives.length > 0)
+    results.collectives = collectiveResults(plan, results.flows, results.ports, results.durationNs);
   return results;
 }
 

@@ -21,7 +21,10 @@ export interface PlannedQp {
   dstQpn: number;
   srcPort: number;
   path: HostPath;
-  /** Flows that use this QP, in static start order (startNs, then id), then barrier flows by id. */
+  /**
+   * Flows that use this QP, in the order they are posted: static starts by (startNs, id), then
+   * gated flows by id (a gated flow waits for the QP's earlier flows to start: host-app.ts).
+   */
   flowIds: number[];
 }
 
@@ -32,6 +35,8 @@ export interface PlannedFlow {
   mtuBytes: number;
   /** NIC verb (READ is carried as WRITE: the NIC contract has no READ). */
   verb: 'send' | 'write';
+  /** The receiver's ACK coalescing (an ACK per this many data packets and at every message end). */
+  ackEveryPackets: number;
   /** Messages of a finite flow (sizes in posting order); null for long-lived flows. */
   messageBytes: number[] | null;
 }
@@ -42,7 +47,7 @@ export interface RunPlan {
   workload: Workload;
   flows: PlannedFlow[];
   qps: PlannedQp[];
-  /** Flows started at a fixed emulated time (waitGroup < 0), sorted by (startNs, id). */
+  /** Flows started at a fixed emulated time (no gate), sorted by (startNs, id). */
   staticStarts: PlannedFlow[];
   /** Emulated propagation + serialisation RTT of the slowest and fastest paths (lag warnings). */
   maxBaseRttNs: number;
@@ -54,6 +59,7 @@ export interface RunPlan {
 /** What the planner needs to know of a host's NIC. */
 export interface PlannedNic {
   mtuBytes: number;
+  ackEveryPackets: number;
   /** Name of the host's congestion-control algorithm. */
   cc: string;
 }
@@ -151,14 +157,15 @@ export function planRun(inp: PlanInput): RunPlan {
       cc: nic.cc,
       mtuBytes: mtu,
       verb: f.verb === 'send' ? 'send' : 'write',
+      ackEveryPackets: nicOf(f.dst).ackEveryPackets,
       messageBytes,
     };
   });
   const staticStarts = flows
-    .filter((f) => f.spec.waitGroup < 0)
+    .filter((f) => f.spec.gate < 0)
     .sort((a, b) => a.spec.startNs - b.spec.startNs || a.spec.id - b.spec.id);
   for (const f of staticStarts) f.qp.flowIds.push(f.spec.id);
-  for (const f of flows) if (f.spec.waitGroup >= 0) f.qp.flowIds.push(f.spec.id);
+  for (const f of flows) if (f.spec.gate >= 0) f.qp.flowIds.push(f.spec.id);
   let maxRtt = 0;
   let minRtt = Number.POSITIVE_INFINITY;
   for (const q of qps.values()) {
@@ -190,7 +197,12 @@ export function planFromSetup(setup: RunSetup): RunPlan {
     nic: (h) => {
       const p = h.ports[0];
       const base = { name: h.name, ip: h.ip, port: { rateBps: p.rateBps, mac: p.mac, peerMac: 0 } };
-      return { mtuBytes: setup.nicConfig(h, base).mtuBytes, cc: setup.ccByHost.get(h.name)!.name };
+      const cfg = setup.nicConfig(h, base);
+      return {
+        mtuBytes: cfg.mtuBytes,
+        ackEveryPackets: cfg.ackEveryPackets,
+        cc: setup.ccByHost.get(h.name)!.name,
+      };
     },
   });
 }

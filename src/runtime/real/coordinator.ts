@@ -1,7 +1,7 @@
 /**
  * The launcher side of a real run, shared by every launcher (local, netns, …): spawn one node
  * process per topology node through a launcher-specific `spawn`, wait until all are ready, start
- * them at a common emulated t=0, relay barrier releases, end the run when every flow completed
+ * them at a common emulated t=0, end the run when every flow completed
  * or the emulated duration passed (with a real-time watchdog), gather the reports and merge them
  * into results.json. Children are killed on every way out (done, failure, SIGINT/SIGTERM, exit).
  */
@@ -9,9 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../config/errors.js';
 import type { Results } from '../../stats/results.js';
-import { BarrierGroups } from '../app/barriers.js';
 import { planFromSetup, type RunPlan } from '../app/plan.js';
 import type { RunSetup } from '../scenario-setup.js';
 import type { AddressMap } from './addresses.js';
@@ -104,7 +102,6 @@ export class Coordinator {
   private readonly children = new Map<string, Child>();
   private readonly reports = new Map<string, NodeReport>();
   private readonly flowEnd = new Map<number, number>();
-  private readonly barriers: BarrierGroups;
   private readonly warnings: string[] = [];
   private readonly tmp: string;
   private readonly logDir: string;
@@ -137,7 +134,6 @@ export class Coordinator {
   constructor(private readonly opts: CoordinatorOptions) {
     this.plan = planFromSetup(opts.setup);
     this.nodes = this.plan.topo.nodes.map((n) => n.name);
-    this.barriers = new BarrierGroups(this.plan);
     this.tmp = mkdtempSync(join(tmpdir(), 'rocelab-run-'));
     this.ownLogDir = opts.logDir === undefined;
     this.logDir = opts.logDir ?? join(this.tmp, 'logs');
@@ -145,13 +141,6 @@ export class Coordinator {
     this.scenarioPath = join(this.tmp, 'scenario.json');
     const syncEnv = opts.env?.SYNC;
     this.sync = syncEnv === 'wallclock' || syncEnv === 'lockstep' ? syncEnv : opts.setup.scenario.sync;
-    if (this.sync === 'lockstep' && this.plan.flows.some((f) => f.spec.waitGroup >= 0)) {
-      rmSync(this.tmp, { recursive: true, force: true });
-      throw new ConfigError(
-        'sync',
-        'lockstep cannot run flows that wait for other flows yet (alltoall iterations); use --set sync=wallclock',
-      );
-    }
     this.groups = opts.processes ?? this.nodes.map((n) => [n]);
     const grouped = this.groups.flat();
     if (
@@ -356,10 +345,6 @@ export class Coordinator {
   private onFlowDone(flowId: number, endNs: number): void {
     if (this.flowEnd.has(flowId)) return;
     this.flowEnd.set(flowId, endNs);
-    for (const { flow, atNs } of this.barriers.flowDone(flowId, endNs)) {
-      const c = this.children.get(flow.spec.src);
-      if (c !== undefined) this.send(c, { t: 'startFlow', flowId: flow.spec.id, atNs });
-    }
     if (this.flowEnd.size === this.plan.flows.length) {
       let end = 0;
       for (const e of this.flowEnd.values()) end = Math.max(end, e);

@@ -88,6 +88,11 @@ export interface NodeEnvOptions {
    */
   intMulti?: number;
   /**
+   * The run's HPCC INT line-rate table (RunSetup.intRatesBps, docs/wire.md "Rate codes"): HPCC INT
+   * stacks are encoded and decoded with it. Default the ns-3 table.
+   */
+  intRatesBps?: readonly number[];
+  /**
    * Forward received RoCEv2 frames in place: keep their bytes and patch only what a switch changes
    * instead of encoding them again (docs/wire.md "Forwarding in place"; default false).
    */
@@ -282,6 +287,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   private readonly ingressByIp = new Map<string, PortLink[]>();
   private readonly decodeOpts: DecapsulateOptions;
   private readonly intMulti: number;
+  private readonly intRatesBps: readonly number[] | undefined;
   /** Filled by each Geneve decapsulate: the datagram's arrival stamp, read in the same option walk. */
   private readonly rxMeta: DecapsulatedMeta = createDecapsulatedMeta();
   private packetIds = 0;
@@ -323,8 +329,10 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     this.preciseNow = opts.preciseNow;
     this.arrivalStamps = opts.arrivalStamps ?? true;
     this.intMulti = opts.intMulti ?? 1;
+    this.intRatesBps = opts.intRatesBps;
     this.decodeOpts = {
       intMulti: this.intMulti,
+      intRatesBps: this.intRatesBps,
       payload: 'drop',
       verifyIcrc: opts.verifyIcrc ?? true,
       keepWire: opts.forwardInPlace === true,
@@ -372,6 +380,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
         new TrainWriter({
           maxDatagramBytes,
           intMulti: this.intMulti,
+          intRatesBps: this.intRatesBps,
           reserveEndBound: this.lockstep !== null,
         }),
     );
@@ -588,8 +597,14 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     return encapsulate(
       pkt,
       this.stampsOut
-        ? { vni: port, intMulti: this.intMulti, arrivalNs, linkSeq: this.nextSeq(port) }
-        : { vni: port, intMulti: this.intMulti },
+        ? {
+            vni: port,
+            intMulti: this.intMulti,
+            intRatesBps: this.intRatesBps,
+            arrivalNs,
+            linkSeq: this.nextSeq(port),
+          }
+        : { vni: port, intMulti: this.intMulti, intRatesBps: this.intRatesBps },
     );
   }
 

@@ -549,6 +549,7 @@ export class RealNode {
       preciseNow: this.preciseNow,
       verifyIcrc: cfg.verifyIcrc ?? this.me.kind === 'host',
       intMulti: this.setup.intMulti,
+      intRatesBps: this.setup.intRatesBps,
       forwardInPlace: cfg.forwardInPlace && this.me.kind === 'switch',
       recyclePackets: this.me.kind === 'switch',
       arrivalStamps: cfg.arrivalStamps,
@@ -772,7 +773,6 @@ export class RealNode {
       this.nic = nic;
       this.probe?.attach(me.name, nic);
       env.attach(nic);
-      env.taps.push({ onRx: (_port, pkt) => driver.onRx(pkt) });
       driver.attach(nic);
     } else {
       const cfg = this.setup.switchConfig(me, {
@@ -961,17 +961,6 @@ export class RealNode {
     switch (m.t) {
       case 'start':
         this.start(m.t0MonoNs);
-        break;
-      case 'startFlow':
-        // A process running several nodes hears every node's flow starts.
-        if (
-          this.driver !== null &&
-          this.timers !== null &&
-          this.plan.flows[m.flowId]?.spec.src === this.me.name
-        ) {
-          const id = m.flowId;
-          this.sched().setTimer(m.atNs, () => this.driver!.startFlow(id));
-        }
         break;
       case 'finish':
         if (this.lockstep !== null && this.env !== null) this.endAt(m.endNs);

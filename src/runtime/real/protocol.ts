@@ -5,7 +5,6 @@
  *   node → ready ─┐ (socket bound, metrics listening)
  *   launcher → start { t0MonoNs }   once every node is ready: emulated 0 = host monotonic t0
  *   node → synced (first clock-sync round done), flowDone (sender hosts), progress
- *   launcher → startFlow            flows that wait for a barrier group (relayed)
  *   launcher → finish { endNs }     all flows completed, the duration passed, or the watchdog
  *   node → report                   counters, flows, series; then the node exits
  */
@@ -120,7 +119,6 @@ export interface NodeReport extends AppNodeReport {
 
 export type LauncherMessage =
   | { t: 'start'; t0MonoNs: number }
-  | { t: 'startFlow'; flowId: number; atNs: number }
   | { t: 'finish'; endNs: number }
   /** Lockstep: the run cannot end before this (a node with unfinished flows was killed). */
   | { t: 'endBound'; endBoundNs: number };

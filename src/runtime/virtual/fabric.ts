@@ -40,8 +40,6 @@ export class Link implements ArrivalSink {
   private count = 0;
   peer: NodeFirmware | null = null;
   readonly peerPort: number;
-  /** Runtime accounting of frames into a host (installed on host-facing links only). */
-  hostRx: ((host: TopologyNode, pkt: Packet) => void) | null = null;
   rxTap: NonNullable<LinkTap['onRx']> | null = null;
   private readonly cls: DelayClass;
   readonly delayNs: number;
@@ -90,7 +88,6 @@ export class Link implements ArrivalSink {
   arrive(pkt: Packet | null): void {
     this.count--;
     if (this.rxTap !== null) this.rxTap(this.to, this.peerPort, pkt!, this.sched.now());
-    if (this.hostRx !== null) this.hostRx(this.to, pkt!);
     this.peer!.receive(this.peerPort, pkt!);
     if (this.recycle) recyclePacket(pkt!);
   }
@@ -137,8 +134,6 @@ export interface FabricOptions {
   loss?: LinkLoss;
   drop?: DropFilter;
   tap?: LinkTap;
-  /** Every frame arriving at a host, before its NIC sees it. */
-  onHostRx?: (host: TopologyNode, pkt: Packet) => void;
   log?: Logger;
 }
 
@@ -175,7 +170,6 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       if (opts.drop !== undefined) link.drop = opts.drop;
       if (opts.tap?.onTx !== undefined) link.txTap = opts.tap.onTx;
       if (opts.tap?.onRx !== undefined) link.rxTap = opts.tap.onRx;
-      if (opts.onHostRx !== undefined && to.kind === 'host') link.hostRx = opts.onHostRx;
       return link;
     });
     links.set(node.name, nodeLinks);

@@ -7,7 +7,17 @@
  * switch would) and records every frame with the time its last bit left the sender.
  */
 
-import type { CcSpec, MessageCompletion, Nic, NicConfig, QpSetup, RateChange } from '../../../nic/api.js';
+import type {
+  CcSpec,
+  MessageCompletion,
+  Nic,
+  NicConfig,
+  PathConfig,
+  QpSetup,
+  RateChange,
+  SelectiveRepeatConfig,
+  TransportName,
+} from '../../../nic/api.js';
 import { createNic } from '../../../nic/api.js';
 import { resolveCc } from '../../cc/registry.js';
 import { type FirmwareEnv, nullLogger } from '../../env/env.js';
@@ -44,6 +54,12 @@ export interface BenchOptions {
   mutate?: (pkt: Packet, from: Side, nowNs: number) => void;
   /** Keep every frame in `wire` (default true). */
   record?: boolean;
+  /** Extra propagation delay of this frame, ns (reordering, as paths of different lengths make). */
+  extraDelayNs?: (pkt: Packet, from: Side) => number;
+  transport?: TransportName;
+  sr?: SelectiveRepeatConfig;
+  /** Path policy of both NICs. */
+  paths?: PathConfig;
 }
 
 export const IP_A = 0x0a000001;
@@ -95,6 +111,7 @@ export function bench(o: BenchOptions = {}): Bench {
   const nics: Partial<Record<Side, Nic>> = {};
   const state = { dropped: 0 };
   const wireDelay = sched.delayClass(delayNs);
+  const extraDelays = new Map<number, typeof wireDelay>();
   const sinks = {
     a: { arrive: (pkt: Packet | null) => nics.a!.receive(0, pkt!) },
     b: { arrive: (pkt: Packet | null) => nics.b!.receive(0, pkt!) },
@@ -110,8 +127,14 @@ export function bench(o: BenchOptions = {}): Bench {
       return;
     }
     o.mutate?.(pkt, from, now);
+    const extra = o.extraDelayNs?.(pkt, from) ?? 0;
+    let cls = wireDelay;
+    if (extra > 0) {
+      cls = extraDelays.get(extra) ?? sched.delayClass(delayNs + extra);
+      extraDelays.set(extra, cls);
+    }
     // Equal-time key: A's port first, then B's, as the engine orders its links.
-    wireDelay.push(sinks[from === 'a' ? 'b' : 'a'], now + delayNs, pkt, from === 'a' ? 0 : 1);
+    cls.push(sinks[from === 'a' ? 'b' : 'a'], now + delayNs + extra, pkt, from === 'a' ? 0 : 1);
   };
 
   const config = (side: Side): NicConfig => ({
@@ -127,6 +150,9 @@ export function bench(o: BenchOptions = {}): Bench {
     cnpMinIntervalNs: o.cnpMinIntervalNs,
     ackPrio: o.ackPrio,
     rateTraceCapacity: o.rateTraceCapacity,
+    ...(o.transport !== undefined ? { transport: o.transport } : {}),
+    ...(o.sr !== undefined ? { sr: o.sr } : {}),
+    ...(o.paths !== undefined ? { paths: o.paths } : {}),
     observer: {
       onMessageComplete: (c) => done[side].push(c),
       onRateChange: (c) => rates[side].push(c),

@@ -2,9 +2,9 @@
  * The virtual runtime: a whole network in one process on a deterministic discrete-event
  * scheduler. It is the scheduler, the fabric (one FirmwareEnv per node, links between them) and
  * the nodes: NIC and switch firmware, and on every host the same application as a real host
- * runs (src/runtime/app/host-app.ts). The runtime itself only starts the statically timed flows
- * in one (startNs, id) order, releases barrier groups, samples switch queues and the hosts' flow
- * rates, and at the end merges one report per node into results.json with the same function as
+ * runs (src/runtime/app/host-app.ts), which starts its own flows (static starts and gates). The
+ * runtime itself only samples switch queues and the hosts' flow rates, stops once every flow
+ * completed, and at the end merges one report per node into results.json with the same function as
  * the real launchers (src/runtime/app/node-report.ts).
  */
 import type { Nic, NicConfig, NicPortConfig } from '../../../nic/api.js';
@@ -16,9 +16,7 @@ import { chainNicTrace, chainSwitchTrace, chainTracers, Probe, type Tracer } fro
 import type { Results, SeriesPoints } from '../../stats/results.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import { computeRoutes, type Routes } from '../../topology/routing.js';
-import { FrameKind } from '../../wire/packet.js';
 import type { FlowSpec, Workload } from '../../workload/generate.js';
-import { BarrierGroups } from '../app/barriers.js';
 import { HostApp, type TxFlow } from '../app/host-app.js';
 import {
   firmwareReport,
@@ -146,7 +144,6 @@ export class VirtualRun {
   readonly sampleIntervalNs: number;
   readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
-  private readonly barriers: BarrierGroups;
   private completed = 0;
   private started = false;
   // Series, flat [t, v, t, v, ...] per switch port.
@@ -170,9 +167,6 @@ export class VirtualRun {
       drop: inp.drop,
       log: inp.log,
       tap: inp.tap,
-      onHostRx: (host, pkt) => {
-        if (pkt.kind === FrameKind.Data) this.apps[host.index].onRx(pkt);
-      },
     });
     for (const h of this.topo.hosts) {
       const p = h.ports[0];
@@ -191,7 +185,7 @@ export class VirtualRun {
       workload: inp.workload,
       nic: (h) => {
         const cfg = this.nicCfg.get(h.name)!;
-        return { mtuBytes: cfg.mtuBytes, cc: cfg.cc.name };
+        return { mtuBytes: cfg.mtuBytes, ackEveryPackets: cfg.ackEveryPackets, cc: cfg.cc.name };
       },
     });
     this.warnings.push(...this.plan.warnings);
@@ -205,7 +199,6 @@ export class VirtualRun {
           this.apps[f.qp.dst.index].rxOf(f.spec.id)!,
         ),
     );
-    this.barriers = new BarrierGroups(this.plan);
     if (this.mayRecycle()) {
       for (const h of this.topo.hosts) {
         const p = h.ports[0];
@@ -236,7 +229,7 @@ export class VirtualRun {
         : (host: string) => this.apps[this.topo.byName.get(host)!.index];
     for (const h of this.topo.hosts) {
       const env = this.fabric.envs.get(h.name)!;
-      const app = new HostApp(h, this.plan, env, { flowDone: (id) => this.onFlowDone(id) }, { peers });
+      const app = new HostApp(h, this.plan, env, { flowDone: () => this.onFlowDone() }, { peers });
       this.apps[h.index] = app;
       const cfg = { ...this.nicCfg.get(h.name)!, observer: app.observer };
       const trace = this.tracer?.nic(h.name) ?? null;
@@ -266,11 +259,9 @@ export class VirtualRun {
 
   // --- flow lifecycle -------------------------------------------------------------------------
 
-  /** A flow completed: release the barrier groups it closes; stop once every flow completed. */
-  private onFlowDone(flowId: number): void {
+  /** A flow completed: stop once every flow completed. */
+  private onFlowDone(): void {
     this.completed++;
-    for (const { flow, atNs } of this.barriers.flowDone(flowId, this.sched.now()))
-      this.apps[flow.qp.src.index].startFlow(flow.spec.id, atNs);
     // Every node ends in its state after the whole instant, as lockstep nodes stop.
     if (this.completed === this.plan.flows.length) this.sched.finishInstant();
   }

@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { SelectiveRepeatConfig } from '../../nic/api.js';
+import { resolveAlgorithm } from '../../src/cc/resolve.js';
+import type { CcAlgorithm, RpEvent } from '../../src/cc/types.js';
+import { createRng } from '../../src/env/rng.js';
+import { bench } from '../../src/runtime/virtual/nic-bench.js';
+import { FrameKind } from '../../src/wire/packet.js';
+
+const SR: SelectiveRepeatConfig = { windowPackets: 1024, ackBytes: 16_384, reorderThresholdPackets: 16 };
+
+/** A test algorithm at a fixed rate that records every event kind the NIC reports. */
+function recorder() {
+  const events: {
+    type: string;
+    subtype?: string;
+    lastHop?: boolean;
+    nackedBytes?: number;
+    rttNs?: number | null;
+  }[] = [];
+  const alg: CcAlgorithm<{ rateBps: number }> = {
+    name: 'test-recorder',
+    summary: 'test: fixed rate, records events',
+    params: z.object({ rateBps: z.number().default(50e9) }),
+    rp: {
+      features: { int: null, txTimestamp: false },
+      init(_flow, p, io) {
+        io.setRate(p.rateBps, 'init');
+        return null;
+      },
+      onEvent(_s, ev: RpEvent) {
+        if (ev.type === 'nack')
+          events.push({
+            type: ev.type,
+            subtype: ev.subtype,
+            lastHop: ev.lastHop,
+            nackedBytes: ev.nackedBytes,
+          });
+        else if (ev.type === 'ack') events.push({ type: ev.type, rttNs: ev.rttNs });
+        else if (ev.type !== 'tx') events.push({ type: ev.type });
+      },
+    },
+  };
+  return { events, cc: resolveAlgorithm(alg, {}) };
+}
+
+function postMany(b: ReturnType<typeof bench>, qpn: number, n: number, seed: number): number[] {
+  const rng = createRng(seed);
+  const sizes: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const bytes = 1 + rng.int(40_000);
+    sizes.push(bytes);
+    b.send(qpn, i, bytes, i % 2 === 0 ? 'send' : 'write');
+  }
+  return sizes;
+}
+
+describe('selective repeat (rocev2-sr)', () => {
+  it('delivers every message once and in order under 1% loss, resending only what was lost', () => {
+    const b = bench({ lossRate: 0.01, seed: 3, rtoNs: 50_000, transport: 'rocev2-sr', sr: SR });
+    const [qpn] = b.connect(1);
+    const sizes = postMany(b, qpn, 100, 42);
+    b.sched.run(1e9);
+    const expected = [...Array(100).keys()];
+    expect(b.done.a.map((c) => c.id)).toEqual(expected);
+    expect(b.done.b.map((c) => c.id)).toEqual(expected);
+    expect(b.done.b.map((c) => c.bytes)).toEqual(sizes);
+    const total = sizes.reduce((s, x) => s + x, 0);
+    const ca = b.a.counters();
+    const cb = b.b.counters();
+    expect(cb.rxBytes).toBe(total);
+    expect(ca.malformed + cb.malformed).toBe(0);
+    const dataDrops = b.wire.filter((w) => w.dropped && w.pkt.kind === FrameKind.Data).length;
+    expect(dataDrops).toBeGreaterThan(10);
+    // Every lost data packet is resent; a lost ACK may cost one more (its packets time out).
+    expect(ca.retransmits).toBeGreaterThanOrEqual(dataDrops);
+    expect(ca.retransmits).toBeLessThanOrEqual(dataDrops * 1.5 + 5);
+    expect(cb.outOfOrderRx).toBeGreaterThan(0);
+    expect(cb.reorderMaxPackets).toBeGreaterThan(0);
+  });
+
+  it('takes reordering below the threshold for what it is: no resend, in-order completions', () => {
+    // Every third data packet takes a path 3 µs longer (~37 packets at 100 Gbit/s, 1 KB MTU).
+    const extraDelayNs = (pkt: { kind: number; psn: number }) =>
+      pkt.kind === FrameKind.Data && pkt.psn % 3 === 0 ? 3_000 : 0;
+    const sr = bench({ extraDelayNs, transport: 'rocev2-sr', sr: { ...SR, reorderThresholdPackets: 64 } });
+    const [qpn] = sr.connect(1);
+    postMany(sr, qpn, 50, 5);
+    sr.sched.run(1e9);
+    expect(sr.done.b.map((c) => c.id)).toEqual([...Array(50).keys()]);
+    expect(sr.a.counters().retransmits).toBe(0);
+    expect(sr.b.counters().reorderMaxPackets).toBeGreaterThan(10);
+    // The same reordering under go-back-N: every overtaken packet costs a rewind.
+    const gbn = bench({ extraDelayNs });
+    const [q2] = gbn.connect(1);
+    postMany(gbn, q2, 50, 5);
+    gbn.sched.run(1e9);
+    expect(gbn.done.b.map((c) => c.id)).toEqual([...Array(50).keys()]);
+    expect(gbn.a.counters().retransmits).toBeGreaterThan(100);
+  });
+
+  it('NACKs a trimmed packet at once and resends exactly it; the CC sees the last-hop flag', () => {
+    const { events, cc } = recorder();
+    const trimmed = new Set<number>();
+    const b = bench({
+      cc,
+      transport: 'rocev2-sr',
+      sr: SR,
+      mutate: (pkt, from) => {
+        // The first transmissions of PSNs 7 and 30 lose their payload.
+        if (from !== 'a' || pkt.kind !== FrameKind.Data || trimmed.has(pkt.psn)) return;
+        if (pkt.psn !== 7 && pkt.psn !== 30) return;
+        trimmed.add(pkt.psn);
+        pkt.trimHop = pkt.psn === 7 ? 1 : 3;
+        pkt.trimLastHop = pkt.psn === 30;
+      },
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 50_000);
+    b.sched.run(1e9);
+    expect(b.done.b.map((c) => c.bytes)).toEqual([50_000]);
+    expect(b.done.a).toHaveLength(1);
+    const ca = b.a.counters();
+    const cb = b.b.counters();
+    expect(cb.trimmedRx).toBe(2);
+    expect(cb.nackTx).toBe(2);
+    expect(ca.nackRx).toBe(2);
+    expect(ca.retransmits).toBe(2);
+    expect(ca.retransmittedBytes).toBe(2000);
+    expect(ca.timeouts).toBe(0);
+    const resent = b.wire.filter((w) => w.from === 'a' && w.pkt.kind === FrameKind.Data);
+    expect(resent.filter((w) => w.pkt.psn === 7)).toHaveLength(2);
+    expect(resent.filter((w) => w.pkt.psn === 30)).toHaveLength(2);
+    const nacks = events.filter((e) => e.type === 'nack');
+    expect(nacks).toEqual([
+      { type: 'nack', subtype: 'trim', lastHop: false, nackedBytes: 1000 },
+      { type: 'nack', subtype: 'trim', lastHop: true, nackedBytes: 1000 },
+    ]);
+    // ACKs carry an RTT sample without any timestamp on the wire.
+    const rtts = events.filter((e) => e.type === 'ack').map((e) => e.rttNs);
+    expect(rtts.some((r) => r !== null && r !== undefined && r > 2000)).toBe(true);
+  });
+
+  it('coalesces ACKs every ackBytes of payload and at once on a CE mark', () => {
+    const b = bench({ transport: 'rocev2-sr', sr: SR, mtuBytes: 4096, mutate: (pkt) => void pkt });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 4096 * 64);
+    b.sched.run(1e9);
+    const acks = b.wire.filter((w) => w.from === 'b' && w.pkt.kind === FrameKind.Ack).length;
+    // 64 packets of 4 KB, one ACK per 16 KB (4 packets): 16 ACKs (the last is also the message end).
+    expect(acks).toBe(16);
+    let n = 0;
+    const ce = bench({
+      transport: 'rocev2-sr',
+      sr: SR,
+      mtuBytes: 4096,
+      mutate: (pkt) => {
+        if (pkt.kind === FrameKind.Data && n++ % 2 === 0) pkt.ecn = 3;
+      },
+    });
+    const [q2] = ce.connect(1);
+    ce.send(q2, 0, 4096 * 64);
+    ce.sched.run(1e9);
+    const ceAcks = ce.wire.filter((w) => w.from === 'b' && w.pkt.kind === FrameKind.Ack);
+    expect(ceAcks.length).toBeGreaterThanOrEqual(32);
+    expect(ceAcks.filter((w) => w.pkt.becn).length).toBe(32);
+  });
+
+  it('resends a lost packet through the per-packet RTO when nothing comes after it', () => {
+    let dropped = false;
+    const b = bench({
+      rtoNs: 30_000,
+      transport: 'uet',
+      sr: { ...SR, reorderThresholdPackets: null },
+      drop: (pkt, from) => {
+        if (!dropped && from === 'a' && pkt.kind === FrameKind.Data && pkt.psn === 4) return (dropped = true);
+        return false;
+      },
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 5000);
+    b.sched.run(1e9);
+    expect(b.done.b).toHaveLength(1);
+    const ca = b.a.counters();
+    // The first timeout resends PSN 0 (the oldest, held at the responder behind coalescing): its
+    // duplicate is ACKed at once and covers PSNs 0-3; one RTO later PSN 4 itself.
+    expect(ca.timeouts).toBe(2);
+    expect(ca.retransmits).toBe(2);
+    expect(b.done.a[0].completeNs).toBeGreaterThan(60_000);
+    expect(b.done.a[0].completeNs).toBeLessThan(65_000);
+  });
+});
+
+describe('a trimmed packet under go-back-N', () => {
+  it('is never delivered: the responder NAKs its PSN and the requester rewinds to it', () => {
+    let trimmed = false;
+    const b = bench({
+      mutate: (pkt, from) => {
+        if (trimmed || from !== 'a' || pkt.kind !== FrameKind.Data || pkt.psn !== 7) return;
+        trimmed = true;
+        pkt.trimHop = 2;
+      },
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 20_000);
+    b.sched.run(1e9);
+    expect(b.done.b.map((c) => c.bytes)).toEqual([20_000]);
+    const ca = b.a.counters();
+    const cb = b.b.counters();
+    expect(cb.trimmedRx).toBe(1);
+    expect(cb.nackTx).toBe(1);
+    expect(cb.rxBytes).toBe(20_000);
+    expect(ca.timeouts).toBe(0);
+    // Go-back-N resends PSN 7 and everything sent after it.
+    expect(ca.retransmits).toBeGreaterThanOrEqual(1);
+    const sevens = b.wire.filter((w) => w.from === 'a' && w.pkt.kind === FrameKind.Data && w.pkt.psn === 7);
+    expect(sevens).toHaveLength(2);
+  });
+});
+
+describe('selective repeat under everything at once', () => {
+  it('delivers exactly once and in order through loss, trimming, reordering and PSN wrap (20 seeds)', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const rng = createRng(1000 + seed);
+      const lossRng = createRng(2000 + seed);
+      const transport = seed % 2 === 0 ? 'uet' : 'rocev2-sr';
+      const b = bench({
+        seed,
+        rtoNs: 40_000,
+        transport,
+        sr: {
+          windowPackets: 64 << rng.int(3),
+          ackBytes: [1, 4096, 16_384][rng.int(3)],
+          reorderThresholdPackets: transport === 'uet' ? null : 3 + rng.int(40),
+        },
+        paths: { policy: (['oblivious', 'bitmap', 'reps'] as const)[rng.int(3)], count: 8 },
+        // Loss of any frame (data, ACK, NAK), trimming of data, and a per-entropy path delay.
+        drop: () => lossRng.next() < 0.02,
+        mutate: (pkt) => {
+          if (pkt.kind === FrameKind.Data && lossRng.next() < 0.03) pkt.trimHop = 1 + lossRng.int(3);
+        },
+        extraDelayNs: (pkt) => (pkt.srcPort & 7) * 400,
+      });
+      const [qpn] = b.connect(1, { initialPsn: 0xffffff - rng.int(200) });
+      const sizes = postMany(b, qpn, 30, seed);
+      b.sched.run(1e9);
+      const ids = [...Array(30).keys()];
+      const label = `seed ${seed} (${transport})`;
+      expect(
+        b.done.b.map((c) => c.id),
+        label,
+      ).toEqual(ids);
+      expect(
+        b.done.b.map((c) => c.bytes),
+        label,
+      ).toEqual(sizes);
+      expect(
+        b.done.a.map((c) => c.id),
+        label,
+      ).toEqual(ids);
+      expect(b.b.counters().rxBytes, label).toBe(sizes.reduce((s, x) => s + x, 0));
+      expect(b.a.counters().malformed + b.b.counters().malformed, label).toBe(0);
+      expect(b.b.counters().reorderOverflowRx, label).toBe(0);
+    }
+  });
+});
