@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { isDataOpcode, isMessageEnd, isMessageStart, Opcode } from '../../src/wire/opcodes.js';
 
 // The IBTA classes by name (RC and UC share the low five bits), to hold the bit tables to.
-const FIRST = [Opcode.SendFirst, Opcode.WriteFirst];
-const LAST = [Opcode.SendLast, Opcode.SendLastImm, Opcode.WriteLast, Opcode.WriteLastImm];
-const ONLY = [Opcode.SendOnly, Opcode.SendOnlyImm, Opcode.WriteOnly, Opcode.WriteOnlyImm];
+const FIRST: number[] = [Opcode.SendFirst, Opcode.WriteFirst];
+const LAST: number[] = [Opcode.SendLast, Opcode.SendLastImm, Opcode.WriteLast, Opcode.WriteLastImm];
+const ONLY: number[] = [Opcode.SendOnly, Opcode.SendOnlyImm, Opcode.WriteOnly, Opcode.WriteOnlyImm];
 
 describe('opcode classes', () => {
   it('starts and ends of messages, for every byte value', () => {
