@@ -8,6 +8,14 @@
  * the right neighbour's address, keeping at most WINDOW frames in flight, so the number measured
  * is the forwarder's capacity and not the kernel's drop rate. Links are 100 Gbit/s at timeScale 1,
  * so the switch's own egress pacing is far from being the limit.
+ *
+ * Also printed for the switch node (and the host node after it): its collections over 1 ms inside
+ * the measured windows, and its young garbage per forwarded frame (V8's allocated bytes over the
+ * window ÷ the frames counted in it; the node samples them with ALLOC_SAMPLE_MS; issue 36's target
+ * ≤ 32 B). Then the runs of bench/realtime-runs.ts: lockstep's lowest dilation (issue 36: p50 ≤
+ * 220 on incast-8to1 with 2 processes); with `--wallclock` issue 36's wallclock target (three
+ * consecutive runs at timeScale 2000, and where 1000 stands); with `--wallclock-search` the lowest
+ * timeScale at which wallclock holds.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
@@ -15,9 +23,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario } from '../src/config/load.js';
-import { packageRoot } from '../src/package-root.js';
-import { nodeEntry, runLocal } from '../src/runtime/local/launcher.js';
+import { nodeEntry } from '../src/runtime/local/launcher.js';
 import { localAddressMap, parseEndpoint } from '../src/runtime/real/addresses.js';
+import { allocatedBetween } from '../src/runtime/real/alloc-sampler.js';
 import { nodeProcessFlags } from '../src/runtime/real/node-process.js';
 import { hostMonotonicNs, type NodeMessage } from '../src/runtime/real/protocol.js';
 import { scenarioToJson } from '../src/runtime/real/scenario-json.js';
@@ -28,6 +36,7 @@ import { Opcode } from '../src/wire/opcodes.js';
 import { Ecn, FrameKind, type Packet } from '../src/wire/packet.js';
 import { createPacket } from '../src/wire/packet-factory.js';
 import { encodeControl, readLinkSeq, TrainReader, TrainWriter } from '../src/wire/train.js';
+import { benchLockstep, benchWallclock, benchWallclockTarget } from './realtime-runs.js';
 
 const WINDOW = 256;
 const MEASURE_MS = 2500;
@@ -121,7 +130,7 @@ async function measure(
   await new Promise((r) => setTimeout(r, MEASURE_MS));
   const rate = (counted * 1000) / (performance.now() - countedFrom);
   counting = false;
-  windows.push({ fromMonoNs, toMonoNs: hostMonotonicNs() });
+  windows.push({ fromMonoNs, toMonoNs: hostMonotonicNs(), frames: counted });
   clearInterval(refill);
   clearInterval(acker);
   sink.removeAllListeners('message');
@@ -304,6 +313,10 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
         `switch: ${report.io.rxDatagrams} datagrams in, ${report.io.txDatagrams} out, ${report.io.inPlaceFrames} frames forwarded in place, ${drops} drops, garbage ${report.io.garbageTotal}`,
       );
       console.log(`switch pauses: ${describePauses(report, inPlace.windows)}`);
+      const [single, trains] = inPlace.windows;
+      console.log(
+        `switch young garbage per forwarded frame (V8's allocated bytes in the measured window ÷ frames forwarded; target ≤ 32 B): ${describeGarbage('one frame per datagram', report, [single])}, ${describeGarbage(`trains of ${TRAIN_FRAMES}`, report, [trains])}`,
+      );
     }
     // h1's address is the host node's own now.
     sockets.splice(sockets.indexOf(left), 1);
@@ -312,14 +325,19 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
     console.log(
       `host NIC (h1), line rate ${Math.round(host.rate).toLocaleString('en')} frames/s (1 KB, cc none, one flow, sent to a sink)`,
     );
-    if (host.report !== null) console.log(`host pauses: ${describePauses(host.report, [host.window])}`);
+    if (host.report !== null) {
+      console.log(`host pauses: ${describePauses(host.report, [host.window])}`);
+      console.log(`host ${describeGarbage('young garbage per frame sent', host.report, [host.window])}`);
+    }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     for (const s of sockets) s.close();
     rmSync(dir, { recursive: true, force: true });
   }
   await benchLockstep();
-  if (args.includes('--wallclock') || process.env.ROCELAB_BENCH_WALLCLOCK === '1') await benchWallclock();
+  if (args.includes('--wallclock') || process.env.ROCELAB_BENCH_WALLCLOCK === '1')
+    await benchWallclockTarget();
+  if (args.includes('--wallclock-search')) await benchWallclock();
 }
 
 type NodeReportOf = Extract<NodeMessage, { t: 'report' }>['report'];
@@ -344,6 +362,7 @@ async function startBenchNode(
       LOG_LEVEL: 'warn',
       // Poll instead of sleeping when a timer is near: timers every few hundred ns real at timeScale 1.
       TIMER_SPIN_MS: '2',
+      ALLOC_SAMPLE_MS: String(ALLOC_SAMPLE_MS),
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -392,10 +411,39 @@ function ackEvery20Ms(
   }, 20);
 }
 
-/** Where a measurement counted frames, in host monotonic ns (its warm-up before it is not in it). */
+/**
+ * Where a measurement counted frames, in host monotonic ns (its warm-up before it is not in it),
+ * and how many frames it counted.
+ */
 interface MeasuredWindow {
   fromMonoNs: number;
   toMonoNs: number;
+  frames: number;
+}
+
+/** How often a bench node samples V8's allocated bytes (ALLOC_SAMPLE_MS, alloc-sampler.ts). */
+const ALLOC_SAMPLE_MS = 50;
+
+/**
+ * V8's allocated bytes inside `windows` ÷ the frames counted in them (issue 36's "young garbage
+ * per forwarded frame": nearly every byte a forwarding node allocates dies young), or null when
+ * the node sampled no allocation.
+ */
+function garbagePerFrame(r: NodeReportOf, windows: MeasuredWindow[]): number | null {
+  const s = r.load.allocSamples;
+  if (s === undefined || s.length === 0) return null;
+  let bytes = 0;
+  let frames = 0;
+  for (const w of windows) {
+    bytes += allocatedBetween(s, w.fromMonoNs, w.toMonoNs);
+    frames += w.frames;
+  }
+  return frames > 0 ? bytes / frames : null;
+}
+
+function describeGarbage(what: string, r: NodeReportOf, windows: MeasuredWindow[]): string {
+  const g = garbagePerFrame(r, windows);
+  return `${what}: ${g === null ? '— (no allocation samples)' : `${g.toFixed(0)} B`}`;
 }
 
 /**
@@ -462,100 +510,12 @@ async function benchHostLineRate(
     const fromMonoNs = hostMonotonicNs();
     await new Promise((r) => setTimeout(r, MEASURE_MS));
     const rate = ((frames - from) * 1000) / (performance.now() - t0);
-    const window = { fromMonoNs, toMonoNs: hostMonotonicNs() };
+    const window = { fromMonoNs, toMonoNs: hostMonotonicNs(), frames: frames - from };
     const report = await finishBenchNode(h1, 'host report');
     return { rate, report, window };
   } finally {
     if (h1.exitCode === null) h1.kill('SIGKILL');
     clearInterval(acker);
     sink.removeAllListeners('message');
-  }
-}
-
-/**
- * The lowest dilation lockstep reaches: scenarios run on the local runtime at timeScale 1, so the
- * wall clock never holds a node back and emulated time goes as fast as promises and the CPU let
- * it. Each scenario runs with a process per node, with `processes: auto` (as many processes as
- * cores), and with `processes: auto` and the nodes of a process linked in memory
- * (`inProcessLinks: memory`), side by side. Prints real time per emulated time (median window and whole run) and
- * null messages per data frame. ROCELAB_BENCH_LOCKSTEP=0 skips it.
- */
-async function benchLockstep(): Promise<void> {
-  if (process.env.ROCELAB_BENCH_LOCKSTEP === '0') return;
-  const cases = [
-    { file: join(packageRoot(), 'scenarios', 'incast-8to1.yaml'), label: 'incast-8to1' },
-    { file: join(packageRoot(), 'deploy', 'scenarios', 'mini-testbed.yaml'), label: 'mini testbed' },
-  ];
-  console.log('\nlockstep, local runtime at timeScale 1 (the lowest dilation it reaches here):');
-  for (const c of cases) {
-    for (const [processes, links] of [
-      ['per-node', 'socket'],
-      ['auto', 'socket'],
-      ['auto', 'memory'],
-    ] as const) {
-      const out = await runLocal({
-        scenario: loadScenario(c.file, ['timeScale=1', `processes=${processes}`, `inProcessLinks=${links}`]),
-        outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-ls-')),
-        print: null,
-        metricsPort: null,
-      });
-      const r = out.results;
-      const rt = r.realtime!;
-      const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
-      const label = `${c.label} (${rt.processes} processes${links === 'memory' ? ', in memory' : ''})`;
-      console.log(
-        `  ${label.padEnd(40)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
-      );
-      rmSync(out.outDir, { recursive: true, force: true });
-    }
-  }
-}
-
-/**
- * The lowest timeScale at which `sync: wallclock` holds (`--wallclock`, or
- * ROCELAB_BENCH_WALLCLOCK=1; minutes of wall time): incast-8to1 and the mini testbed on the local
- * runtime, at rising timeScales until a run has no late frame (the condition under which a
- * wallclock run exits 0 without --allow-late), with what each failing run lacked.
- */
-async function benchWallclock(): Promise<void> {
-  const cases = [
-    {
-      file: join(packageRoot(), 'scenarios', 'incast-8to1.yaml'),
-      label: 'incast-8to1',
-      scales: [1000, 2000, 5000, 10_000, 20_000, 50_000],
-    },
-    {
-      file: join(packageRoot(), 'deploy', 'scenarios', 'mini-testbed.yaml'),
-      label: 'mini testbed',
-      scales: [1000, 2000, 4000, 8000, 16_000, 32_000],
-    },
-  ];
-  console.log('\nwallclock, local runtime: the lowest timeScale with no late frame');
-  for (const c of cases) {
-    for (const ts of c.scales) {
-      const out = await runLocal({
-        scenario: loadScenario(c.file, [`timeScale=${ts}`, 'sync=wallclock']),
-        outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-wc-')),
-        print: null,
-        metricsPort: null,
-        // The results of a late run too, to say what it lacked; `held` below is the exit-3 rule.
-        allowLate: true,
-      }).catch((err: Error) => err);
-      if (out instanceof Error) {
-        console.log(`  ${c.label.padEnd(14)} timeScale ${String(ts).padStart(6)}: failed (${out.message})`);
-        continue;
-      }
-      const r = out.results;
-      const rt = r.realtime!;
-      const held = rt.worstLate === null;
-      const late = held
-        ? ''
-        : `, ${rt.lateFrames} late frames, worst ${rt.worstLate!.node} ${(rt.worstLate!.maxLateNs / 1e3).toFixed(1)} µs emulated`;
-      console.log(
-        `  ${c.label.padEnd(14)} timeScale ${String(ts).padStart(6)}: ${held ? 'holds' : 'late'}; flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}, goodput ${(r.summary.goodputBps / 1e9).toFixed(1)} Gbit/s, ${r.summary.drops} drops${late}; resent ${rt.resentDatagrams}; longest GC ${rt.pauses?.gcMaxMs ?? '—'} ms; wall ${(out.wallMs / 1000).toFixed(1)} s`,
-      );
-      rmSync(out.outDir, { recursive: true, force: true });
-      if (held) break;
-    }
   }
 }

@@ -13,8 +13,8 @@ import type { Tracer } from '../probe/probe.js';
 import type { Results } from '../stats/results.js';
 import { createPcapTap } from './pcap-tap.js';
 import { type FinishedRun, writeRunOutput } from './run-output.js';
-import { setupRun } from './scenario-setup.js';
-import type { DropFilter, LinkLoss } from './virtual/fabric.js';
+import { type RunSetup, setupRun } from './scenario-setup.js';
+import type { DropFilter, LinkLoss, LinkTap } from './virtual/fabric.js';
 import { type NicFactory, type SwitchFactory, VirtualRun } from './virtual/virtual-run.js';
 
 export type RuntimeKind = 'virtual' | 'local' | 'netns';
@@ -99,17 +99,12 @@ export function runScenario(opts: RunOptions): RunOutput | Promise<RunOutput> {
 }
 
 /**
- * The engine part of a virtual run. A function of its own so the run's state (firmware, plan,
- * series buffers: about 230 MB on the 320-host fat tree) is garbage once the results exist,
- * before results.json is serialised.
+ * The virtual run of `opts` on `setup`, built but not started: what `rocelab run` runs, and what
+ * bench/anatomy.ts measures a window of.
  */
-function runVirtual(opts: RunOptions): Omit<FinishedRun, 'opts'> {
-  const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });
+export function createVirtualRun(opts: RunOptions, setup: RunSetup, tap?: LinkTap): VirtualRun {
   const s = setup.scenario;
-  const outDir = resolve(opts.outDir);
-  mkdirSync(outDir, { recursive: true });
-  const pcap = opts.pcap === true ? createPcapTap(join(outDir, 'pcap')) : null;
-  const run = new VirtualRun({
+  return new VirtualRun({
     scenario: s.name,
     seed: opts.seed ?? s.seed,
     timeScale: s.timeScale,
@@ -124,12 +119,26 @@ function runVirtual(opts: RunOptions): Omit<FinishedRun, 'opts'> {
     createSwitch: opts.createSwitch ?? createSwitch,
     loss: opts.loss,
     drop: opts.drop,
-    tap: pcap?.tap,
+    tap,
     trace: opts.trace,
     probes: s.probes,
     // Only the project's firmware is known to keep no received frame (VirtualRunInput).
     recyclePackets: opts.createNic === undefined && opts.createSwitch === undefined,
   });
+}
+
+/**
+ * The engine part of a virtual run. A function of its own so the run's state (firmware, plan,
+ * series buffers: about 230 MB on the 320-host fat tree) is garbage once the results exist,
+ * before results.json is serialised.
+ */
+function runVirtual(opts: RunOptions): Omit<FinishedRun, 'opts'> {
+  const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });
+  const s = setup.scenario;
+  const outDir = resolve(opts.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const pcap = opts.pcap === true ? createPcapTap(join(outDir, 'pcap')) : null;
+  const run = createVirtualRun(opts, setup, pcap?.tap);
   const t0 = performance.now();
   const onProgress = opts.onProgress;
   const progress = (done: boolean) =>

@@ -69,6 +69,7 @@ import {
   parseEndpoint,
   VXLAN_UDP_PORT,
 } from './addresses.js';
+import { AllocationSampler } from './alloc-sampler.js';
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
 import { inputOrderOf, LockstepScheduler } from './lockstep.js';
@@ -107,6 +108,8 @@ export interface NodeConfig {
   reportFile: string | null;
   incarnation: number;
   timerSpinMs: number;
+  /** Sample V8's allocated bytes every this many real ms (0: off; a bench knob, alloc-sampler.ts). */
+  allocSampleMs: number;
   /**
    * Wallclock events run in time windows of the shortest link delay (`link`, the default) or as
    * each falls due (`off`); TIME_WINDOW. EventTimers' `windowNs`, docs/realtime.md "Time windows".
@@ -297,6 +300,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     reportFile: env.REPORT_FILE !== undefined && env.REPORT_FILE !== '' ? env.REPORT_FILE : null,
     incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
     timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
+    allocSampleMs: num(env, 'ALLOC_SAMPLE_MS', 0, (v) => v >= 0),
     timeWindow,
     // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
@@ -408,6 +412,7 @@ export class RealNode {
   private gcOver1Ms = 0;
   private readonly gcLong: LongGc[] = [];
   private gcObserver: PerformanceObserver | null = null;
+  private allocSampler: AllocationSampler | null = null;
   private readonly queueSeries = new Map<number, number[]>();
   private readonly queueMax = new Map<number, number>();
   private portLoad: PortLoad[] = [];
@@ -597,6 +602,7 @@ export class RealNode {
     if (processPausesOwner === null) {
       processPausesOwner = this;
       this.observeGc();
+      if (cfg.allocSampleMs > 0) this.allocSampler = new AllocationSampler(cfg.allocSampleMs);
     }
     const ls = this.lockstep;
     if (ls !== null) {
@@ -986,6 +992,7 @@ export class RealNode {
       gcMaxNs: this.gcMaxNs,
       gcOver1Ms: this.gcOver1Ms,
       gcLong: this.gcLong,
+      ...(this.allocSampler === null ? {} : { allocSamples: this.allocSampler.samples() }),
       ports: this.portLoad.map((pl, port) => {
         const achieved = pl.loadedNs > 0 ? (pl.loadedBytes * 8e9) / pl.loadedNs : 0;
         const expected = pl.loadedNs > 0 ? pl.expectedBitNs / pl.loadedNs : 0;
@@ -1104,6 +1111,7 @@ export class RealNode {
   async close(): Promise<void> {
     this.loop.disable();
     this.gcObserver?.disconnect();
+    this.allocSampler?.close();
     // A later node of the process (after a warm-up run's) counts the pauses from then on.
     if (processPausesOwner === this) processPausesOwner = null;
     this.sync?.close();

@@ -51,6 +51,11 @@ export interface NodeLoadReport {
    * first LONG_GC_KEPT of them.
    */
   gcLong?: LongGc[];
+  /**
+   * With ALLOC_SAMPLE_MS (benches): V8's allocated bytes since the node started, sampled over real
+   * time, flat [host monotonic ns, bytes, ...] (alloc-sampler.ts).
+   */
+  allocSamples?: number[];
   /** Per port: achieved / expected rate over the windows in which the port had work. */
   ports: {
     port: number;
