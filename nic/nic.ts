@@ -39,6 +39,11 @@ import type { Transport, TransportHost } from './transport.js';
 
 /** DOCA's rate resolution (2^-20 of line rate) is our floor for a CC-requested rate. */
 const MIN_RATE_FRACTION = 2 ** -20;
+/**
+ * QPNs below this live in a per-NIC array (the runtimes hand them out densely per host from
+ * 0x100, src/runtime/app/qp.ts); larger ones only in the map. Bounds the array at 16 KB a NIC.
+ */
+const QP_TABLE_SIZE = 1 << 12;
 const DEFAULT_TRACE_CAPACITY = 4096;
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
@@ -50,7 +55,9 @@ class NicImpl implements Nic {
   private readonly rateBps: number;
   private readonly mtu: number;
 
+  /** QPs in creation order (iteration), and by QPN below QP_TABLE_SIZE in an array (lookups). */
   private readonly qps = new Map<number, Qp>();
+  private readonly qpTable: (Qp | undefined)[] = [];
   private readonly byRemote = new Map<string, Qp>();
   private readonly ackPrio: number;
 
@@ -137,7 +144,7 @@ class NicImpl implements Nic {
         sendCnp: (qp, fields) => this.queueCnp(qp, fields),
         dataPaused: () => this.pause.paused(this.cfg.dataPrio),
         inflightBytes: (qp) => this.rel.inflightBytes(qp),
-        qp: (qpn) => this.qps.get(qpn),
+        qp: (qpn) => this.qpOf(qpn),
         kick: () => this.port.kick(),
       },
       cfg.cnpMinIntervalNs,
@@ -187,6 +194,14 @@ class NicImpl implements Nic {
 
   /** Network RTT of the QPs with receiver credits (their RTS spacing), by QPN. */
   private readonly qpCreditRtt = new Map<number, number>();
+
+  /**
+   * The QP of number `qpn` (anything a frame carries: undefined when no QP has it). Every frame a
+   * NIC receives names its QP, so this is an array index rather than a hash lookup (issue 36).
+   */
+  private qpOf(qpn: number): Qp | undefined {
+    return qpn < QP_TABLE_SIZE ? this.qpTable[qpn] : this.qps.get(qpn);
+  }
 
   // -------------------------------------------------------------------------------------------
   // runtime API
@@ -250,13 +265,17 @@ class NicImpl implements Nic {
       this.qpCreditRtt.set(qpn, credits.networkRttNs);
     }
     this.qps.set(qpn, qp);
+    if (qpn < QP_TABLE_SIZE) {
+      while (this.qpTable.length < qpn) this.qpTable.push(undefined);
+      this.qpTable[qpn] = qp;
+    }
     this.byRemote.set(`${qp.remoteIp}:${qp.remoteQpn}`, qp);
     this.cc.attach(qp, cc, flow);
     this.port.kick();
   }
 
   post(msg: MessageRequest): void {
-    const qp = this.qps.get(msg.qpn);
+    const qp = this.qpOf(msg.qpn);
     if (qp === undefined) throw new Error(`nic ${this.name}: post on unknown QP ${msg.qpn}`);
     if (!Number.isInteger(msg.bytes) || msg.bytes < 0)
       throw new Error(`nic ${this.name}: message ${msg.id} has bad size ${msg.bytes}`);
@@ -279,7 +298,7 @@ class NicImpl implements Nic {
   }
 
   expect(msg: MessageRequest): void {
-    const qp = this.qps.get(msg.qpn);
+    const qp = this.qpOf(msg.qpn);
     if (qp === undefined) throw new Error(`nic ${this.name}: expect on unknown QP ${msg.qpn}`);
     qp.expectQ.push(msg);
   }
@@ -296,15 +315,15 @@ class NicImpl implements Nic {
   }
 
   qpRateBps(qpn: number): number {
-    return this.qps.get(qpn)?.rateBps ?? Number.NaN;
+    return this.qpOf(qpn)?.rateBps ?? Number.NaN;
   }
 
   qpWindowBytes(qpn: number): number | null {
-    return this.qps.get(qpn)?.windowBytes ?? null;
+    return this.qpOf(qpn)?.windowBytes ?? null;
   }
 
   qpInspect(qpn: number): Record<string, number> {
-    const qp = this.qps.get(qpn);
+    const qp = this.qpOf(qpn);
     if (qp === undefined) return {};
     const out: Record<string, number> = { rateBps: qp.rateBps, inflightBytes: this.rel.inflightBytes(qp) };
     if (qp.windowBytes !== null) out.windowBytes = qp.windowBytes;
@@ -378,7 +397,7 @@ class NicImpl implements Nic {
         this.onCnm(pkt);
         break;
       case FrameKind.Pull:
-        if (!this.credits.onPull(this.qps.get(pkt.destQp), pkt)) this.c.malformed++;
+        if (!this.credits.onPull(this.qpOf(pkt.destQp), pkt)) this.c.malformed++;
         break;
       default:
         this.c.malformed++;
@@ -502,7 +521,7 @@ class NicImpl implements Nic {
   }
 
   private onAck(pkt: Packet): void {
-    const qp = this.qps.get(pkt.destQp);
+    const qp = this.qpOf(pkt.destQp);
     if (qp === undefined || !isAckFrame(pkt)) {
       this.c.malformed++;
       return;
@@ -512,7 +531,7 @@ class NicImpl implements Nic {
   }
 
   private onCnp(pkt: Packet): void {
-    const qp = this.qps.get(pkt.destQp);
+    const qp = this.qpOf(pkt.destQp);
     if (qp === undefined || pkt.opcode !== Opcode.Cnp) {
       this.c.malformed++;
       return;
@@ -537,7 +556,7 @@ class NicImpl implements Nic {
   // responder
 
   private onData(pkt: Packet): void {
-    const qp = this.qps.get(pkt.destQp);
+    const qp = this.qpOf(pkt.destQp);
     if (qp === undefined || !isDataOpcode(pkt.opcode) || pkt.opcode >> 5 !== 0 || !(pkt.payloadLen >= 0)) {
       this.c.malformed++;
       return;
