@@ -1,6 +1,6 @@
 /**
  * The NIC's congestion-control host: binds each QP to its algorithm's RP and NP hooks (docs/cc-api.md
- * roles: RP = sender, NP = receiver), builds the RpIo / NpIo / NpNicIo every hook talks through,
+ * roles: RP = sender, NP = receiver), builds the RpIo / NpIo (cc-io.ts) / NpNicIo every hook talks through,
  * owns the hooks' timers and counters, and calls the hooks for the NIC. The NIC's transport
  * (nic.ts) reports what happened (a packet left, an ACK came) and enforces what the algorithm
  * asks for through the `CcHostPort` it hands in (rate, window, CNP); it never calls a hook itself.
@@ -10,11 +10,12 @@
  */
 import { ecnCnpNp } from '../src/cc/np-ecn.js';
 import { resolveAlgorithmParams } from '../src/cc/resolve.js';
-import type { FlowInfo, NpIo, NpNicIo, RpEvent, RpFeatures, RpIo } from '../src/cc/types.js';
+import type { FlowInfo, NpNicIo, RpEvent, RpFeatures } from '../src/cc/types.js';
 import type { FirmwareEnv, TimerId } from '../src/env/env.js';
 import type { CnpPayload } from '../src/wire/cnp.js';
 import type { Packet } from '../src/wire/packet.js';
 import type { CcSpec } from './api.js';
+import { QpNpIo, QpRpIo } from './cc-io.js';
 import type { CcBinding, NpNicBinding, Qp } from './qp.js';
 
 const DEFAULT_CNP_INTERVAL_NS = 50_000;
@@ -84,8 +85,8 @@ export class CcHost {
   /** Bind `qp` (already registered with the NIC) to `cc` and run the RP's and NP's init hooks. */
   attach(qp: Qp, cc: CcBinding, flow: FlowInfo): void {
     qp.cc = cc;
-    qp.rpIo = this.makeRpIo(qp);
-    qp.npIo = this.makeNpIo(qp);
+    qp.rpIo = new QpRpIo(this, this.env, this.port, qp);
+    qp.npIo = new QpNpIo(this, this.env, this.port, qp);
     qp.rpState = cc.rp.init(flow, cc.params, qp.rpIo);
     qp.npState = cc.npNic.np.initQp(flow, cc.params, cc.npNic.state);
   }
@@ -129,65 +130,6 @@ export class CcHost {
     return Object.fromEntries(this.ccCount);
   }
 
-  private makeRpIo(qp: Qp): RpIo {
-    const env = this.env;
-    const port = this.port;
-    return {
-      now: () => env.now(),
-      rng: env.rng,
-      setRate: (rateBps, why) => port.setRate(qp, rateBps, why),
-      setWindow: (bytes, why) => port.setWindow(qp, bytes, why),
-      setTimer: (slot, atNs) => {
-        const old = qp.rpTimers[slot];
-        if (old !== undefined) env.cancelTimer(old);
-        qp.rpTimers[slot] = env.setTimer(atNs, () => {
-          qp.rpTimers[slot] = undefined;
-          this.rpEvent(qp, { type: 'timer', slot });
-          port.kick();
-        });
-      },
-      cancelTimer: (slot) => {
-        const old = qp.rpTimers[slot];
-        if (old !== undefined) env.cancelTimer(old);
-        qp.rpTimers[slot] = undefined;
-      },
-      rateBps: () => qp.rateBps,
-      windowBytes: () => qp.windowBytes,
-      inflightBytes: () => port.inflightBytes(qp),
-      paused: () => port.dataPaused(),
-      count: (name, delta = 1) => this.bump(name, delta),
-    };
-  }
-
-  private makeNpIo(qp: Qp): NpIo {
-    const env = this.env;
-    const port = this.port;
-    return {
-      now: () => env.now(),
-      rng: env.rng,
-      sendCnp: (fields) => port.sendCnp(qp, fields),
-      requestAck: () => {
-        qp.ackRequested = true;
-      },
-      setTimer: (slot, atNs) => {
-        const old = qp.npTimers[slot];
-        if (old !== undefined) env.cancelTimer(old);
-        qp.npTimers[slot] = env.setTimer(atNs, () => {
-          qp.npTimers[slot] = undefined;
-          const b = qp.cc.npNic;
-          b.np.onTimer?.(qp.npState, b.state, slot, b.params, qp.npIo);
-          port.kick();
-        });
-      },
-      cancelTimer: (slot) => {
-        const old = qp.npTimers[slot];
-        if (old !== undefined) env.cancelTimer(old);
-        qp.npTimers[slot] = undefined;
-      },
-      count: (name, delta = 1) => this.bump(name, delta),
-    };
-  }
-
   private makeNpNicIo(b: NpNicBinding): NpNicIo {
     const env = this.env;
     const port = this.port;
@@ -219,7 +161,8 @@ export class CcHost {
     };
   }
 
-  private bump(name: string, delta: number): void {
+  /** Bump an algorithm counter (the ios' `count`). */
+  bump(name: string, delta: number): void {
     this.ccCount.set(name, (this.ccCount.get(name) ?? 0) + delta);
   }
 }
