@@ -226,6 +226,35 @@ export interface HostCounters {
   pullRx: number;
 }
 
+/** Every counter at zero, in the order results.json lists them. */
+export function zeroHostCounters(): HostCounters {
+  return {
+    cnpTx: 0,
+    cnpRx: 0,
+    nackTx: 0,
+    nackRx: 0,
+    retransmits: 0,
+    timeouts: 0,
+    rxBytes: 0,
+    txBytes: 0,
+    pfcPauseRx: 0,
+    pausedNs: 0,
+    malformed: 0,
+    dataPacketsTx: 0,
+    ackTx: 0,
+    ackRx: 0,
+    outOfOrderRx: 0,
+    duplicateRx: 0,
+    dataBytesTx: 0,
+    retransmittedBytes: 0,
+    trimmedRx: 0,
+    reorderOverflowRx: 0,
+    reorderMaxPackets: 0,
+    pullTx: 0,
+    pullRx: 0,
+  };
+}
+
 /**
  * Multipath transport statistics of a host (results.json `hosts[].multipath`, docs/results.md):
  * only for a NIC that sprays or runs selective repeat.

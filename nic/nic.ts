@@ -17,14 +17,15 @@ import type { CnpPayload } from '../src/wire/cnp.js';
 import { isDataOpcode, Opcode } from '../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
-import type {
-  HostCounters,
-  MessageRequest,
-  MultipathStats,
-  Nic,
-  NicConfig,
-  QpSetup,
-  RateChange,
+import {
+  type HostCounters,
+  type MessageRequest,
+  type MultipathStats,
+  type Nic,
+  type NicConfig,
+  type QpSetup,
+  type RateChange,
+  zeroHostCounters,
 } from './api.js';
 import { CcHost } from './cc-host.js';
 import { cnpFrame, dataFrame, dataFrameSizeBytes, dataOpcode } from './frames.js';
@@ -68,31 +69,7 @@ class NicImpl implements Nic {
   private readonly pause: PfcPause;
 
   private qpOrder = 0;
-  private readonly c: HostCounters = {
-    cnpTx: 0,
-    cnpRx: 0,
-    nackTx: 0,
-    nackRx: 0,
-    retransmits: 0,
-    timeouts: 0,
-    rxBytes: 0,
-    txBytes: 0,
-    pfcPauseRx: 0,
-    pausedNs: 0,
-    malformed: 0,
-    dataPacketsTx: 0,
-    ackTx: 0,
-    ackRx: 0,
-    outOfOrderRx: 0,
-    duplicateRx: 0,
-    dataBytesTx: 0,
-    retransmittedBytes: 0,
-    trimmedRx: 0,
-    reorderOverflowRx: 0,
-    reorderMaxPackets: 0,
-    pullTx: 0,
-    pullRx: 0,
-  };
+  private readonly c: HostCounters = zeroHostCounters();
   private readonly trace: Ring<RateChange>;
   private readonly traceCapacity: number;
   private readonly hooks: NicTrace | null;

@@ -5,7 +5,14 @@
  * `expect`, else the message's ordinal on the QP). No congestion control, no loss recovery.
  * Exact timing makes FCTs predictable.
  */
-import type { HostCounters, MessageRequest, Nic, NicConfig, QpSetup } from '../../nic/api.js';
+import {
+  type HostCounters,
+  type MessageRequest,
+  type Nic,
+  type NicConfig,
+  type QpSetup,
+  zeroHostCounters,
+} from '../../nic/api.js';
 import type { FirmwareEnv } from '../../src/env/env.js';
 import { Opcode } from '../../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../../src/wire/packet.js';
@@ -104,31 +111,7 @@ interface StubQp {
 export function createStubNic(env: FirmwareEnv, cfg: NicConfig): Nic {
   const port = new TxPort(env, 0, cfg.port.rateBps);
   const qps = new Map<number, StubQp>();
-  const counters: HostCounters = {
-    cnpTx: 0,
-    cnpRx: 0,
-    nackTx: 0,
-    nackRx: 0,
-    retransmits: 0,
-    timeouts: 0,
-    rxBytes: 0,
-    txBytes: 0,
-    pfcPauseRx: 0,
-    pausedNs: 0,
-    malformed: 0,
-    dataPacketsTx: 0,
-    ackTx: 0,
-    ackRx: 0,
-    outOfOrderRx: 0,
-    duplicateRx: 0,
-    dataBytesTx: 0,
-    retransmittedBytes: 0,
-    trimmedRx: 0,
-    reorderOverflowRx: 0,
-    reorderMaxPackets: 0,
-    pullTx: 0,
-    pullRx: 0,
-  };
+  const counters: HostCounters = zeroHostCounters();
   const frame = (qp: StubQp, kind: FrameKind): Packet => {
     const p = createPacket();
     p.id = env.nextPacketId();
