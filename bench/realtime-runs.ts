@@ -11,6 +11,21 @@ import { packageRoot } from '../src/package-root.js';
 import { runLocal } from '../src/runtime/local/launcher.js';
 import { type RunOutput, runScenario } from '../src/runtime/run.js';
 
+/**
+ * One `sync: wallclock` run of `file` at `timeScale` on the local runtime, its results kept even
+ * when it was late (to say what it lacked; the caller judges whether it held), or the error that
+ * ended it.
+ */
+function runWallclock(file: string, timeScale: number): Promise<RunOutput | Error> {
+  return runLocal({
+    scenario: loadScenario(file, [`timeScale=${timeScale}`, 'sync=wallclock']),
+    outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-wc-')),
+    print: null,
+    metricsPort: null,
+    allowLate: true,
+  }).catch((err: Error) => err);
+}
+
 /** Issue 36's real-time targets (docs/performance.md). */
 const TARGET_LOCKSTEP_P50 = 220;
 const TARGET_WALLCLOCK_SCALE = 2000;
@@ -87,13 +102,7 @@ export async function benchWallclockTarget(): Promise<void> {
   ];
   let held = 0;
   for (const [i, ts] of scales.entries()) {
-    const out = await runLocal({
-      scenario: loadScenario(file, [`timeScale=${ts}`, 'sync=wallclock']),
-      outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-wc-')),
-      print: null,
-      metricsPort: null,
-      allowLate: true,
-    }).catch((err: Error) => err);
+    const out = await runWallclock(file, ts);
     if (out instanceof Error) {
       console.log(`  timeScale ${ts}: failed (${out.message})`);
       continue;
@@ -141,14 +150,7 @@ export async function benchWallclock(): Promise<void> {
   console.log('\nwallclock, local runtime: the lowest timeScale with no late frame');
   for (const c of cases) {
     for (const ts of c.scales) {
-      const out = await runLocal({
-        scenario: loadScenario(c.file, [`timeScale=${ts}`, 'sync=wallclock']),
-        outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-wc-')),
-        print: null,
-        metricsPort: null,
-        // The results of a late run too, to say what it lacked; `held` below is the exit-3 rule.
-        allowLate: true,
-      }).catch((err: Error) => err);
+      const out = await runWallclock(c.file, ts);
       if (out instanceof Error) {
         console.log(`  ${c.label.padEnd(14)} timeScale ${String(ts).padStart(6)}: failed (${out.message})`);
         continue;
