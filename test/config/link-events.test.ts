@@ -4,21 +4,13 @@
  * at a time is refused with one line.
  */
 import { describe, expect, it } from 'vitest';
-import { isConfigError } from '../../src/config/errors.js';
 import { parseScenarioText } from '../../src/config/load.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { setupError } from '../support/config-error.js';
 
 const DUMBBELL = 'topology: { kind: dumbbell, left: 2, right: 2 }\n';
 
-function errorOf(text: string): string {
-  try {
-    setupRun(parseScenarioText(text));
-  } catch (err) {
-    expect(isConfigError(err)).toBe(true);
-    return (err as Error).message;
-  }
-  throw new Error('scenario unexpectedly loaded');
-}
+const errorOf = (text: string): string => setupError(text).message;
 
 const portEvents = (text: string, sw: string) => {
   const setup = setupRun(parseScenarioText(text));

@@ -6,10 +6,10 @@
  * under receiver credits (no ECN towards hosts), as scenario keys.
  */
 import { describe, expect, it } from 'vitest';
-import { type ConfigError, isConfigError } from '../../src/config/errors.js';
 import { parseScenarioText } from '../../src/config/load.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import type { TopologyNode } from '../../src/topology/model.js';
+import { setupError } from '../support/config-error.js';
 
 const BASE = `
 topology: { kind: leafspine, leaves: 2, spines: 2, hostsPerLeaf: 2 }
@@ -19,17 +19,6 @@ defaults:
   switch: { pfc: false, trim: { queueBytes: 200KB, kmin: 40KB, kmax: 160KB } }
 workload: [{ kind: flows, flows: [{ src: h1, dst: h3, size: 1MB }] }]
 `;
-
-function errorOf(text: string): ConfigError {
-  try {
-    setupRun(parseScenarioText(text, { file: 'bad.yaml' }));
-  } catch (err) {
-    expect(isConfigError(err)).toBe(true);
-    expect((err as Error).message.includes('\n')).toBe(false);
-    return err as ConfigError;
-  }
-  throw new Error('scenario unexpectedly loaded');
-}
 
 const portTo = (node: TopologyNode, peer: string) => node.ports.find((p) => p.peerNode === peer)!;
 
@@ -88,22 +77,22 @@ describe('one-way links with their own trimming queue', () => {
   });
 
   it('refuses a one-way delay, trim without trimming, trim at a host, and either with at', () => {
-    expect(errorOf(`${BASE}links: [{ a: s3, b: s1, delay: 2us, oneWay: true }]\n`).message).toMatch(
+    expect(setupError(`${BASE}links: [{ a: s3, b: s1, delay: 2us, oneWay: true }]\n`).message).toMatch(
       /links\[0\]\.delay: a one-way entry changes rate and loss only/,
     );
     expect(
-      errorOf(
+      setupError(
         `${BASE.replace('trim: { queueBytes: 200KB, kmin: 40KB, kmax: 160KB }', 'trim: false')}links: [{ a: s3, b: s1, trim: { queueBytes: 50KB } }]\n`,
       ).message,
     ).toMatch(/links\[0\]\.trim: needs trimming on/);
-    expect(errorOf(`${BASE}links: [{ a: h1, b: s1, trim: { queueBytes: 50KB } }]\n`).message).toMatch(
+    expect(setupError(`${BASE}links: [{ a: h1, b: s1, trim: { queueBytes: 50KB } }]\n`).message).toMatch(
       /links\[0\]\.trim: h1 is a host/,
     );
     expect(
-      errorOf(`${BASE}duration: 1ms\nlinks: [{ a: s3, b: s1, at: 10us, rate: 25Gbps, oneWay: true }]\n`)
+      setupError(`${BASE}duration: 1ms\nlinks: [{ a: s3, b: s1, at: 10us, rate: 25Gbps, oneWay: true }]\n`)
         .message,
     ).toMatch(/links\[0\]\.oneWay: cannot be combined with at/);
-    expect(errorOf(`${BASE}links: [{ a: s3, b: s1, trim: { queueBytes: 30KB } }]\n`).message).toMatch(
+    expect(setupError(`${BASE}links: [{ a: s3, b: s1, trim: { queueBytes: 30KB } }]\n`).message).toMatch(
       /links\[0\]\.trim: needs kmin <= kmax <= queueBytes/,
     );
   });

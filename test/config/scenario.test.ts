@@ -3,24 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RCCC_DEFAULTS } from '../../nic/rccc/settings.js';
-import { ConfigError, isConfigError } from '../../src/config/errors.js';
+import { ConfigError } from '../../src/config/errors.js';
 import { loadScenario, parseKeyPath, parseScenarioText } from '../../src/config/load.js';
 import { ccByHost, nicFor } from '../../src/config/scenario.js';
+import { loadError } from '../support/config-error.js';
 
 const STAR = 'topology: { kind: star, hosts: 9 }\n';
 
 /** The ConfigError a scenario text raises (fails the test if it loads). */
-function errorOf(text: string, overrides: string[] = []): ConfigError {
-  try {
-    parseScenarioText(text, { file: 'bad.yaml', overrides });
-  } catch (err) {
-    expect(isConfigError(err)).toBe(true);
-    const e = err as ConfigError;
-    expect(e.message.includes('\n')).toBe(false);
-    return e;
-  }
-  throw new Error('scenario unexpectedly loaded');
-}
 
 describe('defaults', () => {
   it('a minimal scenario gets every default', () => {
@@ -571,7 +561,7 @@ describe('bad input: one exact line each', () => {
   ];
 
   it.each(cases)('%s', (text, line, overrides) => {
-    expect(errorOf(text, overrides).message).toBe(line);
+    expect(loadError(text, overrides).message).toBe(line);
   });
 });
 

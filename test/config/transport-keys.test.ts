@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type ConfigError, isConfigError } from '../../src/config/errors.js';
 import { parseScenarioText } from '../../src/config/load.js';
 import { nicFor } from '../../src/config/scenario.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
+import { setupError } from '../support/config-error.js';
 
 const STAR = 'topology: { kind: star, hosts: 4 }\n';
 const FLOW = 'workload:\n  - { kind: flows, flows: [{ src: h1, dst: h2, size: 1MB }] }\n';
-
-function errorOf(text: string): ConfigError {
-  try {
-    setupRun(parseScenarioText(text, { file: 'bad.yaml' }));
-  } catch (err) {
-    expect(isConfigError(err)).toBe(true);
-    expect((err as Error).message.includes('\n')).toBe(false);
-    return err as ConfigError;
-  }
-  throw new Error('scenario unexpectedly loaded');
-}
 
 describe('transport and path keys', () => {
   it('default to go-back-N and one entropy per flow, with the 1 ms RTO', () => {
@@ -54,17 +43,17 @@ describe('transport and path keys', () => {
   });
 
   it('refuses a flow whose ends run different transports, and HPCC or SRCC over spraying (exit 2)', () => {
-    expect(errorOf(`${STAR}${FLOW}hosts: { h2: { transport: rocev2-sr } }\n`).message).toMatch(
+    expect(setupError(`${STAR}${FLOW}hosts: { h2: { transport: rocev2-sr } }\n`).message).toMatch(
       /h1 -> h2 joins transport rocev2-gbn to rocev2-sr/,
     );
     expect(
-      errorOf(
+      setupError(
         `${STAR}${FLOW}defaults: { nic: { cc: hpcc, transport: rocev2-sr, paths: { policy: reps } } }\n`,
       ).message,
     ).toMatch(/hpcc.*cannot spray/);
     // SRCC's switches key a flow by its UDP source port: every entropy would be a flow.
     expect(
-      errorOf(
+      setupError(
         `${STAR}${FLOW}defaults: { nic: { cc: srcc, transport: rocev2-sr, paths: { policy: oblivious } } }\n`,
       ).message,
     ).toBe(

@@ -3,22 +3,12 @@
  * and the reference simulator's BDP-based defaults that setupRun fills in (src/runtime/trim-setup.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { type ConfigError, isConfigError } from '../../src/config/errors.js';
 import { parseScenarioText } from '../../src/config/load.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { networkBdp } from '../../src/runtime/trim-setup.js';
+import { setupError } from '../support/config-error.js';
 
 const STAR = 'topology: { kind: star, hosts: 9 }\n';
-
-function errorOf(text: string): ConfigError {
-  try {
-    setupRun(parseScenarioText(text, { file: 'bad.yaml' }));
-  } catch (err) {
-    expect(isConfigError(err)).toBe(true);
-    return err as ConfigError;
-  }
-  throw new Error('scenario unexpectedly loaded');
-}
 
 /** The reference simulator's validation set-up: k = 4 fat tree, 100G, 1 µs hops, 4 KB payload. */
 const REFERENCE = `
@@ -78,7 +68,7 @@ describe('lossy priorities', () => {
   });
 
   it('trimming with every data priority lossless is refused: it would trim nothing', () => {
-    expect(errorOf(`${STAR}defaults: { switch: { trim: true } }`).message).toBe(
+    expect(setupError(`${STAR}defaults: { switch: { trim: true } }`).message).toBe(
       'defaults.switch.trim: trims only lossy priorities, but every host sends data on a lossless one (dataPrio 3); list the lossless priorities in defaults.switch.pfc.priorities, or set pfc: false',
     );
     // One host on a lossy priority is enough.
@@ -92,14 +82,15 @@ describe('lossy priorities', () => {
   });
 
   it('refuses a priority beyond the switch queues and a kmax above the queue', () => {
-    expect(errorOf(`${STAR}defaults: { switch: { queues: 4, pfc: { priorities: [5] } } }`).message).toContain(
-      'defaults.switch.pfc.priorities: priority 5 needs at least 6 switch queues',
-    );
     expect(
-      errorOf(`${STAR}defaults: { switch: { pfc: false, trim: { queueBytes: 10KB, kmax: 20KB } } }`).message,
+      setupError(`${STAR}defaults: { switch: { queues: 4, pfc: { priorities: [5] } } }`).message,
+    ).toContain('defaults.switch.pfc.priorities: priority 5 needs at least 6 switch queues');
+    expect(
+      setupError(`${STAR}defaults: { switch: { pfc: false, trim: { queueBytes: 10KB, kmax: 20KB } } }`)
+        .message,
     ).toContain('defaults.switch.trim.kmax: kmax (20KB) exceeds queueBytes (10KB)');
     // Defaults that do not fit a small queue are refused too, rather than snapped.
-    expect(errorOf(`${REFERENCE.replace('trim: true', 'trim: { queueBytes: 50KB }')}`).message).toContain(
+    expect(setupError(`${REFERENCE.replace('trim: true', 'trim: { queueBytes: 50KB }')}`).message).toContain(
       'defaults.switch.trim: kmax (145.53KB) exceeds queueBytes (50KB)',
     );
   });

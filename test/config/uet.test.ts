@@ -11,23 +11,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RCCC_DEFAULTS } from '../../nic/rccc/settings.js';
 import { main } from '../../src/cli/app.js';
-import { type ConfigError, isConfigError } from '../../src/config/errors.js';
 import { parseScenarioText } from '../../src/config/load.js';
 import { nicFor } from '../../src/config/scenario.js';
 import { CC_TRANSPORTS, checkUetCombinations } from '../../src/config/uet.js';
+import { loadError } from '../support/config-error.js';
 
 const STAR = 'topology: { kind: star, hosts: 3 }\n';
-
-function errorOf(text: string): ConfigError {
-  try {
-    parseScenarioText(text, { file: 'bad.yaml' });
-  } catch (err) {
-    expect(isConfigError(err)).toBe(true);
-    expect((err as Error).message.includes('\n')).toBe(false);
-    return err as ConfigError;
-  }
-  throw new Error('scenario unexpectedly loaded');
-}
 
 describe('rccc NIC key', () => {
   it('is off by default; false, or a map of settings with defaults', () => {
@@ -37,13 +26,13 @@ describe('rccc NIC key', () => {
   });
 
   it('rejects bad values with one line naming the key', () => {
-    expect(errorOf(`${STAR}defaults: { nic: { rccc: { pullRate: 2 } } }\n`).message).toMatch(
+    expect(loadError(`${STAR}defaults: { nic: { rccc: { pullRate: 2 } } }\n`).message).toMatch(
       /defaults\.nic\.rccc\.pullRate/,
     );
-    expect(errorOf(`${STAR}defaults: { nic: { rccc: { oversubscription: maybe } } }\n`).message).toMatch(
+    expect(loadError(`${STAR}defaults: { nic: { rccc: { oversubscription: maybe } } }\n`).message).toMatch(
       /defaults\.nic\.rccc\.oversubscription: expected one of auto\|on\|off/,
     );
-    expect(errorOf(`${STAR}defaults: { nic: { rccc: yes } }\n`).message).toMatch(
+    expect(loadError(`${STAR}defaults: { nic: { rccc: yes } }\n`).message).toMatch(
       /defaults\.nic\.rccc: expected true, false or a map/,
     );
   });
@@ -52,19 +41,19 @@ describe('rccc NIC key', () => {
 describe('valid combinations', () => {
   it('NSCC needs uet or rocev2-sr: on go-back-N it exits 2 naming the key', () => {
     expect(CC_TRANSPORTS.nscc).toEqual(['uet', 'rocev2-sr']);
-    expect(errorOf(`${STAR}defaults: { nic: { cc: nscc } }\n`).message).toBe(
+    expect(loadError(`${STAR}defaults: { nic: { cc: nscc } }\n`).message).toBe(
       'defaults.nic.cc: nscc needs transport uet or rocev2-sr, but h1 runs rocev2-gbn',
     );
-    expect(errorOf(`${STAR}hosts: { h2: { cc: nscc } }\n`).message).toMatch(
+    expect(loadError(`${STAR}hosts: { h2: { cc: nscc } }\n`).message).toMatch(
       /hosts\.h2\.cc: nscc needs transport uet or rocev2-sr, but h2 runs rocev2-gbn$/,
     );
   });
 
   it('RCCC needs uet', () => {
-    expect(errorOf(`${STAR}defaults: { nic: { rccc: true } }\n`).message).toMatch(
+    expect(loadError(`${STAR}defaults: { nic: { rccc: true } }\n`).message).toMatch(
       /defaults\.nic\.rccc: rccc needs transport uet, but h1 runs rocev2-gbn$/,
     );
-    expect(errorOf(`${STAR}hosts: { h3: { rccc: { pullRate: 0.9 } } }\n`).message).toMatch(
+    expect(loadError(`${STAR}hosts: { h3: { rccc: { pullRate: 0.9 } } }\n`).message).toMatch(
       /hosts\.h3\.rccc: rccc needs transport uet, but h3 runs rocev2-gbn$/,
     );
   });

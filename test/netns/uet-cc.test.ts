@@ -10,20 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenarioText } from '../../src/config/load.js';
 import { NetnsRun } from '../../src/runtime/netns/launcher.js';
 import { runScenario } from '../../src/runtime/run.js';
-import type { Results } from '../../src/stats/results.js';
-import { ensureBuilt, expectUetCcActs, UET_CC_LEAFSPINE } from '../realtime/helpers.js';
+import { ensureBuilt, expectUetCcActs, UET_CC_LEAFSPINE, uetCcSections } from '../realtime/helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rocelab-netns-uet-'));
 beforeAll(() => ensureBuilt());
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const sections = (r: Results) => ({
-  flows: r.flows,
-  ports: r.ports,
-  hosts: r.hosts,
-  summary: r.summary,
-  series: r.series,
-});
 
 describe('NSCC and RCCC on netns (needs root)', () => {
   it('lockstep in namespaces: identical to virtual time', async () => {
@@ -37,6 +28,6 @@ describe('NSCC and RCCC on netns (needs root)', () => {
     );
     expect(r.realtime?.sync).toBe('lockstep');
     expect(r.warnings.filter((w) => /not be encoded/.test(w))).toEqual([]);
-    expect(sections(r)).toEqual(sections(virtual));
+    expect(uetCcSections(r)).toEqual(uetCcSections(virtual));
   });
 });

@@ -118,6 +118,15 @@ workload:
 `;
 
 /** The run does what it is meant to exercise, or its identity would prove little. */
+/** What a real run of UET_CC_LEAFSPINE must give exactly as virtual time does. */
+export const uetCcSections = (r: Results) => ({
+  flows: r.flows,
+  ports: r.ports,
+  hosts: r.hosts,
+  summary: r.summary,
+  series: r.series,
+});
+
 export function expectUetCcActs(v: Results): void {
   expect(v.summary.flowsCompleted).toBe(7);
   expect(new Set(v.flows.map((f) => f.cc))).toEqual(new Set(['nscc', 'none']));

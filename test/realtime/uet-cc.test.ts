@@ -7,17 +7,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runScenario } from '../../src/runtime/run.js';
 import type { Results } from '../../src/stats/results.js';
-import { ensureBuilt, expectUetCcActs, scenario, tmp, UET_CC_LEAFSPINE } from './helpers.js';
+import { ensureBuilt, expectUetCcActs, scenario, tmp, UET_CC_LEAFSPINE, uetCcSections } from './helpers.js';
 
 beforeAll(() => ensureBuilt());
-
-const sections = (r: Results) => ({
-  flows: r.flows,
-  ports: r.ports,
-  hosts: r.hosts,
-  summary: r.summary,
-  series: r.series,
-});
 
 describe('NSCC and RCCC, lockstep on local', () => {
   let virtual: Results;
@@ -42,7 +34,7 @@ describe('NSCC and RCCC, lockstep on local', () => {
         `uet nscc + rccc, local (${processes}): ${r.summary.flowsCompleted}/7 flows, ${r.summary.trims} trims, wall ${(out.wallMs / 1000).toFixed(1)} s, dilation p50 ${r.realtime?.dilation?.p50}`,
       );
       expect(r.realtime?.sync).toBe('lockstep');
-      expect(sections(r)).toEqual(sections(virtual));
+      expect(uetCcSections(r)).toEqual(uetCcSections(virtual));
       expect(r.warnings).toEqual(virtual.warnings);
     });
   }
