@@ -6,8 +6,6 @@
  * (1 netns run in 7 of test/netns/uet-cc.test.ts's scenario).
  */
 
-import type { Socket } from 'node:dgram';
-import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
@@ -15,9 +13,10 @@ import { EventTimers } from '../../src/runtime/real/event-timers.js';
 import { LockstepScheduler } from '../../src/runtime/real/lockstep.js';
 import { RealNodeEnv } from '../../src/runtime/real/node-env.js';
 import { RealClock } from '../../src/time/real-clock.js';
-import type { Topology, TopologyNode } from '../../src/topology/model.js';
+import type { Topology } from '../../src/topology/model.js';
 import type { Packet } from '../../src/wire/packet.js';
 import { TrainReader } from '../../src/wire/train.js';
+import { fakeSocket, twoPortSwitch } from './real-node-rig.js';
 
 const END_NS = 83_716;
 
@@ -31,25 +30,8 @@ describe('lockstep: the end bound of a finished node', () => {
     const c = clock();
     const timers = new EventTimers(c, {});
     const sent: Buffer[] = [];
-    const socket = Object.assign(new EventEmitter(), {
-      send(buf: Buffer) {
-        sent.push(Buffer.from(buf));
-      },
-    }) as unknown as Socket;
-    const me: TopologyNode = {
-      name: 's1',
-      kind: 'switch',
-      index: 0,
-      ip: 0,
-      ports: ['a', 'b'].map((peer, i) => ({
-        index: i,
-        mac: 0x020000000000 + i,
-        rateBps: 100e9,
-        delayNs: 1000,
-        peerNode: peer,
-        peerPort: 0,
-      })),
-    };
+    const socket = fakeSocket((buf) => sent.push(Buffer.from(buf)));
+    const me = twoPortSwitch();
     const lockstep = new LockstepScheduler<Packet>({
       clock: c,
       inputDelaysNs: [1000, 1000],

@@ -4,8 +4,6 @@
  * when the test says so.
  */
 
-import type { Socket } from 'node:dgram';
-import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nullLogger } from '../../src/env/env.js';
 import { createRng } from '../../src/env/rng.js';
@@ -13,7 +11,7 @@ import { EventTimers } from '../../src/runtime/real/event-timers.js';
 import { registerLocalReceiver } from '../../src/runtime/real/in-process-links.js';
 import { RealNodeEnv } from '../../src/runtime/real/node-env.js';
 import { RealClock } from '../../src/time/real-clock.js';
-import type { Topology, TopologyNode } from '../../src/topology/model.js';
+import type { Topology } from '../../src/topology/model.js';
 import { decapsulate, encapsulate, readArrivalNs } from '../../src/wire/encap.js';
 import { quantizeHpccHop } from '../../src/wire/int-hpcc.js';
 import { Opcode } from '../../src/wire/opcodes.js';
@@ -21,6 +19,7 @@ import { FrameKind, type IntHop, type Packet } from '../../src/wire/packet.js';
 import { createPacket } from '../../src/wire/packet-factory.js';
 import { emulatedSizeBytes } from '../../src/wire/size.js';
 import { encodeControl, readLinkSeq, TrainReader } from '../../src/wire/train.js';
+import { fakeSocket, twoPortSwitch } from './real-node-rig.js';
 
 const PEERS = ['127.0.0.2', '127.0.0.3'];
 
@@ -39,25 +38,8 @@ function rig(
   const clock = new RealClock({ timeScale: 1, epochRealNs: 1e9, source: () => realNs });
   const timers = new EventTimers(clock, { windowNs });
   const sent: { buf: Buffer; port: number; host: string }[] = [];
-  const socket = Object.assign(new EventEmitter(), {
-    send(buf: Buffer, port: number, host: string) {
-      sent.push({ buf, port, host });
-    },
-  }) as unknown as Socket;
-  const me: TopologyNode = {
-    name: 's1',
-    kind: 'switch',
-    index: 0,
-    ip: 0,
-    ports: ['a', 'b'].map((peer, i) => ({
-      index: i,
-      mac: 0x020000000000 + i,
-      rateBps: 100e9,
-      delayNs: 1000,
-      peerNode: peer,
-      peerPort: 0,
-    })),
-  };
+  const socket = fakeSocket((buf, port, host) => sent.push({ buf, port, host }));
+  const me = twoPortSwitch();
   const env = new RealNodeEnv({
     node: me,
     topo: {} as Topology,
