@@ -2,9 +2,8 @@
  * The last step of every runtime (virtual, local, netns): write results.json, print the summary
  * table (or the JSON itself) and hand back the RunOutput.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Results, serializeResults } from '../stats/results.js';
+import { type Results, serializeResults, writeResultsFile } from '../stats/results.js';
 import { formatSummaryTable } from '../stats/summary-table.js';
 import type { RunOptions, RunOutput } from './run.js';
 
@@ -22,12 +21,11 @@ export interface FinishedRun {
 
 export function writeRunOutput(run: FinishedRun): RunOutput {
   const { results, outDir, opts, wallMs, pcapFiles } = run;
-  const text = serializeResults(results);
   const resultsPath = join(outDir, 'results.json');
-  writeFileSync(resultsPath, text);
+  writeResultsFile(resultsPath, results);
   const print = opts.print === undefined ? (t: string) => process.stdout.write(t) : opts.print;
   if (print !== null) {
-    if (opts.json === true) print(text);
+    if (opts.json === true) print(serializeResults(results));
     else
       print(
         formatSummaryTable(results, {
