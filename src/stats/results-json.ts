@@ -85,7 +85,10 @@ export function* resultsJsonPieces(r: Results): Generator<string> {
   yield* entry('series', seriesSection(r));
   yield* entry('trace', list(r.trace, rec, '  '));
   yield* entry('summary', rec(r.summary));
-  yield* entry('warnings', list(r.warnings, (w: string) => JSON.stringify(w), '  '));
+  yield* entry(
+    'warnings',
+    list(r.warnings, (w: string) => JSON.stringify(w), '  '),
+  );
   if (r.realtime !== undefined) yield* entry('realtime', JSON.stringify(r.realtime));
   if (r.probes !== undefined) yield* entry('probes', probesSection(r.probes));
   if (r.collectives !== undefined) yield* entry('collectives', collectivesSection(r.collectives));

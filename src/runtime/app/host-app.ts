@@ -575,8 +575,13 @@ export class HostApp {
   /** Rate series of this host's flows, by flow id. */
   rateSeries(): Record<string, SeriesPoints> {
     const out: Record<string, SeriesPoints> = {};
-    for (const [id, pts] of [...this.rates].sort((a, b) => a[0] - b[0])) out[String(id)] = pairs(pts);
+    for (const [id, pts] of this.flatRateSeries()) out[String(id)] = pairs(pts);
     return out;
+  }
+
+  /** Rate series of this host's flows as flat [t, bps, …] arrays (this app's own), by flow id ascending. */
+  flatRateSeries(): [number, number[]][] {
+    return [...this.rates].sort((a, b) => a[0] - b[0]);
   }
 }
 
