@@ -315,6 +315,15 @@ export class SrRequester extends SrWindowed {
     if (lost === 0) return;
     host.counters.timeouts++;
     host.cc.rpEvent(qp, { type: 'timeout', packets: lost, lostBytes });
+    // Unless the window (as the CC just set it) holds the resend back behind packets still in
+    // flight: then no ACK can come, and those time out at their own deadlines, each taking its
+    // bytes off the window, until the resend fits (the reference's recalculateRTO re-arms from
+    // the oldest send every time). Waiting a whole RTO here stalled a flow ~1 ms (parity
+    // lb-failed-sender/04@k8, seed 7).
+    if (oldest < Number.POSITIVE_INFINITY && !this.canSend(qp)) {
+      host.env.cancelTimer(qp.rtoTimer!);
+      this.armRto(qp, oldest);
+    }
     host.timedOut(qp);
     host.reschedule(qp);
     host.kick();

@@ -302,6 +302,50 @@ describe('selective repeat (rocev2-sr)', () => {
     expect(b.done.a[0].completeNs).toBeGreaterThan(60_000);
     expect(b.done.a[0].completeNs).toBeLessThan(65_000);
   });
+  it('times out the packets a shrunk window holds the resend behind, each at its own deadline', () => {
+    // PSN 0 is dropped and the ACKs of PSNs 1-19 (held, no AckReq among them but the last) are
+    // lost too; at PSN 0's timeout the CC shrinks its window to one packet, so the resend cannot
+    // leave while 19 packets count in flight and no ACK can come. The reference's recalculateRTO
+    // times each of them out at its own deadline (0.8 µs apart here) until the resend fits;
+    // waiting a whole RTO after the first timeout stalled the flow one RTO more.
+    const alg: CcAlgorithm<Record<string, never>> = {
+      name: 'test-shrink',
+      summary: 'test: window of 20 packets, one packet after a timeout',
+      params: z.object({}),
+      rp: {
+        features: { int: null, txTimestamp: false },
+        init(_flow, _p, io) {
+          io.setRate(10e9, 'init');
+          io.setWindow(20_000, 'init');
+          return null;
+        },
+        onEvent(_s, ev: RpEvent, _p, io) {
+          if (ev.type === 'timeout') io.setWindow(1000, 'timeout');
+        },
+      },
+    };
+    const rtoNs = 30_000;
+    const b = bench({
+      cc: resolveAlgorithm(alg, {}),
+      rtoNs,
+      transport: 'uet',
+      rateBps: 10e9,
+      sr: { ...SR, reorderThresholdPackets: null },
+      drop: (pkt, from, now) =>
+        (from === 'a' && pkt.kind === FrameKind.Data && pkt.psn === 0 && now < rtoNs) ||
+        (from === 'b' && pkt.kind === FrameKind.Ack && now < rtoNs),
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 20_000);
+    b.sched.run(1e9);
+    expect(b.done.a).toHaveLength(1);
+    const ca = b.a.counters();
+    // One resend (PSN 0); its ACK covers the rest before any of them is sent again.
+    expect(ca.retransmits).toBe(1);
+    expect(ca.timeouts).toBe(20);
+    expect(b.done.a[0].completeNs).toBeGreaterThan(rtoNs + 15_000);
+    expect(b.done.a[0].completeNs).toBeLessThan(rtoNs + 25_000);
+  });
 });
 
 describe('a trimmed packet under go-back-N', () => {
