@@ -96,6 +96,11 @@ export class Qp implements HeapItem {
   srSentNs: Float64Array | null = null;
   srPort: Uint16Array | null = null;
   srSends: Uint8Array | null = null;
+  /**
+   * Requester: per sequence number, 1 when a NACK said a switch trimmed a copy of it, so that copy's
+   * payload never arrived and the next ACK that answers it answers a resend (an RTT sample).
+   */
+  srTrimmed: Uint8Array | null = null;
   /** Packets marked lost and not yet resent, payload bytes in flight, one past the highest SACKed. */
   srLost = 0;
   srInflightBytes = 0;

@@ -52,6 +52,7 @@ export class SrRequester extends SrWindowed {
     qp.srSentNs = new Float64Array(w);
     qp.srPort = new Uint16Array(w);
     qp.srSends = new Uint8Array(w);
+    qp.srTrimmed = new Uint8Array(w);
     const t = this.cfg.reorderThresholdPackets;
     if (t === 'bdp') {
       const bdpBytes = (qp.path.bottleneckRateBps * qp.path.baseRttNs) / 8e9;
@@ -110,6 +111,7 @@ export class SrRequester extends SrWindowed {
     state[i] = SR_INFLIGHT;
     qp.srBytes![i] = payload;
     qp.srSends![i] = 0;
+    qp.srTrimmed![i] = 0;
     qp.srInflightBytes += payload;
     n.seq = seq;
     n.msg = qp.txMsg;
@@ -156,14 +158,12 @@ export class SrRequester extends SrWindowed {
     }
     const sack = pkt.ext?.sack ?? null;
     const now = host.env.now();
-    // The RTT sample: the referenced packet's send time, unless it was sent more than once (Karn).
     let rttNs: number | null = null;
     let refSeq = -1;
     if (sack !== null) {
       refSeq = qp.sndUna + psnDiff(sack.refPsn, psnOf(qp, qp.sndUna));
       if (refSeq >= qp.sndUna && refSeq < qp.sndNxt) {
-        const i = refSeq & this.mask;
-        if (qp.srState![i] !== SR_FREE && qp.srSends![i] === 1) rttNs = now - qp.srSentNs![i];
+        if (qp.srState![refSeq & this.mask] !== SR_FREE) rttNs = this.rttSample(qp, refSeq, now);
       } else refSeq = -1;
     }
     if (qp.srReorderLearn && refSeq >= 0) learnReorder(qp, refSeq, now, this.mask);
@@ -193,6 +193,7 @@ export class SrRequester extends SrWindowed {
         const i = refSeq & this.mask;
         if (qp.srState![i] === SR_INFLIGHT) {
           nacked = qp.srBytes![i];
+          qp.srTrimmed![i] = 1;
           // The reference's processNack: the round trip from the packet's latest send.
           nackRtt = now - qp.srSentNs![i];
           markLost(qp, refSeq, this.mask);
@@ -213,6 +214,19 @@ export class SrRequester extends SrWindowed {
     }
     completeSent(host, qp);
     host.reschedule(qp);
+  }
+
+  /**
+   * The RTT sample of an ACK that answers sequence `seq`, from its latest send: when it was sent
+   * once, or twice after a switch trimmed the first copy (that copy's payload never arrived, so
+   * the ACK answers the resend). Any other resend is ambiguous (Karn): no sample. The UEC
+   * reference's validateSendTs takes a first resend's sample when the ACK echoes that it answers
+   * the resend; a trimmed first copy is the case where the requester knows so without the echo.
+   */
+  private rttSample(qp: Qp, seq: number, now: number): number | null {
+    const i = seq & this.mask;
+    const sends = qp.srSends![i];
+    return sends === 1 || (sends === 2 && qp.srTrimmed![i] === 1) ? now - qp.srSentNs![i] : null;
   }
 
   /** Cumulative acknowledgement up to (excluding) `cum`; returns the payload bytes newly acked. */
@@ -301,6 +315,15 @@ export class SrRequester extends SrWindowed {
     if (lost === 0) return;
     host.counters.timeouts++;
     host.cc.rpEvent(qp, { type: 'timeout', packets: lost, lostBytes });
+    // Unless the window (as the CC just set it) holds the resend back behind packets still in
+    // flight: then no ACK can come, and those time out at their own deadlines, each taking its
+    // bytes off the window, until the resend fits (the reference's recalculateRTO re-arms from
+    // the oldest send every time). Waiting a whole RTO here stalled a flow ~1 ms (parity
+    // lb-failed-sender/04@k8, seed 7).
+    if (oldest < Number.POSITIVE_INFINITY && !this.canSend(qp)) {
+      host.env.cancelTimer(qp.rtoTimer!);
+      this.armRto(qp, oldest);
+    }
     host.timedOut(qp);
     host.reschedule(qp);
     host.kick();

@@ -5,7 +5,7 @@ import { resolveAlgorithm } from '../../src/cc/resolve.js';
 import type { CcAlgorithm, RpEvent } from '../../src/cc/types.js';
 import { createRng } from '../../src/env/rng.js';
 import { bench } from '../../src/runtime/virtual/nic-bench.js';
-import { FrameKind } from '../../src/wire/packet.js';
+import { FrameKind, type Packet } from '../../src/wire/packet.js';
 
 const SR: SelectiveRepeatConfig = { windowPackets: 1024, ackBytes: 16_384, reorderThresholdPackets: 16 };
 
@@ -17,6 +17,7 @@ function recorder() {
     lastHop?: boolean;
     nackedBytes?: number;
     rttNs?: number | null;
+    refPsn?: number;
   }[] = [];
   const alg: CcAlgorithm<{ rateBps: number }> = {
     name: 'test-recorder',
@@ -36,7 +37,8 @@ function recorder() {
             lastHop: ev.lastHop,
             nackedBytes: ev.nackedBytes,
           });
-        else if (ev.type === 'ack') events.push({ type: ev.type, rttNs: ev.rttNs });
+        else if (ev.type === 'ack')
+          events.push({ type: ev.type, rttNs: ev.rttNs, refPsn: ev.pkt.ext?.sack?.refPsn });
         else if (ev.type !== 'tx') events.push({ type: ev.type });
       },
     },
@@ -174,6 +176,41 @@ describe('selective repeat (rocev2-sr)', () => {
     expect(rtts.some((r) => r !== null && r !== undefined && r > 2000)).toBe(true);
   });
 
+  it('samples the RTT of a trimmed packet from its resend, and of nothing else sent twice', () => {
+    // The UEC reference's validateSendTs: a first resend's ACK is a sample when it answers the
+    // resend. After a trim the first copy's payload never arrived, so the ACK answers the resend;
+    // after a timeout (PSN 4 dropped whole) the requester cannot tell, so no sample.
+    const samples = (lose: 'none' | 'trim' | 'drop') => {
+      const { events, cc } = recorder();
+      let done = false;
+      const first = (pkt: Packet, from: string) =>
+        !done && from === 'a' && pkt.kind === FrameKind.Data && pkt.psn === 4 && (done = true);
+      const b = bench({
+        cc,
+        rtoNs: 30_000,
+        transport: 'uet',
+        rateBps: 10e9,
+        sr: { ...SR, reorderThresholdPackets: null },
+        mutate: (pkt, from) => {
+          if (lose === 'trim' && first(pkt, from)) pkt.trimHop = 1;
+        },
+        drop: (pkt, from) => lose === 'drop' && first(pkt, from),
+      });
+      const [qpn] = b.connect(1);
+      b.send(qpn, 0, 5000);
+      b.sched.run(1e9);
+      expect(b.done.b).toHaveLength(1);
+      const sends = b.wire.filter((w) => w.from === 'a' && w.pkt.kind === FrameKind.Data && w.pkt.psn === 4);
+      expect(sends).toHaveLength(lose === 'none' ? 1 : 2);
+      return events.find((e) => e.type === 'ack' && e.refPsn === 4)?.rttNs;
+    };
+    const once = samples('none');
+    expect(once).toBeGreaterThan(2000);
+    // The resend's round trip (the first copy's would add the NACK's round trip and more).
+    expect(Math.abs(samples('trim')! - once!)).toBeLessThan(50);
+    expect(samples('drop')).toBeNull();
+  });
+
   it('coalesces ACKs every ackBytes of payload and at once on a CE mark', () => {
     const b = bench({ transport: 'rocev2-sr', sr: SR, mtuBytes: 4096, mutate: (pkt) => void pkt });
     const [qpn] = b.connect(1);
@@ -264,6 +301,50 @@ describe('selective repeat (rocev2-sr)', () => {
     expect(ca.retransmits).toBe(2);
     expect(b.done.a[0].completeNs).toBeGreaterThan(60_000);
     expect(b.done.a[0].completeNs).toBeLessThan(65_000);
+  });
+  it('times out the packets a shrunk window holds the resend behind, each at its own deadline', () => {
+    // PSN 0 is dropped and the ACKs of PSNs 1-19 (held, no AckReq among them but the last) are
+    // lost too; at PSN 0's timeout the CC shrinks its window to one packet, so the resend cannot
+    // leave while 19 packets count in flight and no ACK can come. The reference's recalculateRTO
+    // times each of them out at its own deadline (0.8 µs apart here) until the resend fits;
+    // waiting a whole RTO after the first timeout stalled the flow one RTO more.
+    const alg: CcAlgorithm<Record<string, never>> = {
+      name: 'test-shrink',
+      summary: 'test: window of 20 packets, one packet after a timeout',
+      params: z.object({}),
+      rp: {
+        features: { int: null, txTimestamp: false },
+        init(_flow, _p, io) {
+          io.setRate(10e9, 'init');
+          io.setWindow(20_000, 'init');
+          return null;
+        },
+        onEvent(_s, ev: RpEvent, _p, io) {
+          if (ev.type === 'timeout') io.setWindow(1000, 'timeout');
+        },
+      },
+    };
+    const rtoNs = 30_000;
+    const b = bench({
+      cc: resolveAlgorithm(alg, {}),
+      rtoNs,
+      transport: 'uet',
+      rateBps: 10e9,
+      sr: { ...SR, reorderThresholdPackets: null },
+      drop: (pkt, from, now) =>
+        (from === 'a' && pkt.kind === FrameKind.Data && pkt.psn === 0 && now < rtoNs) ||
+        (from === 'b' && pkt.kind === FrameKind.Ack && now < rtoNs),
+    });
+    const [qpn] = b.connect(1);
+    b.send(qpn, 0, 20_000);
+    b.sched.run(1e9);
+    expect(b.done.a).toHaveLength(1);
+    const ca = b.a.counters();
+    // One resend (PSN 0); its ACK covers the rest before any of them is sent again.
+    expect(ca.retransmits).toBe(1);
+    expect(ca.timeouts).toBe(20);
+    expect(b.done.a[0].completeNs).toBeGreaterThan(rtoNs + 15_000);
+    expect(b.done.a[0].completeNs).toBeLessThan(rtoNs + 25_000);
   });
 });
 

@@ -152,6 +152,16 @@ describe('the suite as scenarios', () => {
     expect(r.defaults.nic).toMatchObject({ cc: 'none', sackBytes: 4086, rccc: { enabled: true } });
     // With receiver credits the reference marks no port that faces a host.
     expect(r.defaults.switch.ecn).toEqual({ hostPorts: false });
+    // Queues and thresholds hold the reference's packet counts in our frames: with credits a
+    // data frame carries the 4-byte pull target (4154 B), so 500, 9 and 35 packets of 4154 B.
+    expect(r.defaults.switch.trim).toEqual({
+      enabled: true,
+      queueBytes: 500 * 4154,
+      headerQueueBytes: 1000 * 4154,
+      kmin: 9 * 4154,
+      kmax: 35 * 4154,
+      pmax: 1,
+    });
     expect(r.defaults.nic.paths).toEqual({ policy: 'reps', count: 64 });
     expect(r.cc).toEqual({});
     const b = s(

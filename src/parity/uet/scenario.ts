@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { dataFrameSizeBytes } from '../../../nic/frames.js';
 import type { RefOptions } from './options.js';
 import {
   failedFatTreeLinks,
@@ -49,6 +50,11 @@ export function parityScenario(x: ParityScenarioInput): Record<string, unknown> 
   const o = x.options;
   const topo = refTopology(x);
   const q = refQueues(topo, o.queuePackets);
+  // The reference sizes its queues and ECN thresholds in whole 4150-byte packets; our data frame
+  // is longer (RoCEv2's headers, and the pull target with receiver credits), so the same bytes
+  // would hold one packet less (42 of 43): the same packet counts in our frames instead.
+  const frameBytes = dataFrameSizeBytes(REF_PAYLOAD_BYTES, null, o.receiverCc);
+  const inFrames = (refBytes: number) => (refBytes / REF_PACKET_BYTES) * frameBytes;
   const rttNs = Math.round(networkRttNs(topo));
   const nic: Record<string, unknown> = {
     cc: o.senderCc ? 'nscc' : 'none',
@@ -81,10 +87,10 @@ export function parityScenario(x: ParityScenarioInput): Record<string, unknown> 
           rate: REF_RATE_BPS * REF_FAILED_LINK_RATIO,
           oneWay: true,
           trim: {
-            queueBytes: scaled(q.queueBytes),
-            headerQueueBytes: 2 * scaled(q.queueBytes),
-            kmin: scaled(q.ecnLowBytes),
-            kmax: scaled(q.ecnHighBytes),
+            queueBytes: scaled(inFrames(q.queueBytes)),
+            headerQueueBytes: 2 * scaled(inFrames(q.queueBytes)),
+            kmin: scaled(inFrames(q.ecnLowBytes)),
+            kmax: scaled(inFrames(q.ecnHighBytes)),
           },
         }))
       : [];
@@ -103,10 +109,10 @@ export function parityScenario(x: ParityScenarioInput): Record<string, unknown> 
         ...(o.receiverCc ? { ecn: { hostPorts: false } } : {}),
         trim: {
           enabled: true,
-          queueBytes: q.queueBytes,
-          headerQueueBytes: 2 * q.queueBytes,
-          kmin: q.ecnLowBytes,
-          kmax: q.ecnHighBytes,
+          queueBytes: inFrames(q.queueBytes),
+          headerQueueBytes: 2 * inFrames(q.queueBytes),
+          kmin: inFrames(q.ecnLowBytes),
+          kmax: inFrames(q.ecnHighBytes),
           pmax: 1,
         },
       },
