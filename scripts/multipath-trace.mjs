@@ -108,8 +108,10 @@ console.log(
 for (const f of [...r.flows].sort((a, b) => (b.fctNs ?? Infinity) - (a.fctNs ?? Infinity))) {
   const k = `${f.src}>${f.dst}`;
   const rate = [];
-  for (const [t, v] of r.series.rate[String(f.id)] ?? [])
-    rate[bin(t)] = Math.min(rate[bin(t)] ?? Infinity, v);
+  // In memory a series is flat: [t, v, t, v, …].
+  const pts = r.series.rate[String(f.id)] ?? [];
+  for (let i = 0; i + 1 < pts.length; i += 2)
+    rate[bin(pts[i])] = Math.min(rate[bin(pts[i])] ?? Infinity, pts[i + 1]);
   const tx = sent.get(k) ?? [];
   const over = crossed.get(k) ?? [];
   console.log(

@@ -54,7 +54,10 @@ async function rtRun(
   const out = await localRun(edges === null ? scenario : { ...scenario, probes }, ctx, tag);
   const key = `s1:${left}`;
   const series = out.results.series.queue[key] ?? [];
-  const trace: QueueTrace = { t: series.map(([t]) => t), q: series.map(([, q]) => q) };
+  const trace: QueueTrace = {
+    t: series.filter((_, i) => i % 2 === 0),
+    q: series.filter((_, i) => i % 2 === 1),
+  };
   const peakBytes = out.results.ports.find((p) => p.node === 's1' && p.port === left)?.maxQueueBytes ?? 0;
   const bytes = new Map<string, number>();
   if (edges !== null) {

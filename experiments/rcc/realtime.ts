@@ -11,6 +11,7 @@
  */
 import type { RunOutput } from '../../src/runtime/run.js';
 import { jainIndex } from '../../src/stats/aggregate.js';
+import { seriesPoints } from '../../src/stats/results.js';
 import { localRun } from '../observed-run.js';
 import { keepUpNote } from '../run-health.js';
 import type { ReproCheck, ReproContext, ReproOutcome } from '../types.js';
@@ -72,7 +73,7 @@ async function realRun(ctx: ReproContext, file: string, receiver: string, tag: s
 function rateAt(out: RunOutput, flow: number, tNs: number): number {
   const pts = out.results.series.rate[String(flow)] ?? [];
   let v = Number.NaN;
-  for (const [t, r] of pts) {
+  for (const [t, r] of seriesPoints(pts)) {
     if (t > tNs) break;
     v = r;
   }
@@ -171,14 +172,14 @@ const rtCheck3: ReproCheck = {
     let off = 0;
     let seen = 0;
     for (let i = 0; i < n; i++)
-      for (const [t, r] of out.results.series.rate[String(i)] ?? []) {
+      for (const [t, r] of seriesPoints(out.results.series.rate[String(i)] ?? [])) {
         if (t < start + 2 * T || (flows[i].endNs !== null && t > flows[i].endNs! - T)) continue;
         seen++;
         if (Math.abs(r - target) > tol) off++;
       }
     const port = out.results.ports.find((p) => p.node === 's1' && p.port === 8);
     const peak = port?.maxQueueBytes ?? Number.NaN;
-    const q = out.results.series.queue['s1:8'] ?? [];
+    const q = seriesPoints(out.results.series.queue['s1:8'] ?? []);
     let peakAt = 0;
     let peakSample = -1;
     for (const [t, b] of q)

@@ -10,7 +10,7 @@ import { resolveCcParams } from '../config/cc-params.js';
 import { type ConfigError, isConfigError, suggest } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
 import type { Scenario } from '../config/scenario.js';
-import type { Results } from '../stats/results.js';
+import { type Results, seriesFromJson } from '../stats/results.js';
 import { resultsSchema } from '../stats/results-schema.js';
 import { type ArgValues, type Flags, noExtraArgs, parseCommandArgs, println, UsageError } from './args.js';
 import { type CliIo, registryOf } from './io.js';
@@ -189,7 +189,9 @@ export function fullResults(r: unknown): Results | null {
 export function readResults(dir: string): Results | null {
   try {
     const parsed = resultsSchema.safeParse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
-    return parsed.success ? (parsed.data as Results) : null;
+    return parsed.success
+      ? ({ ...parsed.data, series: seriesFromJson(parsed.data.series) } as Results)
+      : null;
   } catch {
     return null;
   }

@@ -3,9 +3,9 @@
  * (time series). Every mark carries a `desc` (its ARIA label in the SVG) that starts with the
  * series it belongs to, so a test can check that each series drew something.
  */
-import type { Results, SeriesPoints } from '../stats/results.js';
+import type { FlatSeries, Results } from '../stats/results.js';
 import type { CompareData, RunInput, SlowFlow } from './data.js';
-import { cdfPoints, thin } from './series.js';
+import { cdfPoints, seriesValues, thin } from './series.js';
 
 // Loosely typed: vega-lite's own TopLevelSpec type is a deep union that slows tsc for no gain here.
 export type VlSpec = Record<string, unknown>;
@@ -160,7 +160,7 @@ export function queueCdfChart(data: CompareData, runs: readonly RunInput[]): Cha
     for (const port of data.busiestPorts) {
       const s = run.results.series.queue[port];
       // No series: the queue was empty at every sample (a CDF that is 1 from 0 on).
-      const values = s === undefined ? [0] : s.map((p) => p[1]);
+      const values = s === undefined ? [0] : seriesValues(s);
       for (const [bytes, q] of cdfPoints(values))
         rows.push({
           algorithm: run.name,
@@ -215,10 +215,7 @@ export function queueTimeChart(data: CompareData, runs: readonly RunInput[]): Ch
   const rows: Record<string, unknown>[] = [];
   for (const run of runs) {
     for (const port of data.busiestPorts) {
-      const s: SeriesPoints = run.results.series.queue[port] ?? [
-        [0, 0],
-        [run.results.durationNs, 0],
-      ];
+      const s: FlatSeries = run.results.series.queue[port] ?? [0, 0, run.results.durationNs, 0];
       for (const [t, b] of thin(s, MAX_POINTS))
         rows.push({
           algorithm: run.name,

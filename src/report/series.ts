@@ -3,29 +3,43 @@
  * fixed quantiles (src/stats percentile rule), so chart sizes stay bounded whatever the run.
  */
 import { percentileSorted } from '../stats/aggregate.js';
-import type { SeriesPoints } from '../stats/results.js';
+import type { FlatSeries } from '../stats/results.js';
 
 /**
- * At most `maxPoints` points: the series is cut into maxPoints/2 consecutive runs and each run
- * keeps its lowest and highest sample in time order, so queue spikes and rate dips survive.
+ * At most `maxPoints` [t, v] points of a flat series: the series is cut into maxPoints/2
+ * consecutive runs and each run keeps its lowest and highest sample in time order, so queue
+ * spikes and rate dips survive.
  */
-export function thin(points: SeriesPoints, maxPoints: number): SeriesPoints {
-  if (points.length <= maxPoints) return points;
+export function thin(flat: FlatSeries, maxPoints: number): [number, number][] {
+  const n = flat.length >> 1;
+  const t = (i: number) => flat[2 * i];
+  const v = (i: number) => flat[2 * i + 1];
+  const out: [number, number][] = [];
+  if (n <= maxPoints) {
+    for (let i = 0; i < n; i++) out.push([t(i), v(i)]);
+    return out;
+  }
   const bins = Math.max(1, Math.floor(maxPoints / 2));
-  const out: SeriesPoints = [];
   for (let b = 0; b < bins; b++) {
-    const from = Math.floor((b * points.length) / bins);
-    const to = Math.floor(((b + 1) * points.length) / bins);
+    const from = Math.floor((b * n) / bins);
+    const to = Math.floor(((b + 1) * n) / bins);
     let lo = from;
     let hi = from;
     for (let i = from; i < to; i++) {
-      if (points[i][1] < points[lo][1]) lo = i;
-      if (points[i][1] > points[hi][1]) hi = i;
+      if (v(i) < v(lo)) lo = i;
+      if (v(i) > v(hi)) hi = i;
     }
-    if (lo === hi) out.push(points[lo]);
-    else if (lo < hi) out.push(points[lo], points[hi]);
-    else out.push(points[hi], points[lo]);
+    if (lo === hi) out.push([t(lo), v(lo)]);
+    else if (lo < hi) out.push([t(lo), v(lo)], [t(hi), v(hi)]);
+    else out.push([t(hi), v(hi)], [t(lo), v(lo)]);
   }
+  return out;
+}
+
+/** The values of a flat series (every second number). */
+export function seriesValues(flat: FlatSeries): number[] {
+  const out = new Array<number>(flat.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = flat[2 * i + 1];
   return out;
 }
 
@@ -52,6 +66,6 @@ export function cdfPoints(values: readonly number[]): [number, number][] {
 }
 
 /** Percentiles of a series' values (src/stats rule), null when empty. */
-export function seriesPercentile(points: SeriesPoints, p: number): number | null {
-  return percentileSorted(Float64Array.from(points, (x) => x[1]).sort(), p);
+export function seriesPercentile(flat: FlatSeries, p: number): number | null {
+  return percentileSorted(Float64Array.from(seriesValues(flat)).sort(), p);
 }

@@ -15,13 +15,7 @@ import { createPcapTap } from './pcap-tap.js';
 import { type FinishedRun, writeRunOutput } from './run-output.js';
 import { type RunSetup, setupRun } from './scenario-setup.js';
 import type { DropFilter, LinkLoss, LinkTap } from './virtual/fabric.js';
-import {
-  type FinishedReports,
-  type NicFactory,
-  resultsOf,
-  type SwitchFactory,
-  VirtualRun,
-} from './virtual/virtual-run.js';
+import { type NicFactory, type SwitchFactory, VirtualRun } from './virtual/virtual-run.js';
 
 export type RuntimeKind = 'virtual' | 'local' | 'netns';
 
@@ -134,13 +128,12 @@ export function createVirtualRun(opts: RunOptions, setup: RunSetup, tap?: LinkTa
 }
 
 /**
- * A virtual run: the engine (runEngine), then its results. The engine's state is garbage once
- * runEngine returns, before the series become points and results.json is written: on the
- * 320-host fat tree that state is about 170 MB, the points about 150 MB.
+ * A virtual run: the engine (runEngine), then its results. The engine's state (about 170 MB on
+ * the 320-host fat tree) is garbage once runEngine returns, before results.json is written.
  */
 function runVirtual(opts: RunOptions): Omit<FinishedRun, 'opts'> {
   const engine = runEngine(opts);
-  const results = resultsOf(engine.reports);
+  const results = engine.results;
   if (engine.pcapEncodeErrors > 0)
     results.warnings.push(`${engine.pcapEncodeErrors} frames could not be encoded into the pcap`);
   const { outDir, wallMs, events, packetHops, pcapFiles } = engine;
@@ -156,7 +149,7 @@ function runVirtual(opts: RunOptions): Omit<FinishedRun, 'opts'> {
 }
 
 interface EngineOutput {
-  reports: FinishedReports;
+  results: Results;
   outDir: string;
   wallMs: number;
   events: number;
@@ -165,7 +158,7 @@ interface EngineOutput {
   pcapEncodeErrors: number;
 }
 
-/** The engine part of a virtual run: nothing it returns holds the firmware, plan aside. */
+/** The engine part of a virtual run: nothing it returns holds the firmware. */
 function runEngine(opts: RunOptions): EngineOutput {
   const setup = setupRun(opts.scenario, { cc: opts.cc, seed: opts.seed, cpFactories: opts.cpFactories });
   const s = setup.scenario;
@@ -193,18 +186,18 @@ function runEngine(opts: RunOptions): EngineOutput {
       progress(false);
     };
   }
-  let reports: FinishedReports;
+  let results: Results;
   let pcapFiles: string[] = [];
   try {
     run.runUntil(s.durationNs);
-    reports = run.finishedReports();
+    results = run.finalResults();
     progress(true);
   } finally {
     run.sched.onTick = null;
     if (pcap !== null) pcapFiles = pcap.close();
   }
   return {
-    reports,
+    results,
     outDir,
     wallMs: performance.now() - t0,
     events: run.sched.eventsProcessed,

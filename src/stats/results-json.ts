@@ -9,7 +9,7 @@
  */
 
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { Results, SeriesPoints } from './results.js';
+import type { FlatSeries, Results } from './results.js';
 
 /** JSON numbers: non-finite values become null (never "Infinity" in the file). */
 function num(x: number | null): string {
@@ -23,17 +23,18 @@ function rec(o: object): string {
 /** Points of a series per piece: bounds the short-lived strings of one piece. */
 const POINTS_PER_PIECE = 4096;
 
-/** One series, `[[t,v],[t,v],…]`, in pieces of at most POINTS_PER_PIECE points. */
-function* points(p: SeriesPoints): Generator<string> {
-  if (p.length === 0) {
+/** One flat series as `[[t,v],[t,v],…]`, in pieces of at most POINTS_PER_PIECE points. */
+function* points(flat: FlatSeries): Generator<string> {
+  const n = flat.length >> 1;
+  if (n === 0) {
     yield '[]';
     return;
   }
-  for (let from = 0; from < p.length; from += POINTS_PER_PIECE) {
-    const to = Math.min(p.length, from + POINTS_PER_PIECE);
+  for (let from = 0; from < n; from += POINTS_PER_PIECE) {
+    const to = Math.min(n, from + POINTS_PER_PIECE);
     const parts = new Array<string>(to - from);
-    for (let i = from; i < to; i++) parts[i - from] = `[${num(p[i][0])},${num(p[i][1])}]`;
-    yield `${from === 0 ? '[' : ','}${parts.join(',')}${to === p.length ? ']' : ''}`;
+    for (let i = from; i < to; i++) parts[i - from] = `[${num(flat[2 * i])},${num(flat[2 * i + 1])}]`;
+    yield `${from === 0 ? '[' : ','}${parts.join(',')}${to === n ? ']' : ''}`;
   }
 }
 
@@ -48,7 +49,7 @@ function* list<T>(items: readonly T[], line: (x: T) => string, indent: string): 
     yield `${indent}  ${line(items[i])}${i + 1 < items.length ? ',\n' : `\n${indent}]`}`;
 }
 
-function* seriesMap(m: Record<string, SeriesPoints>): Generator<string> {
+function* seriesMap(m: Record<string, FlatSeries>): Generator<string> {
   const keys = Object.keys(m);
   if (keys.length === 0) {
     yield '{}';

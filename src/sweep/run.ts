@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
 import { packageRoot } from '../package-root.js';
-import type { Results } from '../stats/results.js';
+import { type Results, seriesFromJson } from '../stats/results.js';
 import type { Sweep, SweepPoint } from './spec.js';
 import type { FromWorker, ToWorker } from './worker-main.js';
 
@@ -189,7 +189,8 @@ export async function collect(out: string): Promise<Collected> {
       missing.push(p);
       continue;
     }
-    found.push({ point: p, results: JSON.parse(readFileSync(f, 'utf8')) as Results });
+    const json = JSON.parse(readFileSync(f, 'utf8'));
+    found.push({ point: p, results: { ...json, series: seriesFromJson(json.series) } as Results });
   }
   const summary = {
     name: plan.name,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../src/runtime/run.js';
+import { serializeResults } from '../../src/stats/results.js';
 import { resultsSchema } from '../../src/stats/results-schema.js';
 import { scenario } from './helpers.js';
 
@@ -26,7 +27,7 @@ workload:
 
 function run(links: string) {
   const o = runScenario({ scenario: scenario(`${BASE}${links}`), outDir: tmp(), print: null });
-  resultsSchema.parse(o.results);
+  resultsSchema.parse(JSON.parse(serializeResults(o.results)));
   return o.results;
 }
 

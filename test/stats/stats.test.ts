@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jainIndex, percentile } from '../../src/stats/aggregate.js';
 import { idealFctNs, messageWireBytes, slowdown } from '../../src/stats/fct.js';
-import { buildResults, type ResultsInput, serializeResults } from '../../src/stats/results.js';
+import {
+  buildResults,
+  type ResultsInput,
+  type SeriesResult,
+  serializeResults,
+  seriesFromJson,
+  seriesPoints,
+} from '../../src/stats/results.js';
 import { resultsSchema } from '../../src/stats/results-schema.js';
 
 describe('percentiles (HPCC fct_analysis rule: sorted[floor(n·p)])', () => {
@@ -124,12 +131,9 @@ function sampleInput(): ResultsInput {
     hosts: [{ node: 'h1', cnpTx: 0, cnpRx: 1, nackTx: 0, retransmits: 0, rxBytes: 5 }],
     series: {
       queue: {
-        's1:0': [
-          [0, 0],
-          [500, 3000],
-        ],
+        's1:0': [0, 0, 500, 3000],
       },
-      rate: { '1': [[0, 1e11]], '0': [[0, 1e11]] },
+      rate: { '1': [0, 1e11], '0': [0, 1e11] },
     },
     warnings: ['1 of 2 flows did not complete by 1000000 ns'],
     isSwitchPort: (p) => p.node.startsWith('s'),
@@ -139,7 +143,7 @@ function sampleInput(): ResultsInput {
 describe('results.json', () => {
   it('assembles §6 exactly and validates against the strict schema', () => {
     const r = buildResults(sampleInput());
-    expect(() => resultsSchema.parse(r)).not.toThrow();
+    expect(() => resultsSchema.parse(JSON.parse(serializeResults(r)))).not.toThrow();
     expect(Object.keys(r)).toEqual([
       'version',
       'scenario',
@@ -179,10 +183,20 @@ describe('results.json', () => {
     const b = serializeResults(buildResults(sampleInput()));
     expect(a).toBe(b);
     const back = JSON.parse(a);
-    expect(back).toEqual(JSON.parse(JSON.stringify(buildResults(sampleInput()))));
+    const inMemory = buildResults(sampleInput());
+    // The file writes each flat series [t, v, t, v, …] as [[t, v], …] points.
+    expect(back).toEqual(JSON.parse(JSON.stringify({ ...inMemory, series: pointsOf(inMemory.series) })));
+    expect(seriesFromJson(back.series)).toEqual(inMemory.series);
     expect(() => resultsSchema.parse(back)).not.toThrow();
     expect(a.endsWith('}\n')).toBe(true);
     // One flow per line.
     expect(a.split('\n').filter((l) => l.includes('"src"'))).toHaveLength(2);
   });
 });
+
+/** A result's series as results.json writes them: [[t, v], …] per key. */
+function pointsOf(s: SeriesResult) {
+  const each = (m: Record<string, number[]>) =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, seriesPoints(v)]));
+  return { queue: each(s.queue), rate: each(s.rate) };
+}

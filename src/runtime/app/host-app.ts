@@ -30,14 +30,13 @@
  */
 import type { MessageCompletion, Nic, NicObserver, RateChange } from '../../../nic/api.js';
 import type { FirmwareEnv } from '../../env/env.js';
-import type { SeriesPoints } from '../../stats/results.js';
+import type { FlatSeries } from '../../stats/results.js';
 import { type FlowRateLog, slowerFirst, slownessKey, TRACE_CHANGES, TRACE_FLOWS } from '../../stats/trace.js';
 import type { TopologyNode } from '../../topology/model.js';
 import { HostGates } from './gates.js';
 import {
   type NodeFlowReport,
   type NodeRxReport,
-  pairs,
   plannedIdealFctNs,
   reportedSizeBytes,
 } from './node-report.js';
@@ -573,9 +572,9 @@ export class HostApp {
   }
 
   /** Rate series of this host's flows, by flow id. */
-  rateSeries(): Record<string, SeriesPoints> {
-    const out: Record<string, SeriesPoints> = {};
-    for (const [id, pts] of this.flatRateSeries()) out[String(id)] = pairs(pts);
+  rateSeries(): Record<string, FlatSeries> {
+    const out: Record<string, FlatSeries> = {};
+    for (const [id, pts] of this.flatRateSeries()) out[String(id)] = pts.slice();
     return out;
   }
 

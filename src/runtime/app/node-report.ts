@@ -12,11 +12,11 @@ import { collectiveResults } from '../../stats/collectives.js';
 import { idealFctNs } from '../../stats/fct.js';
 import {
   buildResults,
+  type FlatSeries,
   type FlowRecord,
   type HostResult,
   type PortResult,
   type Results,
-  type SeriesPoints,
 } from '../../stats/results.js';
 import type { FlowRateLog } from '../../stats/trace.js';
 import type { TopologyNode } from '../../topology/model.js';
@@ -79,7 +79,7 @@ export interface NodeReport {
   duplicateCompletions: number;
   /** Completions of messages the application never posted or expected. */
   unknownCompletions?: number;
-  series: { queue: Record<string, SeriesPoints>; rate: Record<string, SeriesPoints> };
+  series: { queue: Record<string, FlatSeries>; rate: Record<string, FlatSeries> };
   firmware: NodeFirmwareCounters;
   /** Said about this node by itself (merged as "<node>: <warning>"). */
   warnings: string[];
@@ -180,13 +180,6 @@ export function firmwareReport(
     ports.push(emptyPort(me.name, 0));
   }
   return { ports, host, firmware };
-}
-
-/** A flat [t, v, t, v, …] series as points. */
-export function pairs(flat: readonly number[]): SeriesPoints {
-  const out: SeriesPoints = [];
-  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
-  return out;
 }
 
 export interface MergeInput {
@@ -309,20 +302,20 @@ export function mergeReports(inp: MergeInput): Results {
   if (unknownCompletions > 0) warnings.push(`${unknownCompletions} completions of unknown messages`);
   warnings.push(...(inp.runtimeWarnings ?? []));
 
-  const queue: Record<string, SeriesPoints> = {};
+  const queue: Record<string, FlatSeries> = {};
   for (const s of plan.topo.switches) {
     const r = reports.get(s.name);
     if (r === undefined) continue;
     for (const [k, v] of Object.entries(r.series.queue)) queue[k] = v;
   }
-  const rateEntries: [number, SeriesPoints][] = [];
+  const rateEntries: [number, FlatSeries][] = [];
   for (const n of plan.topo.nodes) {
     const r = reports.get(n.name);
     if (r === undefined) continue;
     for (const [k, v] of Object.entries(r.series.rate)) rateEntries.push([Number(k), v]);
   }
   rateEntries.sort((a, b) => a[0] - b[0]);
-  const rate: Record<string, SeriesPoints> = {};
+  const rate: Record<string, FlatSeries> = {};
   for (const [id, pts] of rateEntries) rate[String(id)] = pts;
 
   const probeParts: ProbeResults[] = [];

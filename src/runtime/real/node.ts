@@ -48,12 +48,12 @@ import { createRng } from '../../env/rng.js';
 import { createNodeMetrics, type NodeMetrics } from '../../metrics/node-metrics.js';
 import { Probe } from '../../probe/probe.js';
 import { idealFctNs, slowdown } from '../../stats/fct.js';
-import type { SeriesPoints } from '../../stats/results.js';
+import type { FlatSeries } from '../../stats/results.js';
 import { RealClock } from '../../time/real-clock.js';
 import { shortestLinkDelayNs, type TopologyNode } from '../../topology/model.js';
 import type { Packet } from '../../wire/packet.js';
 import { HostApp } from '../app/host-app.js';
-import { firmwareReport, pairs } from '../app/node-report.js';
+import { firmwareReport } from '../app/node-report.js';
 import { peerMacOf, planFromSetup, type RunPlan } from '../app/plan.js';
 import { createPcapTap, type PcapTap } from '../pcap-tap.js';
 import { type RunSetup, setupRun } from '../scenario-setup.js';
@@ -1013,9 +1013,9 @@ export class RealNode {
     const { ports, host, firmware } = firmwareReport(me, { nic: this.nic, sw: this.sw }, endNs, (port) =>
       me.kind === 'host' && port === 0 ? (io?.heldDrops ?? 0) + (io?.sendErrors ?? 0) : 0,
     );
-    const queue: Record<string, SeriesPoints> = {};
+    const queue: Record<string, FlatSeries> = {};
     for (const [port, pts] of this.queueSeries)
-      if ((this.queueMax.get(port) ?? 0) > 0) queue[`${me.name}:${port}`] = pairs(pts);
+      if ((this.queueMax.get(port) ?? 0) > 0) queue[`${me.name}:${port}`] = pts.slice();
     const rate = this.driver?.rateSeries() ?? {};
     return {
       node: me.name,
