@@ -538,10 +538,11 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       return;
     }
     const stampNs = now + Math.max(0, link.delayNs);
+    // Counted in both modes: wallclock's late frames are judged per data frame sent.
+    this.counters.dataTx++;
     if (this.lockstep !== null) {
       // The frame is also a promise: nothing later on this link arrives before its stamp.
       if (stampNs > this.promisedNs[port]) this.promisedNs[port] = stampNs;
-      this.counters.dataTx++;
     }
     if (pkt.wire !== null) this.counters.inPlaceFrames++;
     if (this.trains) {
