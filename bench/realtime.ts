@@ -342,6 +342,9 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
 
 type NodeReportOf = Extract<NodeMessage, { t: 'report' }>['report'];
 
+const heapSamplingDir = process.env.ROCELAB_BENCH_HEAP_SAMPLING || undefined;
+let heapProfiles = 0;
+
 /**
  * `rocelab node` as `name` of the bench star at timeScale 1, started (ready, then start) and
  * returned; `env` adds to the bench's node settings.
@@ -363,6 +366,11 @@ async function startBenchNode(
       // Poll instead of sleeping when a timer is near: timers every few hundred ns real at timeScale 1.
       TIMER_SPIN_MS: '2',
       ALLOC_SAMPLE_MS: String(ALLOC_SAMPLE_MS),
+      // Where its garbage comes from: ROCELAB_BENCH_HEAP_SAMPLING=DIR writes DIR/<node>-<n>.heapprofile
+      // (scripts/heapprofile-sites.mjs).
+      ...(heapSamplingDir === undefined
+        ? {}
+        : { HEAP_SAMPLING_FILE: join(heapSamplingDir, `${name}-${++heapProfiles}.heapprofile`) }),
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -72,6 +72,7 @@ import {
 import { AllocationSampler } from './alloc-sampler.js';
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
+import { HeapSampling } from './heap-sampling.js';
 import { inputOrderOf, LockstepScheduler } from './lockstep.js';
 import { LATE_BINS, type Overlay, RealNodeEnv } from './node-env.js';
 import { checkPathMtu, largestHostMtuBytes } from './path-mtu.js';
@@ -110,6 +111,8 @@ export interface NodeConfig {
   timerSpinMs: number;
   /** Sample V8's allocated bytes every this many real ms (0: off; a bench knob, alloc-sampler.ts). */
   allocSampleMs: number;
+  /** HEAP_SAMPLING_FILE: write a sampling heap profile of the run there (heap-sampling.ts). */
+  heapSamplingFile: string | null;
   /**
    * Wallclock events run in time windows of the shortest link delay (`link`, the default) or as
    * each falls due (`off`); TIME_WINDOW. EventTimers' `windowNs`, docs/realtime.md "Time windows".
@@ -301,6 +304,8 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     incarnation: num(env, 'INCARNATION', 0, Number.isInteger),
     timerSpinMs: num(env, 'TIMER_SPIN_MS', 0, (v) => v >= 0 && v <= 50),
     allocSampleMs: num(env, 'ALLOC_SAMPLE_MS', 0, (v) => v >= 0),
+    heapSamplingFile:
+      env.HEAP_SAMPLING_FILE !== undefined && env.HEAP_SAMPLING_FILE !== '' ? env.HEAP_SAMPLING_FILE : null,
     timeWindow,
     // Like real switches, a switch node leaves the end-to-end ICRC to the receiving NIC.
     verifyIcrc: env.VERIFY_ICRC === undefined || env.VERIFY_ICRC === '' ? null : env.VERIFY_ICRC !== '0',
@@ -413,6 +418,7 @@ export class RealNode {
   private readonly gcLong: LongGc[] = [];
   private gcObserver: PerformanceObserver | null = null;
   private allocSampler: AllocationSampler | null = null;
+  private heapSampling: HeapSampling | null = null;
   private readonly queueSeries = new Map<number, number[]>();
   private readonly queueMax = new Map<number, number>();
   private portLoad: PortLoad[] = [];
@@ -603,6 +609,7 @@ export class RealNode {
       processPausesOwner = this;
       this.observeGc();
       if (cfg.allocSampleMs > 0) this.allocSampler = new AllocationSampler(cfg.allocSampleMs);
+      if (cfg.heapSamplingFile !== null) this.heapSampling = new HeapSampling(cfg.heapSamplingFile);
     }
     const ls = this.lockstep;
     if (ls !== null) {
@@ -1092,6 +1099,8 @@ export class RealNode {
     this.sync?.close();
     if (this.pcap !== null) this.pcap.close();
     if (this.cfg.reportFile !== null) writeFileSync(this.cfg.reportFile, JSON.stringify(report));
+    // Written before the report goes: a launcher or bench may kill the node once it has that.
+    this.heapSampling?.close();
     this.send?.({ t: 'report', node: this.me.name, report });
     if (this.lockstep !== null && this.env !== null) {
       // A neighbour may still be on its way to the end and need our last promise, which the real
@@ -1112,6 +1121,7 @@ export class RealNode {
     this.loop.disable();
     this.gcObserver?.disconnect();
     this.allocSampler?.close();
+    this.heapSampling?.close();
     // A later node of the process (after a warm-up run's) counts the pauses from then on.
     if (processPausesOwner === this) processPausesOwner = null;
     this.sync?.close();
