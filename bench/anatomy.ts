@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GCProfiler, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { loadScenario } from '../src/config/load.js';
+import { inspectorPost } from '../src/runtime/real/heap-sampling.js';
 import { createVirtualRun } from '../src/runtime/run.js';
 import { setupRun } from '../src/runtime/scenario-setup.js';
 import type { DelayClass, EngineScheduler } from '../src/runtime/virtual/engine-scheduler.js';
@@ -162,17 +163,6 @@ function censusOf(sched: EngineScheduler, classes: DelayClass[]): () => Record<s
   return () => Object.fromEntries([...counts].sort((x, y) => y[1] - x[1]));
 }
 
-/** Post an inspector command on a same-thread session (its callback runs before post returns). */
-function post<T>(session: Session, method: string, params: object = {}): T {
-  let out: { err: Error | null; res: T } | undefined;
-  session.post(method, params, (err, res) => {
-    out = { err, res: res as T };
-  });
-  if (out === undefined) throw new Error(`inspector ${method}: no synchronous reply`);
-  if (out.err !== null) throw out.err;
-  return out.res;
-}
-
 /** Switch callgrind's instrumentation on for this process (valgrind --instr-atstart=no). */
 function callgrindInstr(on: boolean): void {
   const dir = mkdtempSync(join(tmpdir(), 'anatomy-cg-'));
@@ -199,9 +189,9 @@ function main(): void {
   const session = a.cpuProf !== null || a.heapSampling !== null ? new Session() : null;
   session?.connect();
   if (session !== null && a.cpuProf !== null) {
-    post(session, 'Profiler.enable');
-    post(session, 'Profiler.setSamplingInterval', { interval: 500 });
-    post(session, 'Profiler.start');
+    inspectorPost(session, 'Profiler.enable');
+    inspectorPost(session, 'Profiler.setSamplingInterval', { interval: 500 });
+    inspectorPost(session, 'Profiler.start');
   }
   const scenario = loadScenario(a.scenario, a.sets);
   const setup = setupRun(scenario);
@@ -218,8 +208,8 @@ function main(): void {
   const h0 = hops(run);
   const windowStartUs = monotonicUs();
   if (session !== null && a.heapSampling !== null) {
-    post(session, 'HeapProfiler.enable');
-    post(session, 'HeapProfiler.startSampling', {
+    inspectorPost(session, 'HeapProfiler.enable');
+    inspectorPost(session, 'HeapProfiler.startSampling', {
       samplingInterval: 256,
       includeObjectsCollectedByMajorGC: true,
       includeObjectsCollectedByMinorGC: true,
@@ -266,7 +256,7 @@ function main(): void {
     framesInFreeList: recycledFrameCount(),
   };
   if (session !== null && a.cpuProf !== null) {
-    const { profile } = post<{ profile: object }>(session, 'Profiler.stop');
+    const { profile } = inspectorPost<{ profile: object }>(session, 'Profiler.stop');
     // scripts/perf-phases.mjs counts the samples inside the window only.
     writeFileSync(
       a.cpuProf,
@@ -274,7 +264,7 @@ function main(): void {
     );
   }
   if (session !== null && a.heapSampling !== null) {
-    const { profile } = post<{ profile: unknown }>(session, 'HeapProfiler.stopSampling');
+    const { profile } = inspectorPost<{ profile: unknown }>(session, 'HeapProfiler.stopSampling');
     writeFileSync(a.heapSampling, JSON.stringify(profile));
   }
   if (gcStats !== undefined) {

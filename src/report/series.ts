@@ -3,7 +3,7 @@
  * fixed quantiles (src/stats percentile rule), so chart sizes stay bounded whatever the run.
  */
 import { percentileSorted } from '../stats/aggregate.js';
-import type { FlatSeries } from '../stats/results.js';
+import { type FlatSeries, seriesPoints } from '../stats/results.js';
 
 /**
  * At most `maxPoints` [t, v] points of a flat series: the series is cut into maxPoints/2
@@ -14,11 +14,8 @@ export function thin(flat: FlatSeries, maxPoints: number): [number, number][] {
   const n = flat.length >> 1;
   const t = (i: number) => flat[2 * i];
   const v = (i: number) => flat[2 * i + 1];
+  if (n <= maxPoints) return seriesPoints(flat);
   const out: [number, number][] = [];
-  if (n <= maxPoints) {
-    for (let i = 0; i < n; i++) out.push([t(i), v(i)]);
-    return out;
-  }
   const bins = Math.max(1, Math.floor(maxPoints / 2));
   for (let b = 0; b < bins; b++) {
     const from = Math.floor((b * n) / bins);

@@ -16,8 +16,8 @@ export class HeapSampling {
 
   constructor(private readonly file: string) {
     this.session.connect();
-    this.post('HeapProfiler.enable');
-    this.post('HeapProfiler.startSampling', {
+    inspectorPost(this.session, 'HeapProfiler.enable');
+    inspectorPost(this.session, 'HeapProfiler.startSampling', {
       samplingInterval: SAMPLING_INTERVAL_BYTES,
       includeObjectsCollectedByMajorGC: true,
       includeObjectsCollectedByMinorGC: true,
@@ -28,19 +28,19 @@ export class HeapSampling {
   close(): void {
     if (!this.open) return;
     this.open = false;
-    const { profile } = this.post<{ profile: unknown }>('HeapProfiler.stopSampling');
+    const { profile } = inspectorPost<{ profile: unknown }>(this.session, 'HeapProfiler.stopSampling');
     writeFileSync(this.file, JSON.stringify(profile));
     this.session.disconnect();
   }
+}
 
-  /** The in-process inspector answers synchronously. */
-  private post<T>(method: string, params: object = {}): T {
-    let out: { err: Error | null; res: T } | undefined;
-    this.session.post(method, params, (err, res) => {
-      out = { err, res: res as T };
-    });
-    if (out === undefined) throw new Error(`inspector ${method}: no synchronous reply`);
-    if (out.err !== null) throw out.err;
-    return out.res;
-  }
+/** One inspector command on an in-process session, which answers synchronously (also bench/anatomy.ts). */
+export function inspectorPost<T>(session: Session, method: string, params: object = {}): T {
+  let out: { err: Error | null; res: T } | undefined;
+  session.post(method, params, (err, res) => {
+    out = { err, res: res as T };
+  });
+  if (out === undefined) throw new Error(`inspector ${method}: no synchronous reply`);
+  if (out.err !== null) throw out.err;
+  return out.res;
 }
