@@ -294,6 +294,9 @@ export class Coordinator {
     }
     if (this.plan.flows.length === 0) this.timers.push(setTimeout(() => this.finishAll(0), lead));
     this.lastAdvanceRealNs = hostMonotonicNs() + lead * 1e6;
+    // Emulated 0 is t0: the first dilation window starts there, not at the first tick (which
+    // came during the start lead and made the first window up to 800 ms of waiting too long).
+    if (this.sync === 'lockstep') this.lastGvt = { realNs: this.t0MonoNs, gvtNs: 0 };
     const tick = this.opts.onProgress;
     const iv = setInterval(() => {
       if (this.sync === 'lockstep') this.lockstepTick();
