@@ -50,26 +50,34 @@ export async function benchLockstep(): Promise<void> {
   ];
   console.log('\nlockstep, local runtime at timeScale 1 (the lowest dilation it reaches here):');
   for (const c of cases) {
-    for (const [processes, links] of [
-      ['per-node', 'socket'],
-      ['auto', 'socket'],
-      ['auto', 'memory'],
+    // Side by side: bundles between the processes (the default) and each datagram alone.
+    for (const [processes, links, bundles] of [
+      ['per-node', 'socket', true],
+      ['auto', 'socket', true],
+      ['auto', 'memory', false],
+      ['auto', 'memory', true],
     ] as const) {
       const out = await runLocal({
         scenario: loadScenario(c.file, ['timeScale=1', `processes=${processes}`, `inProcessLinks=${links}`]),
         outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-ls-')),
         print: null,
         metricsPort: null,
+        ...(bundles ? {} : { env: { BUNDLES: '0' } }),
       });
       const r = out.results;
       const rt = r.realtime!;
       const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
-      const label = `${c.label} (${rt.processes} processes${links === 'memory' ? ', in memory' : ''})`;
+      const layout = [
+        `${rt.processes} processes`,
+        ...(links === 'memory' ? ['in memory'] : []),
+        ...(rt.bundles > 0 ? ['bundles'] : !bundles ? ['no bundles'] : []),
+      ];
+      const label = `${c.label} (${layout.join(', ')})`;
       console.log(
-        `  ${label.padEnd(40)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
+        `  ${label.padEnd(50)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); ${rt.bundles} bundles carrying ${rt.bundledDatagrams} datagrams; flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
       );
       // Issue 36's target: the default layout (processes auto: 2 on the 2-core machine, linked in memory).
-      if (c.label === 'incast-8to1' && processes === 'auto' && links === 'memory')
+      if (c.label === 'incast-8to1' && processes === 'auto' && links === 'memory' && bundles)
         console.log(
           `    lockstep dilation p50 on incast-8to1, ${rt.processes} processes, timeScale 1: ${rt.dilation?.p50 ?? '—'} (target ≤ ${TARGET_LOCKSTEP_P50})`,
         );

@@ -119,6 +119,8 @@ export const resultsSchema = z.strictObject({
       dataFrames: nonNegInt,
       datagrams: nonNegInt,
       trainDatagrams: nonNegInt,
+      bundles: nonNegInt,
+      bundledDatagrams: nonNegInt,
       linksDown: z.array(
         z.strictObject({
           node: z.string(),

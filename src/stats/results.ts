@@ -150,6 +150,13 @@ export interface RealtimeResult {
   /** Datagrams all nodes sent, and those that carried a train of several frames. */
   datagrams: number;
   trainDatagrams: number;
+  /**
+   * Lockstep, several nodes per process: datagrams between processes sent together in bundles
+   * (one UDP datagram per destination process and turn, docs/realtime.md "Bundles"), and the
+   * datagrams they carried (counted in `datagrams` as well).
+   */
+  bundles: number;
+  bundledDatagrams: number;
   /** Links declared down by a silent peer (fault handling), in the order they went down. */
   linksDown: { node: string; port: number; peer: string; atNs: number }[];
   /**

@@ -92,11 +92,15 @@ describe('local runtime vs virtual time: 4-to-1 DCQCN incast', () => {
     expect(await survivors(pids)).toEqual([]);
   });
 
-  it('with the nodes of a process linked in memory (inProcessLinks: memory), identical to virtual time too', async () => {
+  it('with the nodes of a process linked in memory (inProcessLinks: memory) and bundles between the processes, identical to virtual time too', async () => {
     const s = scenario(INCAST_4TO1, ['inProcessLinks=memory', 'processes=2']);
     const virtual = runScenario({ scenario: s, outDir: tmp(), print: null });
     const local = await runScenario({ scenario: s, runtime: 'local', outDir: tmp(), print: null });
     expect(local.results.realtime?.processes).toBe(2);
+    // What each process sent the other left in bundles, several datagrams to a bundle.
+    const rt = local.results.realtime!;
+    expect(rt.bundles).toBeGreaterThan(0);
+    expect(rt.bundledDatagrams).toBeGreaterThan(rt.bundles);
     expect(local.results.summary.flowsCompleted).toBe(local.results.summary.flowsTotal);
     expect(local.results.flows).toEqual(virtual.results.flows);
     expect(local.results.ports).toEqual(virtual.results.ports);

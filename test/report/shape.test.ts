@@ -218,6 +218,8 @@ describe('real runs in the report', () => {
       dataFrames: 500,
       datagrams: 400,
       trainDatagrams: 20,
+      bundles: 0,
+      bundledDatagrams: 0,
       linksDown: [],
       lateFrames: 12,
       worstLate: { node: 's1', maxLateNs: 2500 },

@@ -28,7 +28,7 @@ describe('in-process links', () => {
   });
 
   it('finds a node by the address its peers send to, until it leaves', () => {
-    const r = { receiveLocal: () => {} };
+    const r = { receiveLocal: () => {}, receiveDatagram: () => {} };
     const undo = registerLocalReceiver('127.0.0.9', 4000, r);
     expect(localReceiver('127.0.0.9', 4000)).toBe(r);
     expect(localReceiver('127.0.0.9', 4001)).toBeUndefined();

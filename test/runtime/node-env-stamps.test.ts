@@ -197,6 +197,9 @@ describe('arrival stamps: receive delay lines', () => {
     const got: { msg: Buffer; from: { address: string; port: number } }[] = [];
     const undo = registerLocalReceiver(PEERS[1], 6081, {
       receiveLocal: (msg, from) => got.push({ msg, from }),
+      receiveDatagram: () => {
+        throw new Error('not from a bundle');
+      },
     });
     try {
       const r = rig({ inProcessLinks: true });

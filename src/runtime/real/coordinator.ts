@@ -170,6 +170,10 @@ export class Coordinator {
       SEED: String(this.opts.seed),
       ADDRESS_MAP: JSON.stringify(this.opts.addresses),
       INCARNATION: String(incarnation),
+      // Processes that run several nodes bundle what they send each other (process-bundles.ts).
+      ...(this.groups.length > 1 && this.groups.some((g) => g.length > 1)
+        ? { PROCESS_GROUPS: this.groups.map((g) => g.join(',')).join(';') }
+        : {}),
       ...(this.opts.env ?? {}),
       ...(nodes.length === 1 ? (this.opts.nodeEnv?.[nodes[0]] ?? {}) : {}),
     };

@@ -11,20 +11,40 @@
 
 /** A node that takes datagrams from nodes of its own process. */
 export interface LocalReceiver {
+  /** A datagram sent during a turn of this process: read on the receiver's next turn. */
   receiveLocal(msg: Buffer, from: { address: string; port: number }): void;
+  /** A datagram read from a socket (a bundle's): handled now, as the receiver's own socket would. */
+  receiveDatagram(msg: Buffer, from: { address: string; port: number }): void;
 }
 
 const receivers = new Map<string, LocalReceiver>();
+/** The same by address key (process-bundles.ts addressKey), for bundles: no string per datagram. */
+const receiversByKey = new Map<number, LocalReceiver>();
 
 const key = (host: string, port: number) => `${host}:${port}`;
 
-/** `r` takes the datagrams sent to host:port in this process; returns the undo. */
-export function registerLocalReceiver(host: string, port: number, r: LocalReceiver): () => void {
+/**
+ * `r` takes the datagrams sent to host:port in this process (`numericKey`: that address as
+ * process-bundles.ts's addressKey, when bundles may carry datagrams to it); returns the undo.
+ */
+export function registerLocalReceiver(
+  host: string,
+  port: number,
+  r: LocalReceiver,
+  numericKey?: number,
+): () => void {
   const k = key(host, port);
   receivers.set(k, r);
+  if (numericKey !== undefined) receiversByKey.set(numericKey, r);
   return () => {
     if (receivers.get(k) === r) receivers.delete(k);
+    if (numericKey !== undefined && receiversByKey.get(numericKey) === r) receiversByKey.delete(numericKey);
   };
+}
+
+/** The receiver registered with address key `k` in this process, if any. */
+export function localReceiverByKey(k: number): LocalReceiver | undefined {
+  return receiversByKey.get(k);
 }
 
 /** The receiver at host:port in this process, if any. */

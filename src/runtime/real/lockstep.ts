@@ -51,6 +51,18 @@ export class SyncViolation extends Error {
   override name = 'SyncViolation';
 }
 
+/**
+ * Turns queued (setImmediate) by the lockstep schedulers of this process and not yet run. When a
+ * turn ends with none left, the process has nothing more to do before it polls its sockets again:
+ * the moment to send what its nodes bundled (process-bundles.ts).
+ */
+let queuedTurns = 0;
+
+/** Lockstep turns of this process queued and not yet run. */
+export function queuedLockstepTurns(): number {
+  return queuedTurns;
+}
+
 export class LockstepScheduler<F> implements TimerService {
   readonly clock: RealClock;
   private readonly queue = new TimerQueue();
@@ -246,11 +258,13 @@ export class LockstepScheduler<F> implements TimerService {
   schedule(): void {
     if (this.turnQueued || this.closed || !this.started) return;
     this.turnQueued = true;
+    queuedTurns++;
     setImmediate(this.turn);
   }
 
   private readonly turn = (): void => {
     this.turnQueued = false;
+    queuedTurns--;
     if (this.closed) return;
     this.stats.turns++;
     const horizon = this.horizonNs();

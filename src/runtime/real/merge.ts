@@ -75,6 +75,8 @@ function realtimeSection(inp: MergeInput, late: LateOverTime | null): RealtimeRe
   let dataFrames = 0;
   let datagrams = 0;
   let trainDatagrams = 0;
+  let bundles = 0;
+  let bundledDatagrams = 0;
   let lateFrames = 0;
   let worstLate: { node: string; maxLateNs: number } | null = null;
   const nodeDilations: number[] = [];
@@ -83,6 +85,8 @@ function realtimeSection(inp: MergeInput, late: LateOverTime | null): RealtimeRe
     dataFrames += r.io.dataTx ?? 0;
     datagrams += r.io.txDatagrams;
     trainDatagrams += r.io.trainDatagrams ?? 0;
+    bundledDatagrams += r.io.bundledTx ?? 0;
+    bundles += r.io.bundles?.tx ?? 0;
     nodeDilations.push(...(r.sync?.dilations ?? []));
   }
   const minLinkDelayNs = shortestLinkDelayNs(plan.topo);
@@ -128,6 +132,8 @@ function realtimeSection(inp: MergeInput, late: LateOverTime | null): RealtimeRe
     dataFrames,
     datagrams,
     trainDatagrams,
+    bundles,
+    bundledDatagrams,
     linksDown,
     lateFrames,
     worstLate,

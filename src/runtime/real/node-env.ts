@@ -46,6 +46,7 @@ import type { EventTimers } from './event-timers.js';
 import { copyToSlab, type LocalReceiver, localReceiver, registerLocalReceiver } from './in-process-links.js';
 import type { LockstepScheduler } from './lockstep.js';
 import { PortRing } from './port-ring.js';
+import { addressKey, type ProcessBundler } from './process-bundles.js';
 import { ResendRing } from './resend-ring.js';
 
 export type Overlay = 'geneve' | 'vxlan';
@@ -119,6 +120,11 @@ export interface NodeEnvOptions {
    * scenario key `inProcessLinks: memory`). Default false.
    */
   inProcessLinks?: boolean;
+  /**
+   * Datagrams to nodes of other processes of this run leave in bundles, one per process and turn
+   * (process-bundles.ts; with in-process links only). Default: none.
+   */
+  bundler?: ProcessBundler | null;
   /** Width of the bins late frames are counted in by the emulated time they were due (default 10 µs). */
   lateBinNs?: number;
   /**
@@ -202,6 +208,8 @@ export interface NodeIoCounters {
   downDrops: number;
   /** Datagrams with more than one frame, sent and received. */
   trainDatagrams: number;
+  /** Datagrams sent in bundles to other processes (process-bundles.ts). */
+  bundledTx: number;
   trainsRx: number;
   /** Datagrams lost or reordered by the real network (link sequence gaps). */
   linkSeqErrors: number;
@@ -301,6 +309,14 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   private readonly selfRinfos: { address: string; port: number }[];
   private readonly localPeers: (LocalReceiver | null | undefined)[];
   private readonly unregisterLocal: (() => void)[] = [];
+  /**
+   * Bundles: the process's bundler (null: off); per port, the outbox of its peer's process (-1:
+   * the datagram goes alone) and our and the peer's address keys.
+   */
+  private readonly bundler: ProcessBundler | null;
+  private readonly bundleTo: Int32Array;
+  private readonly selfKeys: Float64Array;
+  private readonly peerKeys: Float64Array;
   /** Datagrams from nodes of this process, read on our next turn, in the order they were sent. */
   private readonly localMsgs: Buffer[] = [];
   private readonly localFrom: { address: string; port: number }[] = [];
@@ -365,9 +381,24 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
         })
       : [];
     this.localPeers = this.links.map(() => undefined);
+    const bundler = this.localLinks ? (opts.bundler ?? null) : null;
+    this.bundler = bundler;
+    this.bundleTo = Int32Array.from(this.links, (l) =>
+      bundler === null ? -1 : bundler.outboxFor(l.peerNode, l.peer),
+    );
+    this.selfKeys = Float64Array.from(this.selfRinfos, (e) =>
+      bundler === null ? 0 : addressKey(e.address, e.port),
+    );
+    this.peerKeys = Float64Array.from(this.links, (l) =>
+      bundler === null ? 0 : addressKey(l.peer.host, l.peer.port),
+    );
     // Ports that share an address register it again: the same receiver, undone alike.
-    for (const e of this.selfRinfos)
-      this.unregisterLocal.push(registerLocalReceiver(e.address, e.port, this));
+    for (let p = 0; p < this.selfRinfos.length; p++) {
+      const e = this.selfRinfos[p];
+      this.unregisterLocal.push(
+        registerLocalReceiver(e.address, e.port, this, bundler === null ? undefined : this.selfKeys[p]),
+      );
+    }
     this.rings = this.links.map(() => new PortRing<Buffer>());
     this.ringFires = this.links.map((_, i) => () => this.fireRing(i));
     this.rxRings = this.links.map(() => new PortRing<Packet>());
@@ -429,6 +460,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       dataTx: 0,
       downDrops: 0,
       trainDatagrams: 0,
+      bundledTx: 0,
       trainsRx: 0,
       linkSeqErrors: 0,
       outOfOrderDatagrams: 0,
@@ -437,7 +469,8 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       heldNacks: 0,
       duplicateDatagrams: 0,
     };
-    this.socket.on('message', this.onMessage);
+    if (bundler !== null) this.reportsBundler = bundler.attach(this.socket, this.onMessage);
+    else this.socket.on('message', this.onMessage);
     if (this.lockstep === null) {
       this.ackTimer = setInterval(this.sendWallclockAcks, WALLCLOCK_ACK_MS);
       this.ackTimer.unref();
@@ -590,7 +623,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       this.log.error({ err: (err as Error).message }, 'control frame not encodable');
       return;
     }
-    this.transmit(link, buf);
+    this.transmit(link, buf, true);
   }
 
   private encode(pkt: Packet, port: number, arrivalNs: number): Buffer {
@@ -817,7 +850,8 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     this.transmit(link, ring.view(seq)!);
   }
 
-  private transmit(link: PortLink, buf: Buffer): void {
+  /** `alone`: never in a bundle (clock sync, whose receive time is what it measures). */
+  private transmit(link: PortLink, buf: Buffer, alone = false): void {
     // After close the socket may be gone (a node stopped while a train's flush or a delayed
     // frame was still queued): what was not sent by then is not sent.
     if (this.closed) return;
@@ -835,9 +869,23 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
         return;
       }
     }
+    const outbox = this.bundleTo[link.port];
+    if (outbox >= 0 && !alone) {
+      // Copied into the bundle: complete at once, like a send in memory.
+      this.sendsIssued++;
+      this.sendsDone++;
+      this.counters.bundledTx++;
+      this.bundler!.append(outbox, this.selfKeys[link.port], this.peerKeys[link.port], buf, buf.length);
+      return;
+    }
     this.sending++;
     this.sendsIssued++;
     this.socket.send(buf, link.peer.port, link.peer.host, this.onSent);
+  }
+
+  /** A datagram another socket of this process read for us (a bundle's, process-bundles.ts). */
+  receiveDatagram(msg: Buffer, from: { address: string; port: number }): void {
+    this.onMessage(msg, from);
   }
 
   /** A datagram from a node of this process (in-process-links.ts): read on our next turn, as the socket's would be. */
@@ -868,6 +916,14 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
    * the socket earlier would drop them, and a lockstep node's last promises must arrive.
    */
   drain(maxMs = 1000): Promise<void> {
+    if (this.bundler !== null) {
+      const b = this.bundler;
+      return Promise.all([b.drain(maxMs), this.drainSocket(maxMs)]).then(() => undefined);
+    }
+    return this.drainSocket(maxMs);
+  }
+
+  private drainSocket(maxMs: number): Promise<void> {
     if (this.sending === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const t = setTimeout(resolve, maxMs);
@@ -1212,6 +1268,15 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     for (const undo of this.unregisterLocal) undo();
     if (this.nackTimer !== null) clearTimeout(this.nackTimer);
     if (this.ackTimer !== null) clearInterval(this.ackTimer);
-    this.socket.off('message', this.onMessage);
+    if (this.bundler !== null) this.bundler.detach(this.socket);
+    else this.socket.off('message', this.onMessage);
+  }
+
+  /** This node's report carries the process's bundle counters (it attached first). */
+  readonly reportsBundler: boolean = false;
+
+  /** Bundles: the process's bundler this node's socket is attached to (it closes the socket). */
+  get bundledBy(): ProcessBundler | null {
+    return this.bundler;
   }
 }

@@ -23,6 +23,9 @@
  *   TRAIN             auto (default: the scenario's `train`) | off: frames of one turn in one datagram
  *   IN_PROCESS_LINKS  auto (default: the scenario's `inProcessLinks`) | socket | memory: datagrams to
  *                     nodes of this process handed over in memory (auto: under lockstep)
+ *   PROCESS_GROUPS    set by the local launcher: the nodes of every process ("s1,h1;h2,h3"); under
+ *                     lockstep with links in memory, datagrams to another process leave in bundles
+ *                     (process-bundles.ts); BUNDLES=0 sends each alone
  *   MTU, POD_MTU      MTU of the real path (default: read from the interface holding BIND's address)
  *   DROP_EVERY        tests: lose every n-th sequenced datagram once (the overlay resends it)
  *
@@ -73,9 +76,10 @@ import { AllocationSampler } from './alloc-sampler.js';
 import { ClockSyncClient, defaultSyncRef, isSyncResponse, syncResponse, syncTree } from './clock-sync.js';
 import { EventTimers } from './event-timers.js';
 import { HeapSampling } from './heap-sampling.js';
-import { inputOrderOf, LockstepScheduler } from './lockstep.js';
+import { inputOrderOf, LockstepScheduler, queuedLockstepTurns } from './lockstep.js';
 import { LATE_BINS, type Overlay, RealNodeEnv } from './node-env.js';
 import { checkPathMtu, largestHostMtuBytes } from './path-mtu.js';
+import { configureBundler, type ProcessBundler } from './process-bundles.js';
 import {
   hostMonotonicNs,
   hostMonotonicNsAt,
@@ -129,6 +133,12 @@ export interface NodeConfig {
   train: 'auto' | 'off';
   /** Datagrams to nodes of this process over memory (in-process-links.ts). */
   inProcessLinks: 'socket' | 'memory';
+  /**
+   * The nodes of every process of the run (PROCESS_GROUPS, set by the local launcher), or null:
+   * under lockstep with links in memory, datagrams to another process's nodes leave in bundles
+   * (process-bundles.ts) unless BUNDLES=0.
+   */
+  processGroups: string[][] | null;
   /** MTU of the real path; datagrams stay below it − 28 bytes (IPv4 + UDP), so IP never fragments. */
   mtu: number;
   dropEvery: number;
@@ -320,6 +330,7 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     // (docs/realtime.md "Processes").
     inProcessLinks: inProcessLinks === 'auto' ? (sync === 'lockstep' ? 'memory' : 'socket') : inProcessLinks,
     dropEvery: num(env, 'DROP_EVERY', 0, (v) => Number.isInteger(v) && v >= 0),
+    processGroups: env.BUNDLES === '0' ? null : processGroupsFromEnv(env.PROCESS_GROUPS),
     mtu: num(
       env,
       env.MTU !== undefined ? 'MTU' : 'POD_MTU',
@@ -327,6 +338,20 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
       (v) => Number.isInteger(v) && v >= 576 && v <= 65536,
     ),
   };
+}
+
+/** PROCESS_GROUPS: the nodes of each process, comma-separated, processes separated by `;`. */
+function processGroupsFromEnv(v: string | undefined): string[][] | null {
+  if (v === undefined || v.trim() === '') return null;
+  const groups = v.split(';').map((g) => g.split(',').map((n) => n.trim()));
+  const seen = new Set<string>();
+  for (const g of groups)
+    for (const n of g) {
+      if (n === '') throw new ConfigError('PROCESS_GROUPS', `an empty node name in ${JSON.stringify(v)}`);
+      if (seen.has(n)) throw new ConfigError('PROCESS_GROUPS', `node "${n}" is in two processes`);
+      seen.add(n);
+    }
+  return groups;
 }
 
 /** Per-port accounting of achieved vs expected rate over sampling windows with work queued. */
@@ -570,6 +595,7 @@ export class RealNode {
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
       trains: cfg.train !== 'off',
       inProcessLinks: cfg.inProcessLinks === 'memory',
+      bundler: this.bundler(),
       maxDatagramBytes: Math.min(65_507, cfg.mtu - 28),
       onLinkError: (m) => this.fatal(new Error(m)),
       dropEvery: cfg.dropEvery,
@@ -680,6 +706,8 @@ export class RealNode {
     const ls = this.lockstep!;
     if (this.driver !== null) ls.unbounded = this.driver.hasUnfinishedSends();
     this.env!.flushPromises();
+    // The process's last queued turn: its bundles leave now, not a loop iteration later.
+    if (queuedLockstepTurns() === 0) this.env!.bundledBy?.flush();
     if (!ls.reachedCap()) return;
     if (this.endingAtNs !== null) {
       void this.finish(this.endingAtNs);
@@ -1068,6 +1096,8 @@ export class RealNode {
         dataTx: io?.dataTx ?? 0,
         downDrops: io?.downDrops ?? 0,
         trainDatagrams: io?.trainDatagrams ?? 0,
+        bundledTx: io?.bundledTx ?? 0,
+        ...(this.env?.reportsBundler === true ? { bundles: this.env.bundledBy!.report() } : {}),
         linkSeqErrors: io?.linkSeqErrors ?? 0,
         outOfOrderDatagrams: io?.outOfOrderDatagrams ?? 0,
         resentDatagrams: io?.resentDatagrams ?? 0,
@@ -1117,6 +1147,28 @@ export class RealNode {
     this.exitResolve?.();
   }
 
+  /**
+   * The process's bundler (process-bundles.ts) when bundles are on: lockstep, links in memory, and
+   * the launcher said which nodes each process runs.
+   */
+  private bundler(): ProcessBundler | null {
+    const cfg = this.cfg;
+    const groups = cfg.processGroups;
+    if (groups === null || groups.length < 2 || cfg.sync !== 'lockstep' || cfg.inProcessLinks !== 'memory')
+      return null;
+    const self = groups.findIndex((g) => g.includes(this.me.name));
+    if (self < 0) throw new ConfigError('PROCESS_GROUPS', `names no process for node "${this.me.name}"`);
+    const processOf = new Map<string, number>();
+    groups.forEach((g, i) => {
+      for (const n of g) {
+        if (!this.setup.topo.byName.has(n))
+          throw new ConfigError('PROCESS_GROUPS', `no node "${n}" in the topology`);
+        processOf.set(n, i);
+      }
+    });
+    return configureBundler({ processOf, self, maxDatagramBytes: Math.min(65_507, cfg.mtu - 28) });
+  }
+
   async close(): Promise<void> {
     this.loop.disable();
     this.gcObserver?.disconnect();
@@ -1128,13 +1180,20 @@ export class RealNode {
     this.timers?.close();
     // Before the socket: the env's deferred sends (a wallclock train's flush, frames held for a
     // link's delay) must not reach a closed socket (ERR_SOCKET_DGRAM_NOT_RUNNING ends the process).
+    const bundler = this.env?.bundledBy ?? null;
     this.env?.close();
-    try {
-      this.socket?.close();
-    } catch {
-      // already closed
+    if (bundler !== null && this.socket !== null) {
+      // The process's last node closes every socket of it (siblings still receive on ours).
+      this.socket = null;
+      await bundler.release();
+    } else {
+      try {
+        this.socket?.close();
+      } catch {
+        // already closed
+      }
+      this.socket = null;
     }
-    this.socket = null;
     await this.metrics?.close();
   }
 

@@ -97,6 +97,12 @@ export interface NodeReport extends AppNodeReport {
     downDrops: number;
     /** Datagrams sent carrying more than one frame, and datagrams the real network lost or reordered. */
     trainDatagrams: number;
+    /**
+     * Bundles (process-bundles.ts): datagrams this node sent in them; and, from the first node of
+     * a process only (the bundler is the process's), bundles sent and received and those dropped.
+     */
+    bundledTx?: number;
+    bundles?: { tx: number; rx: number; bad: number; unknownDestinations: number };
     linkSeqErrors: number;
     /** Overlay retransmission: datagrams that arrived after a gap, and datagrams resent. */
     outOfOrderDatagrams: number;

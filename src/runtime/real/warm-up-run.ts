@@ -108,6 +108,8 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
         reportFile: null,
         incarnation: 0,
         warmUp: false,
+        // Every warm-up node is in this process: nothing to bundle.
+        processGroups: null,
         dropEvery: 0,
       };
       // A fatal error in the warm-up ends its node, not the process.
