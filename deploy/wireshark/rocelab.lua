@@ -10,6 +10,10 @@
 -- or copy this file into the personal Lua plugins folder (Help > About > Folders), e.g.
 -- ~/.local/lib/wireshark/plugins/. It takes UDP 6081 over from the built-in Geneve dissector;
 -- other ports: Decode As… "ROCELAB" (tshark: -d udp.port==N,rocelab).
+--
+-- A bundle (lockstep runs with several nodes per process, docs/realtime.md "Bundles": first byte
+-- 0xB5) carries the datagrams one process sent another in one turn, each with the IPv4 address
+-- and UDP port it came from and went to: every datagram in it is decoded as above.
 
 local rocelab = Proto("rocelab", "rocelab Geneve (frames, trains, promises)")
 
@@ -120,6 +124,13 @@ local f = {
   trim_hop = ProtoField.uint8("rocelab.trim.hop", "Trimmed at switch hop", base.DEC),
   trim_last_hop = ProtoField.bool("rocelab.trim.last_hop", "Last hop (egress faced the destination)", 8, nil, 0x01),
   trim_payload = ProtoField.uint16("rocelab.trim.payload_len", "Payload length before trimming", base.DEC),
+  bundle_count = ProtoField.uint16("rocelab.bundle.count", "Datagrams in bundle", base.DEC),
+  bundle_version = ProtoField.uint8("rocelab.bundle.version", "Bundle version", base.DEC),
+  bundle_src = ProtoField.ipv4("rocelab.bundle.src", "From"),
+  bundle_src_port = ProtoField.uint16("rocelab.bundle.src_port", "From port", base.DEC),
+  bundle_dst = ProtoField.ipv4("rocelab.bundle.dst", "To"),
+  bundle_dst_port = ProtoField.uint16("rocelab.bundle.dst_port", "To port", base.DEC),
+  bundle_len = ProtoField.uint16("rocelab.bundle.length", "Datagram length", base.DEC),
 }
 local list = {}
 for _, v in pairs(f) do
@@ -383,12 +394,10 @@ local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
   return inner_end
 end
 
-function rocelab.dissector(tvb, pinfo, tree)
+-- One overlay datagram (its Geneve packets: one frame, a train, or a control packet) under
+-- `root`; returns its Info line.
+local function dissect_datagram(tvb, pinfo, root)
   local len = tvb:len()
-  if len < GENEVE_HEADER then
-    return 0
-  end
-  local root = tree:add(rocelab, tvb())
   local infos = {}
   local summary = { control = false, seq = nil, promise = nil }
   local p, index, err = 0, 0, nil
@@ -425,6 +434,78 @@ function rocelab.dissector(tvb, pinfo, tree)
   if #infos > 0 then
     head = head .. ": " .. table.concat(infos, " | ")
   end
+  return head
+end
+
+local BUNDLE_MAGIC = 0xB5
+local BUNDLE_HEADER = 4
+local BUNDLE_ENTRY_HEADER = 14
+
+-- A bundle: version, count, then per datagram its addresses, its length and its bytes.
+local function dissect_bundle(tvb, pinfo, tree)
+  local len = tvb:len()
+  local root = tree:add(rocelab, tvb(), "rocelab bundle")
+  root:add(f.bundle_version, tvb(1, 1))
+  root:add(f.bundle_count, tvb(2, 2))
+  local count = tvb(2, 2):uint()
+  local heads = {}
+  local at = BUNDLE_HEADER
+  local err = nil
+  if tvb(1, 1):uint() ~= 1 then
+    err = "bundle version " .. tvb(1, 1):uint() .. " is not 1"
+    count = 0
+  end
+  for i = 1, count do
+    if at + BUNDLE_ENTRY_HEADER > len then
+      err = "bundle entry " .. i .. " of " .. count .. " runs past the datagram"
+      break
+    end
+    local n = tvb(at + 12, 2):uint()
+    if at + BUNDLE_ENTRY_HEADER + n > len then
+      err = "bundle entry " .. i .. " (" .. n .. " bytes) runs past the datagram"
+      break
+    end
+    local from = tostring(tvb(at, 4):ipv4()) .. ":" .. tvb(at + 4, 2):uint()
+    local to = tostring(tvb(at + 6, 4):ipv4()) .. ":" .. tvb(at + 10, 2):uint()
+    local sub = root:add(rocelab, tvb(at, BUNDLE_ENTRY_HEADER + n), "datagram " .. i .. ", " .. from .. " > " .. to)
+    sub:add(f.bundle_src, tvb(at, 4))
+    sub:add(f.bundle_src_port, tvb(at + 4, 2))
+    sub:add(f.bundle_dst, tvb(at + 6, 4))
+    sub:add(f.bundle_dst_port, tvb(at + 10, 2))
+    sub:add(f.bundle_len, tvb(at + 12, 2))
+    if n >= GENEVE_HEADER then
+      heads[#heads + 1] = dissect_datagram(tvb(at + BUNDLE_ENTRY_HEADER, n):tvb(), pinfo, sub)
+    else
+      sub:add_proto_expert_info(ef_malformed, "datagram of " .. n .. " bytes is shorter than a Geneve header")
+      heads[#heads + 1] = "[malformed]"
+    end
+    at = at + BUNDLE_ENTRY_HEADER + n
+  end
+  pinfo.cols.protocol = "rocelab"
+  local head = "rocelab bundle of " .. count
+  root:append_text(" of " .. count .. " datagrams")
+  if err ~= nil then
+    root:add_proto_expert_info(ef_malformed, err)
+    head = head .. " [malformed: " .. err .. "]"
+  end
+  if #heads > 0 then
+    head = head .. ": " .. table.concat(heads, " // ")
+  end
+  pinfo.cols.info = head
+  return len
+end
+
+function rocelab.dissector(tvb, pinfo, tree)
+  local len = tvb:len()
+  if len >= BUNDLE_HEADER and tvb(0, 1):uint() == BUNDLE_MAGIC then
+    return dissect_bundle(tvb, pinfo, tree)
+  end
+  if len < GENEVE_HEADER then
+    return 0
+  end
+  local root = tree:add(rocelab, tvb())
+  local head = dissect_datagram(tvb, pinfo, root)
+  pinfo.cols.protocol = "rocelab"
   pinfo.cols.info = head
   return len
 end

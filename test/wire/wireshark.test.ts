@@ -234,6 +234,11 @@ const FIELDS = [
   'rocelab.trim.last_hop',
   'rocelab.trim.payload_len',
   'ip.len',
+  'rocelab.bundle.count',
+  'rocelab.bundle.src',
+  'rocelab.bundle.src_port',
+  'rocelab.bundle.dst',
+  'rocelab.bundle.dst_port',
   '_ws.col.Info',
   '_ws.expert.message',
 ] as const;
@@ -373,6 +378,70 @@ describe('Wireshark dissector deploy/wireshark/rocelab.lua', () => {
     // Read with the default (ns-3) table the same codes name other rates: the preference matters.
     const [ns3] = runTshark(file);
     expect(ns3['rocelab.hpcc.rate_bps'].map(Number)).toEqual([25e9, 50e9, 100e9]);
+  });
+
+  it('decodes a bundle (docs/realtime.md "Bundles"): every datagram in it, with the addresses it came from and went to', () => {
+    const a = roce(Opcode.SendOnly, 0x22b3, 100, 1000);
+    const w = new TrainWriter({ maxDatagramBytes: 9000 });
+    w.begin(2, 7);
+    const b1 = roce(Opcode.WriteFirst, 0xabc, 5, 512);
+    const b2 = roce(Opcode.Acknowledge, 0xdef, 6);
+    w.append(b1, 1000);
+    w.append(b2, 1001);
+    const inner = [
+      { from: [198, 18, 0, 1, 6081], to: [198, 18, 1, 2, 6081], bytes: encapsulate(a, { vni: 1 }) },
+      { from: [198, 18, 0, 3, 6081], to: [198, 18, 1, 4, 6082], bytes: w.finish(2_000_000) },
+      {
+        from: [198, 18, 0, 3, 6081],
+        to: [198, 18, 1, 2, 6081],
+        bytes: encodeControl({ vni: 3, promiseNs: 2_500_000, linkSeq: 8 }),
+      },
+    ];
+    // Written here from docs/wire.md §6.6, not by the bundler: a check of the format.
+    const bundle = (entries: typeof inner, count = entries.length) => {
+      const parts: Buffer[] = [Buffer.from([0xb5, 1, count >> 8, count & 255])];
+      for (const e of entries) {
+        const h = Buffer.alloc(14);
+        h.set(e.from.slice(0, 4), 0);
+        h.writeUInt16BE(e.from[4], 4);
+        h.set(e.to.slice(0, 4), 6);
+        h.writeUInt16BE(e.to[4], 10);
+        h.writeUInt16BE(e.bytes.length, 12);
+        parts.push(h, e.bytes);
+      }
+      return Buffer.concat(parts);
+    };
+    const good = bundle(inner);
+    const chunks: Buffer[] = [];
+    const pcap = new PcapWriter((c) => chunks.push(Buffer.from(c)));
+    pcap.writeFrame(1000, encodeOuterFrame(good, outerHeaders(0xc6120001, 0xc6120102, 6081, 6081)));
+    // one datagram more than the bundle holds: flagged, what it holds still decoded
+    pcap.writeFrame(2000, encodeOuterFrame(bundle(inner, 4), outerHeaders(0xc6120001, 0xc6120102, 6081)));
+    pcap.writeFrame(
+      3000,
+      encodeOuterFrame(good.subarray(0, good.length - 5), outerHeaders(0xc6120001, 0xc6120102, 6081)),
+    );
+    pcap.flush();
+    const file = join(dir, 'bundle.pcap');
+    writeFileSync(file, Buffer.concat(chunks));
+    const [row, extra, cut] = runTshark(file);
+    expect(row['_ws.expert.message']).toEqual([]);
+    expect(row['rocelab.bundle.count']).toEqual(['3']);
+    expect(row['rocelab.bundle.src']).toEqual(['198.18.0.1', '198.18.0.3', '198.18.0.3']);
+    expect(row['rocelab.bundle.src_port']).toEqual(['6081', '6081', '6081']);
+    expect(row['rocelab.bundle.dst']).toEqual(['198.18.1.2', '198.18.1.4', '198.18.1.2']);
+    expect(row['rocelab.bundle.dst_port']).toEqual(['6081', '6082', '6081']);
+    expect(row['infiniband.bth.opcode'].map(Number)).toEqual([a.opcode, b1.opcode, b2.opcode]);
+    expect(row['infiniband.bth.psn'].map(Number)).toEqual([100, 5, 6]);
+    expect(row['rocelab.promise_ns'].map(num)).toEqual([2_000_000, 2_500_000]);
+    expect(row['rocelab.link_seq'].map(Number)).toEqual([7, 8]);
+    // (the field aggregator is '|', which a train's Info also uses between its frames)
+    expect(row['_ws.col.Info'].join('|')).toMatch(
+      /^rocelab bundle of 3: rocelab: RC Send Only .* \/\/ rocelab train of 2 seq 7 .* \/\/ rocelab promise 2500000 ns seq 8\s*$/,
+    );
+    expect(extra['_ws.expert.message']).toEqual([expect.stringMatching(/entry 4 of 4 runs past/)]);
+    expect(extra['infiniband.bth.psn'].map(Number)).toEqual([100, 5, 6]);
+    expect(cut['_ws.expert.message']).toEqual([expect.stringMatching(/entry 3 \(\d+ bytes\) runs past/)]);
   });
 
   it('never fails with a Lua error on mutated datagrams, and flags the malformed ones', () => {
