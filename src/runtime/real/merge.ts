@@ -174,6 +174,13 @@ function healthWarnings(inp: MergeInput, late: LateOverTime | null): string[] {
       warnings.push(`${r.node}: ${r.io.garbageTotal} garbage datagrams dropped (${why})`);
     }
     if (r.io.encodeErrors > 0) warnings.push(`${r.node}: ${r.io.encodeErrors} frames could not be encoded`);
+    // The process's bundles (reported by its first node): anything dropped was resent by its
+    // link, but a count above zero says the process received bytes it could not place.
+    const b = r.io.bundles;
+    if (b !== undefined && b.bad + b.unknownDestinations + b.sendErrors > 0)
+      warnings.push(
+        `${r.node}'s process: bundles dropped: ${b.bad} malformed, ${b.unknownDestinations} datagrams for no node of it, ${b.sendErrors} sends failed`,
+      );
     // With arrival stamps, a late timer or a slow event loop changes nothing firmware sees unless
     // a frame comes after its stamp: then (and only then) the host did not keep up.
     const stamped = r.io.arrivalStamps === true;

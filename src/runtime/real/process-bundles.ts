@@ -27,6 +27,7 @@
  */
 import type { Socket } from 'node:dgram';
 import { type LocalReceiver, localReceiverByKey } from './in-process-links.js';
+import type { BundleReport } from './protocol.js';
 
 export const BUNDLE_MAGIC = 0xb5;
 const BUNDLE_VERSION = 1;
@@ -83,6 +84,8 @@ export interface BundlerCounters {
   badBundles: number;
   /** Entries for an address no node of this process has (dropped). */
   unknownDestinations: number;
+  /** Bundles the socket failed to send (their datagrams are resent when their links ask). */
+  sendErrors: number;
 }
 
 /** The one bundler of a process (its nodes share it), or null before `configureBundler`. */
@@ -124,6 +127,7 @@ export class ProcessBundler {
     bundlesRx: 0,
     badBundles: 0,
     unknownDestinations: 0,
+    sendErrors: 0,
   };
 
   constructor(opts: BundlerOptions) {
@@ -167,13 +171,14 @@ export class ProcessBundler {
   }
 
   /** The process's counters, as a node report carries them. */
-  report(): { tx: number; rx: number; bad: number; unknownDestinations: number } {
+  report(): BundleReport {
     const c = this.counters;
     return {
       tx: c.bundlesTx,
       rx: c.bundlesRx,
       bad: c.badBundles,
       unknownDestinations: c.unknownDestinations,
+      sendErrors: c.sendErrors,
     };
   }
 
@@ -233,7 +238,8 @@ export class ProcessBundler {
     if (socket === undefined) return;
     this.counters.bundlesTx++;
     this.sending++;
-    socket.send(buf, 0, o.used, o.port, o.host, () => {
+    socket.send(buf, 0, o.used, o.port, o.host, (err) => {
+      if (err !== null) this.counters.sendErrors++;
       this.free.push(buf);
       if (--this.sending === 0 && this.drained !== null) {
         const d = this.drained;

@@ -10,6 +10,15 @@
  */
 import type { NodeReport as AppNodeReport } from '../app/node-report.js';
 
+/** A process's bundles (process-bundles.ts): sent, received, dropped malformed or unaddressed, failed sends. */
+export interface BundleReport {
+  tx: number;
+  rx: number;
+  bad: number;
+  unknownDestinations: number;
+  sendErrors: number;
+}
+
 export type { NodeFlowReport, NodeRxReport } from '../app/node-report.js';
 
 export interface NodeClockReport {
@@ -102,7 +111,7 @@ export interface NodeReport extends AppNodeReport {
      * a process only (the bundler is the process's), bundles sent and received and those dropped.
      */
     bundledTx?: number;
-    bundles?: { tx: number; rx: number; bad: number; unknownDestinations: number };
+    bundles?: BundleReport;
     linkSeqErrors: number;
     /** Overlay retransmission: datagrams that arrived after a gap, and datagrams resent. */
     outOfOrderDatagrams: number;
