@@ -17,7 +17,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario, parseScenarioText } from '../../src/config/load.js';
 import { NetnsRun } from '../../src/runtime/netns/launcher.js';
-import { checkNetnsAvailable, listNamespaces, qdiscShow, runCommand } from '../../src/runtime/netns/sys.js';
+import {
+  checkNetnsAvailable,
+  listNamespaces,
+  namespacePids,
+  qdiscShow,
+  runCommand,
+} from '../../src/runtime/netns/sys.js';
 import { rootQdiscs } from '../../src/runtime/netns/tc.js';
 import { runScenario } from '../../src/runtime/run.js';
 import type { Results } from '../../src/stats/results.js';
@@ -211,7 +217,14 @@ describe('netns runtime (needs root)', () => {
     const pids = run.coordinator.pids();
     expect(pids).toHaveLength(6);
     const h5 = run.plan.namespaces.get('h5')!;
-    const inside = runCommand('ip', ['netns', 'pids', h5]).stdout.trim().split('\n').map(Number);
+    // The node's process may not be in its namespace yet when the launcher has its pid. And an
+    // empty list must never become pid 0: process.kill(0) signals this whole process group
+    // (vitest and the CI script with it, which then died without a word).
+    let inside = namespacePids(h5);
+    while (inside.length === 0 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      inside = namespacePids(h5);
+    }
     expect(inside.length).toBeGreaterThan(0);
     process.kill(inside[0], 'SIGKILL');
     await expect(p).rejects.toThrow(/h5/);
