@@ -108,7 +108,23 @@ describe('process bundles', () => {
     await until(() => p.toB.length === 3);
     expect(p.toB.map((g) => g.msg[0])).toEqual([0, 1, 2]);
     expect(p.senders.counters.bundlesTx).toBe(2);
-    expect(() => p.senders.append(out, from, to, Buffer.alloc(2100), 2100)).toThrow(/does not fit/);
+  });
+
+  it('a datagram too large for any bundle is refused, after the bundle being filled has left (its link keeps its order)', async () => {
+    const p = await twoProcesses(2048);
+    const out = p.senders.outboxFor('b', { host: '127.0.0.1', port: p.pb });
+    const from = addressKey('127.0.0.1', p.pa);
+    const to = addressKey('127.0.0.1', p.pb);
+    expect(p.senders.append(out, from, to, Buffer.from('small'), 5)).toBe(true);
+    expect(p.senders.counters.bundlesTx).toBe(0);
+    // 2048 − 4 − 14 bytes fit exactly; one more does not.
+    expect(p.senders.append(out, from, to, Buffer.alloc(2031), 2031)).toBe(false);
+    expect(p.senders.counters.bundlesTx).toBe(1); // the bundle with 'small' left first
+    expect(p.senders.append(out, from, to, Buffer.alloc(2030, 9), 2030)).toBe(true);
+    p.senders.flush();
+    await until(() => p.toB.length === 2);
+    expect(p.toB.map((g) => g.msg.length)).toEqual([5, 2030]);
+    expect(p.senders.counters).toMatchObject({ bundlesTx: 2, bundledTx: 2 });
   });
 
   it('paths whose datagrams cannot hold a bundle send alone', async () => {

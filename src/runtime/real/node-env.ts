@@ -870,12 +870,15 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       }
     }
     const outbox = this.bundleTo[link.port];
-    if (outbox >= 0 && !alone) {
+    if (
+      outbox >= 0 &&
+      !alone &&
+      this.bundler!.append(outbox, this.selfKeys[link.port], this.peerKeys[link.port], buf, buf.length)
+    ) {
       // Copied into the bundle: complete at once, like a send in memory.
       this.sendsIssued++;
       this.sendsDone++;
       this.counters.bundledTx++;
-      this.bundler!.append(outbox, this.selfKeys[link.port], this.peerKeys[link.port], buf, buf.length);
       return;
     }
     this.sending++;

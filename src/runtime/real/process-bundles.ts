@@ -189,12 +189,17 @@ export class ProcessBundler {
 
   /**
    * Send `bytes` bytes of `src` from address key `srcKey` to `dstKey`, in the bundle to process
-   * `outbox`. Copied at once: the send is complete for the caller.
+   * `outbox`. Copied at once: the send is complete for the caller. False (and the bundle being
+   * filled sent) when the datagram is too large for a bundle: the caller sends it alone.
    */
-  append(outbox: number, srcKey: number, dstKey: number, src: Buffer, bytes: number): void {
+  append(outbox: number, srcKey: number, dstKey: number, src: Buffer, bytes: number): boolean {
     const o = this.outboxes.get(outbox)!;
-    if (HEADER_BYTES + ENTRY_HEADER_BYTES + bytes > this.maxBytes || bytes > 0xffff)
-      throw new RangeError(`a datagram of ${bytes} bytes does not fit a bundle of ${this.maxBytes}`);
+    if (HEADER_BYTES + ENTRY_HEADER_BYTES + bytes > this.maxBytes) {
+      // A datagram as large as the path carries (a full train) goes alone; what the bundle
+      // already holds leaves first, so the link's datagrams keep their order.
+      if (o.buf !== null) this.send(o);
+      return false;
+    }
     if (o.buf !== null && o.used + ENTRY_HEADER_BYTES + bytes > this.maxBytes) this.send(o);
     if (o.buf === null) {
       o.buf = this.free.pop() ?? Buffer.allocUnsafeSlow(this.maxBytes);
@@ -218,6 +223,7 @@ export class ProcessBundler {
       this.flushQueued = true;
       setImmediate(this.flush);
     }
+    return true;
   }
 
   /** Send every bundle being filled now (the end of a turn; a node's drain). */
