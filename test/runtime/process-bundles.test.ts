@@ -64,8 +64,9 @@ async function twoProcesses(maxDatagramBytes = 65_507) {
     ['b', 1],
     ['c', 1],
   ]);
-  const senders = new ProcessBundler({ processOf, self: 0, maxDatagramBytes });
-  const receivers = new ProcessBundler({ processOf, self: 1, maxDatagramBytes });
+  const local = (port: number) => [{ host: '127.0.0.1', port }];
+  const senders = new ProcessBundler({ processOf, self: 0, maxDatagramBytes, peers: local(pb) });
+  const receivers = new ProcessBundler({ processOf, self: 1, maxDatagramBytes, peers: local(pa) });
   const aPlain: Buffer[] = [];
   const bPlain: Buffer[] = [];
   senders.attach(sa, (m) => aPlain.push(m));
@@ -147,10 +148,18 @@ describe('process bundles', () => {
     await raw([BUNDLE_MAGIC, 1, 0, 1, 127, 0, 0, 1, 0, 1, 127, 0, 0, 1, 0, 2, 0, 1, 7]);
     await until(() => p.receivers.counters.bundlesRx === 4);
     expect(p.receivers.counters).toMatchObject({ bundlesRx: 4, badBundles: 3, unknownDestinations: 1 });
+    // The magic byte from a socket no other process's node has: the node's datagram (its
+    // garbage), never a bundle.
+    const stranger = await bound();
+    const fake = [BUNDLE_MAGIC, 1, 0, 1, 127, 0, 0, 1, 0, 1, 127, 0, 0, 1, 0, 2, 0, 1, 7];
+    await new Promise<void>((r) => stranger.send(Buffer.from(fake), p.pb, '127.0.0.1', () => r()));
+    await until(() => p.bPlain.length === 2);
+    expect(p.bPlain[1][0]).toBe(BUNDLE_MAGIC);
+    expect(p.receivers.counters.bundlesRx).toBe(4);
     p.receivers.detach(p.sb);
     await raw([0x00, 0x00, 0x65, 0x58, 1, 2, 3, 4]);
     await new Promise((r) => setTimeout(r, 50));
-    expect(p.bPlain).toHaveLength(1);
+    expect(p.bPlain).toHaveLength(2);
   });
 
   it("the process's sockets close with its last node, once its bundles have left", async () => {

@@ -1159,14 +1159,17 @@ export class RealNode {
     const self = groups.findIndex((g) => g.includes(this.me.name));
     if (self < 0) throw new ConfigError('PROCESS_GROUPS', `names no process for node "${this.me.name}"`);
     const processOf = new Map<string, number>();
+    // Another process sends its bundles from one of its nodes' sockets: only those are taken.
+    const peers: Endpoint[] = [];
     groups.forEach((g, i) => {
       for (const n of g) {
         if (!this.setup.topo.byName.has(n))
           throw new ConfigError('PROCESS_GROUPS', `no node "${n}" in the topology`);
         processOf.set(n, i);
+        if (i !== self) peers.push(addressOf(cfg.addresses, n));
       }
     });
-    return configureBundler({ processOf, self, maxDatagramBytes: Math.min(65_507, cfg.mtu - 28) });
+    return configureBundler({ processOf, self, peers, maxDatagramBytes: Math.min(65_507, cfg.mtu - 28) });
   }
 
   async close(): Promise<void> {

@@ -73,6 +73,13 @@ export interface BundlerOptions {
   self: number;
   /** Largest UDP payload the real path carries (the nodes' maxDatagramBytes). */
   maxDatagramBytes: number;
+  /**
+   * The socket addresses of the other processes' nodes: the only sources a bundle is taken from
+   * (another process sends its bundles from one of its nodes' sockets). A datagram from anyone
+   * else goes to the node like any other, so a stranger's junk that starts with the magic byte
+   * is the node's garbage (`unknown-peer`), not a bundle.
+   */
+  peers: Iterable<{ host: string; port: number }>;
 }
 
 export interface BundlerCounters {
@@ -121,6 +128,8 @@ export class ProcessBundler {
   private sending = 0;
   private drained: (() => void) | null = null;
   private readonly rinfos = new Map<number, { address: string; port: number }>();
+  /** Sources bundles are taken from: IP → UDP ports (opts.peers). */
+  private readonly peers = new Map<string, Set<number>>();
   readonly counters: BundlerCounters = {
     bundlesTx: 0,
     bundledTx: 0,
@@ -134,6 +143,11 @@ export class ProcessBundler {
     this.processOf = opts.processOf;
     this.self = opts.self;
     this.maxBytes = Math.min(MAX_UDP_PAYLOAD, opts.maxDatagramBytes);
+    for (const p of opts.peers) {
+      let ports = this.peers.get(p.host);
+      if (ports === undefined) this.peers.set(p.host, (ports = new Set()));
+      ports.add(p.port);
+    }
   }
 
   /**
@@ -164,7 +178,12 @@ export class ProcessBundler {
     this.handlers.set(socket, onMessage);
     this.holders++;
     socket.on('message', (msg: Buffer, rinfo: { address: string; port: number }) => {
-      if (msg.length > 0 && msg[0] === BUNDLE_MAGIC) this.receive(msg);
+      if (
+        msg.length > 0 &&
+        msg[0] === BUNDLE_MAGIC &&
+        this.peers.get(rinfo.address)?.has(rinfo.port) === true
+      )
+        this.receive(msg);
       else this.handlers.get(socket)?.(msg, rinfo);
     });
     return first;
