@@ -162,6 +162,19 @@ describe('process bundles', () => {
     expect(p.bPlain).toHaveLength(2);
   });
 
+  it('every node of the process that drains at once is woken when the bundles have left, not by its timeout', async () => {
+    const p = await twoProcesses();
+    const out = p.senders.outboxFor('b', { host: '127.0.0.1', port: p.pb });
+    p.senders.append(out, addressKey('127.0.0.1', p.pa), addressKey('127.0.0.1', p.pb), Buffer.from('x'), 1);
+    const t0 = Date.now();
+    // Three nodes finishing together; a 10 s timeout each, which none may need.
+    await Promise.all([p.senders.drain(10_000), p.senders.drain(10_000), p.senders.drain(10_000)]);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(p.senders.counters.bundlesTx).toBe(1);
+    await until(() => p.toB.length === 1);
+    expect(p.toB).toHaveLength(1);
+  });
+
   it("the process's sockets close with its last node, once its bundles have left", async () => {
     const p = await twoProcesses();
     const s2 = await bound();

@@ -48,6 +48,7 @@ import type { LockstepScheduler } from './lockstep.js';
 import { PortRing } from './port-ring.js';
 import { addressKey, type ProcessBundler } from './process-bundles.js';
 import { ResendRing } from './resend-ring.js';
+import { SendsInFlight } from './sends-in-flight.js';
 
 export type Overlay = 'geneve' | 'vxlan';
 
@@ -881,7 +882,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       this.counters.bundledTx++;
       return;
     }
-    this.sending++;
+    this.sending.started();
     this.sendsIssued++;
     this.socket.send(buf, link.peer.port, link.peer.host, this.onSent);
   }
@@ -911,39 +912,20 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   };
 
   /** Datagrams handed to the socket whose send has not completed yet. */
-  private sending = 0;
-  private drained: (() => void) | null = null;
+  private readonly sending = new SendsInFlight();
 
   /**
    * Resolves once every datagram handed to the socket has left it (or after `maxMs`): closing
    * the socket earlier would drop them, and a lockstep node's last promises must arrive.
    */
   drain(maxMs = 1000): Promise<void> {
-    if (this.bundler !== null) {
-      const b = this.bundler;
-      return Promise.all([b.drain(maxMs), this.drainSocket(maxMs)]).then(() => undefined);
-    }
-    return this.drainSocket(maxMs);
-  }
-
-  private drainSocket(maxMs: number): Promise<void> {
-    if (this.sending === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, maxMs);
-      this.drained = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
+    if (this.bundler === null) return this.sending.drained(maxMs);
+    return Promise.all([this.bundler.drain(maxMs), this.sending.drained(maxMs)]).then(() => undefined);
   }
 
   private readonly onSent = (err: Error | null): void => {
     this.sendsDone++;
-    if (--this.sending === 0 && this.drained !== null) {
-      const d = this.drained;
-      this.drained = null;
-      d();
-    }
+    this.sending.done();
     if (err !== null) this.counters.sendErrors++;
   };
 

@@ -28,6 +28,7 @@
 import type { Socket } from 'node:dgram';
 import { type LocalReceiver, localReceiverByKey } from './in-process-links.js';
 import type { BundleReport } from './protocol.js';
+import { SendsInFlight } from './sends-in-flight.js';
 
 export const BUNDLE_MAGIC = 0xb5;
 const BUNDLE_VERSION = 1;
@@ -125,8 +126,7 @@ export class ProcessBundler {
   private closing = false;
   /** Send buffers the socket has let go of. */
   private readonly free: Buffer[] = [];
-  private sending = 0;
-  private drained: (() => void) | null = null;
+  private readonly sending = new SendsInFlight();
   private readonly rinfos = new Map<number, { address: string; port: number }>();
   /** Sources bundles are taken from: IP → UDP ports (opts.peers). */
   private readonly peers = new Map<string, Set<number>>();
@@ -262,29 +262,21 @@ export class ProcessBundler {
     const socket = this.sockets[0];
     if (socket === undefined) return;
     this.counters.bundlesTx++;
-    this.sending++;
+    this.sending.started();
     socket.send(buf, 0, o.used, o.port, o.host, (err) => {
       if (err !== null) this.counters.sendErrors++;
       this.free.push(buf);
-      if (--this.sending === 0 && this.drained !== null) {
-        const d = this.drained;
-        this.drained = null;
-        d();
-      }
+      this.sending.done();
     });
   }
 
-  /** Resolves once every bundle handed to a socket has left it (or after `maxMs`). */
+  /**
+   * Resolves once every bundle handed to a socket has left it (or after `maxMs`). Each node of
+   * the process drains as it finishes, so several may wait at once.
+   */
   drain(maxMs = 1000): Promise<void> {
     this.flush();
-    if (this.sending === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, maxMs);
-      this.drained = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
+    return this.sending.drained(maxMs);
   }
 
   /**
