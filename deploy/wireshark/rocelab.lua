@@ -394,6 +394,19 @@ local function dissect_packet(tvb, pinfo, tree, p, index, infos, summary)
   return inner_end
 end
 
+-- The Info line of a datagram or bundle: its head, what was malformed (also flagged on `root`),
+-- then the lines of its parts joined by `sep`.
+local function info_line(root, head, err, parts, sep)
+  if err ~= nil then
+    root:add_proto_expert_info(ef_malformed, err)
+    head = head .. " [malformed: " .. err .. "]"
+  end
+  if #parts > 0 then
+    head = head .. ": " .. table.concat(parts, sep)
+  end
+  return head
+end
+
 -- One overlay datagram (its Geneve packets: one frame, a train, or a control packet) under
 -- `root`; returns its Info line.
 local function dissect_datagram(tvb, pinfo, root)
@@ -427,14 +440,7 @@ local function dissect_datagram(tvb, pinfo, root)
     head = head .. " promise " .. fmt_ns(summary.promise) .. " ns"
   end
   root:append_text(": " .. head)
-  if err ~= nil then
-    root:add_proto_expert_info(ef_malformed, err)
-    head = head .. " [malformed: " .. err .. "]"
-  end
-  if #infos > 0 then
-    head = head .. ": " .. table.concat(infos, " | ")
-  end
-  return head
+  return info_line(root, head, err, infos, " | ")
 end
 
 local BUNDLE_MAGIC = 0xB5
@@ -484,14 +490,7 @@ local function dissect_bundle(tvb, pinfo, tree)
   pinfo.cols.protocol = "rocelab"
   local head = "rocelab bundle of " .. count
   root:append_text(" of " .. count .. " datagrams")
-  if err ~= nil then
-    root:add_proto_expert_info(ef_malformed, err)
-    head = head .. " [malformed: " .. err .. "]"
-  end
-  if #heads > 0 then
-    head = head .. ": " .. table.concat(heads, " // ")
-  end
-  pinfo.cols.info = head
+  pinfo.cols.info = info_line(root, head, err, heads, " // ")
   return len
 end
 
