@@ -128,6 +128,27 @@ describe('running a sweep', () => {
     expect(c.code).toBe(1);
     expect(c.stdout).toMatch(/1\/4 points with results/);
     expect(c.stderr).toMatch(/3 points have no results.json/);
+
+    // A point's results.json cut short, or not of this schema: refused by name (exit 2, one
+    // line), not merged as if it were a run's.
+    const pointFile = join(taskOut, dir, 'results.json');
+    const good = readFileSync(pointFile, 'utf8');
+    for (const [text, says] of [
+      [good.slice(0, 200), /not a readable results\.json/],
+      [
+        JSON.stringify({ ...JSON.parse(good), summary: undefined }),
+        /not a results\.json of this rocelab at summary/,
+      ],
+    ] as const) {
+      writeFileSync(pointFile, text);
+      const bad = await cli(['sweep', 'collect', taskOut]);
+      expect(bad.code, bad.stderr).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toContain(pointFile);
+      expect(bad.stderr).toMatch(says);
+    }
+    writeFileSync(pointFile, good);
+    expect((await cli(['sweep', 'collect', taskOut])).code).toBe(1);
   });
 
   it('emits an Indexed Job that validates and an sbatch --array script', async () => {
