@@ -35,4 +35,14 @@ describe('in-process links', () => {
     undo();
     expect(localReceiver('127.0.0.9', 4000)).toBeUndefined();
   });
+
+  it("joins nodes of one group only: the warm-up's groups reach each other as processes do", () => {
+    const r = { receiveLocal: () => {}, receiveDatagram: () => {} };
+    const undo = registerLocalReceiver('127.0.0.9', 4002, r, undefined, 1);
+    expect(localReceiver('127.0.0.9', 4002, 1)).toBe(r);
+    expect(localReceiver('127.0.0.9', 4002, 0)).toBeUndefined();
+    expect(localReceiver('127.0.0.9', 4002)).toBeUndefined();
+    undo();
+    expect(localReceiver('127.0.0.9', 4002, 1)).toBeUndefined();
+  });
 });

@@ -6,7 +6,12 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerLocalReceiver } from '../../src/runtime/real/in-process-links.js';
-import { addressKey, BUNDLE_MAGIC, ProcessBundler } from '../../src/runtime/real/process-bundles.js';
+import {
+  addressKey,
+  BUNDLE_MAGIC,
+  configureBundler,
+  ProcessBundler,
+} from '../../src/runtime/real/process-bundles.js';
 
 type Got = { msg: Buffer; from: { address: string; port: number } };
 
@@ -197,5 +202,31 @@ describe('process bundles', () => {
     expect(closed).toBe(2);
     await until(() => p.toB.length === 1);
     expect(p.toB.map((g) => g.msg.toString())).toEqual(['last']);
+  });
+
+  it("a process's bundler is one per process index, given anew once its last node released it", async () => {
+    const opts = (self: number) => ({
+      processOf: new Map([
+        ['a', 0],
+        ['b', 1],
+      ]),
+      self,
+      maxDatagramBytes: 65_507,
+      peers: [],
+    });
+    const a = configureBundler(opts(0));
+    const b = configureBundler(opts(1));
+    // The warm-up rehearses both processes of the run in one: two bundlers, each its own.
+    expect(b).not.toBe(a);
+    expect(configureBundler(opts(0))).toBe(a);
+    const s = await bound();
+    a.attach(s, () => {});
+    await a.release();
+    await b.release();
+    // The run after the warm-up gets fresh ones, not the closed bundlers of the warm-up.
+    expect(configureBundler(opts(0))).not.toBe(a);
+    expect(configureBundler(opts(1))).not.toBe(b);
+    await configureBundler(opts(0)).release();
+    await configureBundler(opts(1)).release();
   });
 });

@@ -17,27 +17,37 @@ export interface LocalReceiver {
   receiveDatagram(msg: Buffer, from: { address: string; port: number }): void;
 }
 
-const receivers = new Map<string, LocalReceiver>();
+/**
+ * Receivers by address, each with its group: memory links join nodes of one group only. A run's
+ * process is one group (0, or its index among the run's processes); the JIT warm-up
+ * (warm-up-run.ts) runs the nodes of every process of the run in one process, each process's as
+ * a group of its own, so the datagrams between groups take the path they take between processes
+ * (bundles through the sockets) and V8 compiles that path before the run, not during it.
+ */
+const receivers = new Map<string, { r: LocalReceiver; group: number }>();
 /** The same by address key (process-bundles.ts addressKey), for bundles: no string per datagram. */
 const receiversByKey = new Map<number, LocalReceiver>();
 
 const key = (host: string, port: number) => `${host}:${port}`;
 
 /**
- * `r` takes the datagrams sent to host:port in this process (`numericKey`: that address as
- * process-bundles.ts's addressKey, when bundles may carry datagrams to it); returns the undo.
+ * `r` takes the datagrams sent to host:port from nodes of its `group` in this process
+ * (`numericKey`: that address as process-bundles.ts's addressKey, when bundles may carry
+ * datagrams to it); returns the undo.
  */
 export function registerLocalReceiver(
   host: string,
   port: number,
   r: LocalReceiver,
   numericKey?: number,
+  group = 0,
 ): () => void {
   const k = key(host, port);
-  receivers.set(k, r);
+  const entry = { r, group };
+  receivers.set(k, entry);
   if (numericKey !== undefined) receiversByKey.set(numericKey, r);
   return () => {
-    if (receivers.get(k) === r) receivers.delete(k);
+    if (receivers.get(k) === entry) receivers.delete(k);
     if (numericKey !== undefined && receiversByKey.get(numericKey) === r) receiversByKey.delete(numericKey);
   };
 }
@@ -47,9 +57,10 @@ export function localReceiverByKey(k: number): LocalReceiver | undefined {
   return receiversByKey.get(k);
 }
 
-/** The receiver at host:port in this process, if any. */
-export function localReceiver(host: string, port: number): LocalReceiver | undefined {
-  return receivers.get(key(host, port));
+/** The receiver at host:port in this process and `group`, if any. */
+export function localReceiver(host: string, port: number, group = 0): LocalReceiver | undefined {
+  const e = receivers.get(key(host, port));
+  return e !== undefined && e.group === group ? e.r : undefined;
 }
 
 /** Slab size: datagrams copied into one share its backing store. */

@@ -126,6 +126,11 @@ export interface NodeEnvOptions {
    * (process-bundles.ts; with in-process links only). Default: none.
    */
   bundler?: ProcessBundler | null;
+  /**
+   * With in-process links: the group of this process's nodes this one belongs to; memory links
+   * join nodes of one group only (in-process-links.ts). Default 0: a run's process is one group.
+   */
+  localGroup?: number;
   /** Width of the bins late frames are counted in by the emulated time they were due (default 10 µs). */
   lateBinNs?: number;
   /**
@@ -307,6 +312,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
    * our registration.
    */
   private readonly localLinks: boolean;
+  private readonly localGroup: number;
   private readonly selfRinfos: { address: string; port: number }[];
   private readonly localPeers: (LocalReceiver | null | undefined)[];
   private readonly unregisterLocal: (() => void)[] = [];
@@ -373,6 +379,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       else byIp.push(l);
     }
     this.localLinks = opts.inProcessLinks === true;
+    this.localGroup = opts.localGroup ?? 0;
     // Our address per port as each peer knows it (the `from` of what we hand over), only in use
     // with in-process links.
     this.selfRinfos = this.localLinks
@@ -397,7 +404,13 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     for (let p = 0; p < this.selfRinfos.length; p++) {
       const e = this.selfRinfos[p];
       this.unregisterLocal.push(
-        registerLocalReceiver(e.address, e.port, this, bundler === null ? undefined : this.selfKeys[p]),
+        registerLocalReceiver(
+          e.address,
+          e.port,
+          this,
+          bundler === null ? undefined : this.selfKeys[p],
+          this.localGroup,
+        ),
       );
     }
     this.rings = this.links.map(() => new PortRing<Buffer>());
@@ -861,7 +874,8 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     if (this.localLinks) {
       let peer = this.localPeers[link.port];
       if (peer === undefined)
-        peer = this.localPeers[link.port] = localReceiver(link.peer.host, link.peer.port) ?? null;
+        peer = this.localPeers[link.port] =
+          localReceiver(link.peer.host, link.peer.port, this.localGroup) ?? null;
       if (peer !== null) {
         // A copy, so the send is complete at once (the resend ring may reuse its bytes).
         this.sendsIssued++;

@@ -96,16 +96,17 @@ export interface BundlerCounters {
   sendErrors: number;
 }
 
-/** The one bundler of a process (its nodes share it), or null before `configureBundler`. */
-let bundler: ProcessBundler | null = null;
+/**
+ * The bundler of a process (its nodes share it), by the process's index `self`. A run's process
+ * has one; the JIT warm-up (warm-up-run.ts) one per process of the run it rehearses. A bundler
+ * leaves this table when its last node releases it.
+ */
+const bundlers = new Map<number, ProcessBundler>();
 
 export function configureBundler(opts: BundlerOptions): ProcessBundler {
-  bundler ??= new ProcessBundler(opts);
-  return bundler;
-}
-
-export function processBundler(): ProcessBundler | null {
-  return bundler;
+  let b = bundlers.get(opts.self);
+  if (b === undefined) bundlers.set(opts.self, (b = new ProcessBundler(opts)));
+  return b;
 }
 
 export class ProcessBundler {
@@ -295,7 +296,7 @@ export class ProcessBundler {
         }
       }
       this.sockets.length = 0;
-      if (bundler === this) bundler = null;
+      if (bundlers.get(this.self) === this) bundlers.delete(this.self);
     });
   }
 

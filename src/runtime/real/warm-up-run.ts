@@ -11,7 +11,8 @@
  * a real run of its own, with real nodes of its sync mode, overlay, trains and metrics, on
  * loopback ports of its own, and throws it away.
  *
- * What it runs: the run's own scenario, its first 300 µs emulated, when the topology is small
+ * What it runs (twice: PASSES): the run's own scenario, its
+ * first 300 µs emulated, when the topology is small
  * enough for every node of it to run in this one process (the same flows, algorithms, queue depths
  * and object shapes as the run, so V8 compiles what the run will call); else a short incast of the
  * process's algorithm. With the generic incast, incast-8to1 (wallclock, timeScale 1000, auto
@@ -30,34 +31,63 @@ import { hostMonotonicNs } from './protocol.js';
 /** The warm-up incast's nodes (warmUpScenario: a star of four hosts, three sending to the fourth). */
 const INCAST_NODES = ['h1', 'h2', 'h3', 'h4', 's1'];
 /** Emulated length of the warm-up incast, and its time scale per sync mode (lockstep runs as fast as it can). */
-const INCAST_DURATION = '200us';
+const INCAST_DURATION_NS = 200_000;
 const INCAST_TIME_SCALE = { lockstep: 1, wallclock: 1000 } as const;
 /** The largest topology whose own scenario the warm-up runs (every node in this one process). */
 const OWN_SCENARIO_MAX_NODES = 24;
 /** Emulated length of a warm-up on the run's own scenario, and its time scale under wallclock. */
 const OWN_SCENARIO_DURATION_NS = 300_000;
 const OWN_SCENARIO_WALLCLOCK_TIME_SCALE = 5000;
-/** Most real time the warm-up may take; nodes still running then are closed. */
+/** Most real time the warm-up may take, all passes together; nodes still running then are closed. */
 const BUDGET_MS = 2000;
+/**
+ * Passes of the warm-up. When the first pass's nodes close, V8 throws away much of what it
+ * compiled for them: fields that had kept one value until then (a closed flag, a finishing
+ * state) stop being constants, maps generalise, and the code built on them is deoptimised
+ * ("code dependencies", "wrong map"). The run then recompiled it after t=0: incast-8to1 under
+ * lockstep in two processes made 125-151 TurboFan compilations per process after t=0, and its
+ * first 0.7 s real went mostly to the compiler (perf: GraphReducer, register allocation, IC
+ * misses). A second pass compiles it again, as the run will need it: 89-92 compilations left, and
+ * side by side with the build before (one pass, not grouped; four pairs) a first dilation window of 920-1 200 against
+ * 1 450-4 230 and a p50 of 184-211 against 199-211; under wallclock at timeScale 2000, 305 and
+ * 255 late frames in the first 200 µs against 1 001 and 1 842 (docs/realtime.md "Lifecycle").
+ */
+const PASSES = 2;
+/**
+ * Emulated length of a pass. Under lockstep a pass takes about 0.2 s real and the second is as
+ * long as the first (a sixth as long left a first window of 1 300-1 680 and a p50 of 186-214).
+ * Under wallclock (timeScale 5000) a whole second pass would take another 1.5 s real, past the
+ * budget, so the passes after the first run a sixth of its emulated time.
+ */
+function passDurationNs(firstNs: number, pass: number, sync: NodeConfig['sync']): number {
+  return pass === 0 || sync === 'lockstep' ? firstNs : Math.round(firstNs / 6);
+}
 /** Between the warm-up nodes' start and their emulated t=0 (clock sync's first rounds). */
 const LEAD_MS = 30;
 
-/** What a warm-up did: what it ran, its real time, and the emulated bytes its nodes sent. */
+/** What a warm-up did: what it ran, how many passes, their real time, and the emulated bytes its nodes sent. */
 export interface WarmUpRun {
   ran: 'own-scenario' | 'incast';
+  passes: number;
   wallMs: number;
   bytesSent: number;
 }
 
 /** What the warm-up runs for `like`: its own scenario's start when small enough, else the incast. */
-function warmUpPlan(like: NodeConfig): {
+function warmUpPlan(
+  like: NodeConfig,
+  pass: number,
+): {
   ran: WarmUpRun['ran'];
   scenario: Scenario;
   names: string[];
   timeScale: number;
 } {
   try {
-    const scenario: Scenario = { ...like.scenario, durationNs: OWN_SCENARIO_DURATION_NS };
+    const scenario: Scenario = {
+      ...like.scenario,
+      durationNs: passDurationNs(OWN_SCENARIO_DURATION_NS, pass, like.sync),
+    };
     const names = setupRun(scenario, { cc: like.cc, seed: like.seed }).topo.nodes.map((n) => n.name);
     if (names.length <= OWN_SCENARIO_MAX_NODES) {
       const timeScale = like.sync === 'lockstep' ? 1 : OWN_SCENARIO_WALLCLOCK_TIME_SCALE;
@@ -68,20 +98,42 @@ function warmUpPlan(like: NodeConfig): {
   }
   return {
     ran: 'incast',
-    scenario: warmUpScenario(like.cc ?? like.scenario.defaults.nic.cc, INCAST_DURATION),
+    scenario: warmUpScenario(
+      like.cc ?? like.scenario.defaults.nic.cc,
+      `${passDurationNs(INCAST_DURATION_NS, pass, like.sync) / 1000}us`,
+    ),
     names: INCAST_NODES,
     timeScale: INCAST_TIME_SCALE[like.sync],
   };
 }
 
 /**
- * Runs the warm-up (warmUpPlan) with `like`'s sync, overlay, trains, metrics and timer settings.
- * Never throws: a process whose warm-up fails only starts colder.
+ * Runs the warm-up (warmUpPlan) with `like`'s sync, overlay, trains, metrics and timer settings,
+ * PASSES times while the budget lasts. Never throws: a process whose warm-up fails only starts
+ * colder.
  */
 export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   const startMs = performance.now();
+  const untilMs = startMs + BUDGET_MS;
+  let ran: WarmUpRun['ran'] = 'incast';
+  let passes = 0;
+  let bytesSent = 0;
+  while (passes < PASSES && performance.now() < untilMs) {
+    const plan = warmUpPlan(like, passes);
+    ran = plan.ran;
+    bytesSent += await warmUpPass(like, plan, untilMs);
+    passes++;
+  }
+  return { ran, passes, wallMs: performance.now() - startMs, bytesSent };
+}
+
+/** One pass of the warm-up, until its nodes are done or `untilMs`; the emulated bytes its nodes sent. */
+async function warmUpPass(
+  like: NodeConfig,
+  plan: ReturnType<typeof warmUpPlan>,
+  untilMs: number,
+): Promise<number> {
   const nodes: RealNode[] = [];
-  const plan = warmUpPlan(like);
   try {
     const { names } = plan;
     const own = plan.ran === 'own-scenario';
@@ -108,8 +160,10 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
         reportFile: null,
         incarnation: 0,
         warmUp: false,
-        // Every warm-up node is in this process: nothing to bundle.
-        processGroups: null,
+        // The run's own scenario: its nodes grouped as the run's processes group them, so what
+        // crosses processes in the run crosses groups here, in bundles through the sockets
+        // (in-process-links.ts), and that path is compiled too.
+        processGroups: own ? like.processGroups : null,
         dropEvery: 0,
       };
       // A fatal error in the warm-up ends its node, not the process.
@@ -120,8 +174,7 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
     for (const n of nodes) n.start(t0);
     // Until every node reached the end (not the lockstep linger for neighbours after it), at most
     // the budget.
-    const until = performance.now() + BUDGET_MS;
-    while (performance.now() < until && !nodes.every((n) => n.finishing))
+    while (performance.now() < untilMs && !nodes.every((n) => n.finishing))
       await new Promise((resolve) => setTimeout(resolve, 5));
   } catch {
     // The real run does not depend on it.
@@ -130,7 +183,7 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   }
   let bytesSent = 0;
   for (const n of nodes) for (const b of n.env?.counters.portTxBytes ?? []) bytesSent += b;
-  return { ran: plan.ran, wallMs: performance.now() - startMs, bytesSent };
+  return bytesSent;
 }
 
 /** `count` UDP ports on 127.0.0.1 that were free a moment ago (bound to port 0, then released). */
