@@ -28,6 +28,8 @@ function runWallclock(file: string, timeScale: number): Promise<RunOutput | Erro
 
 /** Issue 36's real-time targets (docs/performance.md). */
 const TARGET_LOCKSTEP_P50 = 220;
+/** The target layout runs this many times in a row: a median of six or seven 250 ms windows, three of them the JIT's ramp, moves by 10-20 % from run to run. */
+const TARGET_LOCKSTEP_RUNS = 3;
 const TARGET_WALLCLOCK_SCALE = 2000;
 const TARGET_WALLCLOCK_RUNS = 3;
 /** Late frames at most this fraction of the data frames, goodput and max queue this close to virtual time. */
@@ -57,31 +59,44 @@ export async function benchLockstep(): Promise<void> {
       ['auto', 'memory', false],
       ['auto', 'memory', true],
     ] as const) {
-      const out = await runLocal({
-        scenario: loadScenario(c.file, ['timeScale=1', `processes=${processes}`, `inProcessLinks=${links}`]),
-        outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-ls-')),
-        print: null,
-        metricsPort: null,
-        ...(bundles ? {} : { env: { BUNDLES: '0' } }),
-      });
-      const r = out.results;
-      const rt = r.realtime!;
-      const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
-      const layout = [
-        `${rt.processes} processes`,
-        ...(links === 'memory' ? ['in memory'] : []),
-        ...(rt.bundles > 0 ? ['bundles'] : !bundles ? ['no bundles'] : []),
-      ];
-      const label = `${c.label} (${layout.join(', ')})`;
-      console.log(
-        `  ${label.padEnd(50)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); ${rt.bundles} bundles carrying ${rt.bundledDatagrams} datagrams; flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
-      );
       // Issue 36's target: the default layout (processes auto: 2 on the 2-core machine, linked in memory).
-      if (c.label === 'incast-8to1' && processes === 'auto' && links === 'memory' && bundles)
+      const target = c.label === 'incast-8to1' && processes === 'auto' && links === 'memory' && bundles;
+      const p50s: (number | null)[] = [];
+      let procs = 0;
+      for (let run = 0; run < (target ? TARGET_LOCKSTEP_RUNS : 1); run++) {
+        const out = await runLocal({
+          scenario: loadScenario(c.file, [
+            'timeScale=1',
+            `processes=${processes}`,
+            `inProcessLinks=${links}`,
+          ]),
+          outDir: mkdtempSync(join(tmpdir(), 'rocelab-bench-ls-')),
+          print: null,
+          metricsPort: null,
+          ...(bundles ? {} : { env: { BUNDLES: '0' } }),
+        });
+        const r = out.results;
+        const rt = r.realtime!;
+        const whole = (out.wallMs * 1e6) / Math.max(1, r.durationNs);
+        const layout = [
+          `${rt.processes} processes`,
+          ...(links === 'memory' ? ['in memory'] : []),
+          ...(rt.bundles > 0 ? ['bundles'] : !bundles ? ['no bundles'] : []),
+        ];
+        const label = `${c.label} (${layout.join(', ')})`;
         console.log(
-          `    lockstep dilation p50 on incast-8to1, ${rt.processes} processes, timeScale 1: ${rt.dilation?.p50 ?? '—'} (target ≤ ${TARGET_LOCKSTEP_P50})`,
+          `  ${label.padEnd(50)} ${(r.durationNs / 1e6).toFixed(2)} ms emulated in ${(out.wallMs / 1000).toFixed(1)} s: dilation ${Math.round(whole)} over the run, p50 window ${rt.dilation?.p50 ?? '—'} (min ${rt.dilation?.min ?? '—'}); ${(rt.promiseDatagrams / Math.max(1, rt.dataFrames)).toFixed(2)} promise datagrams per data frame (${rt.promiseDatagrams} / ${rt.dataFrames}); ${rt.bundles} bundles carrying ${rt.bundledDatagrams} datagrams; flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}`,
         );
-      rmSync(out.outDir, { recursive: true, force: true });
+        p50s.push(rt.dilation?.p50 ?? null);
+        procs = rt.processes;
+        rmSync(out.outDir, { recursive: true, force: true });
+      }
+      if (target) {
+        const held = p50s.filter((x) => x !== null && x <= TARGET_LOCKSTEP_P50).length;
+        console.log(
+          `    lockstep dilation p50 on incast-8to1, ${procs} processes, timeScale 1, ${TARGET_LOCKSTEP_RUNS} runs: ${p50s.map((x) => x ?? '—').join(', ')} (target ≤ ${TARGET_LOCKSTEP_P50}; held in ${held} of ${TARGET_LOCKSTEP_RUNS})`,
+        );
+      }
     }
   }
 }
