@@ -3,7 +3,7 @@
  * table (or the JSON itself) and hand back the RunOutput.
  */
 import { join } from 'node:path';
-import { type Results, serializeResults, writeResultsFile } from '../stats/results.js';
+import { type Results, resultsJsonChunks, writeResultsFile } from '../stats/results.js';
 import { formatSummaryTable } from '../stats/summary-table.js';
 import type { RunOptions, RunOutput } from './run.js';
 
@@ -25,7 +25,8 @@ export function writeRunOutput(run: FinishedRun): RunOutput {
   writeResultsFile(resultsPath, results);
   const print = opts.print === undefined ? (t: string) => process.stdout.write(t) : opts.print;
   if (print !== null) {
-    if (opts.json === true) print(serializeResults(results));
+    // In chunks, as the file is written: never the whole text at once.
+    if (opts.json === true) for (const chunk of resultsJsonChunks(results)) print(chunk);
     else
       print(
         formatSummaryTable(results, {

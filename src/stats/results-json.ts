@@ -132,22 +132,31 @@ export function serializeResults(r: Results): string {
 /** Bytes gathered before a write: large enough that writes are few, small enough to be cheap. */
 const WRITE_CHUNK_CHARS = 1 << 20;
 
+/**
+ * The results file text in chunks of about WRITE_CHUNK_CHARS, in order (their concatenation is
+ * serializeResults): for writers that should never hold the whole text, which on a large run is
+ * hundreds of MB and can pass V8's longest string.
+ */
+export function* resultsJsonChunks(r: Results): Generator<string> {
+  let pending: string[] = [];
+  let pendingChars = 0;
+  for (const piece of resultsJsonPieces(r)) {
+    pending.push(piece);
+    pendingChars += piece.length;
+    if (pendingChars >= WRITE_CHUNK_CHARS) {
+      yield pending.join('');
+      pending = [];
+      pendingChars = 0;
+    }
+  }
+  if (pending.length > 0) yield pending.join('');
+}
+
 /** Write results.json to `path` in chunks, never holding the whole text (byte-identical to serializeResults). */
 export function writeResultsFile(path: string, r: Results): void {
   const fd = openSync(path, 'w');
   try {
-    let pending: string[] = [];
-    let pendingChars = 0;
-    for (const piece of resultsJsonPieces(r)) {
-      pending.push(piece);
-      pendingChars += piece.length;
-      if (pendingChars >= WRITE_CHUNK_CHARS) {
-        writeAll(fd, pending.join(''));
-        pending = [];
-        pendingChars = 0;
-      }
-    }
-    if (pending.length > 0) writeAll(fd, pending.join(''));
+    for (const chunk of resultsJsonChunks(r)) writeAll(fd, chunk);
   } finally {
     closeSync(fd);
   }

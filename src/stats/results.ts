@@ -331,4 +331,4 @@ export function buildResults(inp: ResultsInput): Results {
   };
 }
 
-export { serializeResults, writeResultsFile } from './results-json.js';
+export { resultsJsonChunks, serializeResults, writeResultsFile } from './results-json.js';
