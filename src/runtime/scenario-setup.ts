@@ -20,7 +20,6 @@ import { WorkloadError } from '../workload/cdf.js';
 import { generateWorkload, type Workload } from '../workload/generate.js';
 import { checkIntQueueRange, intLayoutOf, runIntMulti, runIntRates } from './int-setup.js';
 import { LinkThresholds } from './link-thresholds.js';
-import { checkMessageSizes } from './message-limits.js';
 import { rcccNicConfigs } from './rccc-setup.js';
 import { linkTrimConfigs, switchTrimConfig } from './trim-setup.js';
 
@@ -313,7 +312,6 @@ export function setupRun(scenario: Scenario, opts: SetupOptions = {}): RunSetup 
       cp.push(f);
     }
     checkTransports(s, workload.flows, ccByHost);
-    checkMessageSizes(workload.flows);
     const activeFlows = requestedActiveFlows(s, topo, routes, workload, ccByHost);
     const flowWindowNs = activeFlows.windowNs;
     const flowMinBytes = activeFlows.minBytes;
