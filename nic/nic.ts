@@ -17,6 +17,7 @@ import type { CnpPayload } from '../src/wire/cnp.js';
 import { isDataOpcode, Opcode } from '../src/wire/opcodes.js';
 import { FrameKind, type Packet } from '../src/wire/packet.js';
 import { createExt } from '../src/wire/packet-factory.js';
+import { MAX_MESSAGE_BYTES } from '../src/wire/reth.js';
 import {
   type HostCounters,
   type MessageRequest,
@@ -254,7 +255,7 @@ class NicImpl implements Nic {
   post(msg: MessageRequest): void {
     const qp = this.qpOf(msg.qpn);
     if (qp === undefined) throw new Error(`nic ${this.name}: post on unknown QP ${msg.qpn}`);
-    if (!Number.isInteger(msg.bytes) || msg.bytes < 0)
+    if (!Number.isInteger(msg.bytes) || msg.bytes < 0 || msg.bytes > MAX_MESSAGE_BYTES)
       throw new Error(`nic ${this.name}: message ${msg.id} has bad size ${msg.bytes}`);
     if (msg.verb !== 'send' && msg.verb !== 'write')
       throw new Error(`nic ${this.name}: message ${msg.id} has bad verb ${String(msg.verb)}`);
@@ -463,7 +464,7 @@ class NicImpl implements Nic {
         vaHi: Math.floor(m.startByte / 2 ** 32) >>> 0,
         vaLo: m.startByte >>> 0,
         rkey: qp.qpn,
-        dmaLength: Math.min(m.bytes, 0xffffffff),
+        dmaLength: m.bytes,
       };
     }
     const f = this.cc.features(qp);

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { RcccSettings } from '../../nic/rccc/settings.js';
+import { MAX_MESSAGE_BYTES } from '../wire/reth.js';
 import {
   COLLECTIVE_ALGORITHMS,
   COLLECTIVE_OPS,
@@ -785,6 +786,8 @@ const topologySchema = z.discriminatedUnion(
   },
 );
 
+/** A message size: at most what one RoCE message carries (src/wire/reth.ts MAX_MESSAGE_BYTES). */
+const messageSize = () => size({ min: 1, max: MAX_MESSAGE_BYTES });
 const verb = () => oneOf(['write', 'send', 'read'] as const).default('write');
 
 const flowEntry = strict({
@@ -795,7 +798,7 @@ const flowEntry = strict({
   stop: duration().optional(),
   verb: verb(),
   count: count().default(1),
-  messageSize: size({ min: 1 }).optional(),
+  messageSize: messageSize().optional(),
   tag: text().optional(),
 });
 
@@ -812,7 +815,7 @@ const workloadSchema = z.discriminatedUnion('kind', [
     count: count().default(1),
     interval: duration().optional(),
     verb: verb(),
-    messageSize: size({ min: 1 }).optional(),
+    messageSize: messageSize().optional(),
     tag: text().optional(),
   }),
   strict({
@@ -823,7 +826,7 @@ const workloadSchema = z.discriminatedUnion('kind', [
     startSpread: duration().default(0),
     flowsPerPair: count().default(1),
     verb: verb(),
-    messageSize: size({ min: 1 }).optional(),
+    messageSize: messageSize().optional(),
     tag: text().optional(),
   }),
   strict({
@@ -837,13 +840,13 @@ const workloadSchema = z.discriminatedUnion('kind', [
     stop: duration().optional(),
     flows: count().optional(),
     verb: verb(),
-    messageSize: size({ min: 1 }).optional(),
+    messageSize: messageSize().optional(),
     tag: text().optional(),
   }),
   strict({
     kind: z.literal('alltoall'),
     hosts: hostSelector().default('all'),
-    messageSize: size({ min: 1 }),
+    messageSize: messageSize(),
     iterations: count().default(1),
     start: duration().default(0),
     gap: duration().default(0),
@@ -856,7 +859,7 @@ const workloadSchema = z.discriminatedUnion('kind', [
     file: text(),
     hosts: hostSelector().default('all'),
     verb: verb(),
-    messageSize: size({ min: 1 }).optional(),
+    messageSize: messageSize().optional(),
     tag: text().optional(),
   }),
   strict({
@@ -883,7 +886,7 @@ const workloadSchema = z.discriminatedUnion('kind', [
       })
       .optional(),
     channels: count().default(1),
-    chunk: size({ min: 1 }).optional(),
+    chunk: messageSize().optional(),
     iterations: count().default(1),
     start: duration().default(0),
     gap: duration().default(0),

@@ -6,6 +6,13 @@ import { RETH_BYTES } from './size.js';
 
 export { RETH_BYTES };
 
+/**
+ * The largest message RoCE carries: 2^31 bytes, InfiniBand's maximum message size (IBTA Vol. 1,
+ * 9.4.1), which RETH's 32-bit DMA length holds. A scenario's `messageSize` may not exceed it, and a
+ * flow larger than it without one is posted as messages of this size (src/runtime/app/plan.ts).
+ */
+export const MAX_MESSAGE_BYTES = 2 ** 31;
+
 export function encodeReth(buf: Uint8Array, off: number, r: Reth): number {
   writeU32(buf, off, r.vaHi);
   writeU32(buf, off + 4, r.vaLo);

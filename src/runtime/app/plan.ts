@@ -9,6 +9,7 @@
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import { type HostPath, hostPath } from '../../topology/path.js';
 import type { Routes } from '../../topology/routing.js';
+import { MAX_MESSAGE_BYTES } from '../../wire/reth.js';
 import type { FlowSpec, Workload } from '../../workload/generate.js';
 import type { RunSetup } from '../scenario-setup.js';
 import { FIRST_QPN, rocev2SrcPort } from './qp.js';
@@ -171,7 +172,9 @@ export function planRun(inp: PlanInput): RunPlan {
     let messageBytes: number[] | null = null;
     if (Number.isFinite(f.sizeBytes)) {
       messageBytes = [];
-      const chunk = f.messageBytes ?? f.sizeBytes;
+      // Without a messageSize, one message, unless the flow is larger than a message may be: then
+      // messages of the largest size (RETH's DMA length cannot say more; src/wire/reth.ts).
+      const chunk = f.messageBytes ?? Math.min(f.sizeBytes, MAX_MESSAGE_BYTES);
       for (let off = 0; off < f.sizeBytes; off += chunk)
         messageBytes.push(Math.min(chunk, f.sizeBytes - off));
     }
