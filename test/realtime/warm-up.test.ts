@@ -34,6 +34,19 @@ describe('real-path warm-up', () => {
     expect(udpSockets()).toBe(before);
   }, 10_000);
 
+  it("under lockstep, grouped as the run's processes: what crosses groups goes in bundles, as it will in the run", async () => {
+    const base = { NODE: 'h1', SCENARIO: file, SYNC: 'lockstep', LOG_LEVEL: 'silent' };
+    const grouped = await warmUpRealPath(
+      nodeConfigFromEnv({ ...base, PROCESS_GROUPS: 's1,h1,h2;h3,h4,h5', IN_PROCESS_LINKS: 'memory' }),
+    );
+    expect(grouped.passes).toBe(2);
+    expect(grouped.bundledDatagrams).toBeGreaterThan(0);
+    // One process (no groups): every link in memory, nothing bundled.
+    const single = await warmUpRealPath(nodeConfigFromEnv({ ...base, IN_PROCESS_LINKS: 'memory' }));
+    expect(single.bundledDatagrams).toBe(0);
+    expect(single.bytesSent).toBeGreaterThan(2 * 4 * 150_000);
+  }, 15_000);
+
   it('a topology too large for one process warms up on the incast instead', async () => {
     const big = join(tmp(), 'big.yaml');
     writeFileSync(big, INCAST_4TO1.replace('hosts: 5', 'hosts: 30'));

@@ -65,12 +65,16 @@ function passDurationNs(firstNs: number, pass: number, sync: NodeConfig['sync'])
 /** Between the warm-up nodes' start and their emulated t=0 (clock sync's first rounds). */
 const LEAD_MS = 30;
 
-/** What a warm-up did: what it ran, how many passes, their real time, and the emulated bytes its nodes sent. */
+/**
+ * What a warm-up did: what it ran, how many passes, their real time, the emulated bytes its nodes
+ * sent, and the datagrams that went between its groups in bundles (0 unless grouped).
+ */
 export interface WarmUpRun {
   ran: 'own-scenario' | 'incast';
   passes: number;
   wallMs: number;
   bytesSent: number;
+  bundledDatagrams: number;
 }
 
 /** What the warm-up runs for `like`: its own scenario's start when small enough, else the incast. */
@@ -118,22 +122,26 @@ export async function warmUpRealPath(like: NodeConfig): Promise<WarmUpRun> {
   let ran: WarmUpRun['ran'] = 'incast';
   let passes = 0;
   let bytesSent = 0;
+  let bundledDatagrams = 0;
   while (passes < PASSES && performance.now() < untilMs) {
     const plan = warmUpPlan(like, passes);
     ran = plan.ran;
-    bytesSent += await warmUpPass(like, plan, untilMs);
+    const pass = await warmUpPass(like, plan, untilMs);
+    bytesSent += pass.bytesSent;
+    bundledDatagrams += pass.bundledDatagrams;
     passes++;
   }
-  return { ran, passes, wallMs: performance.now() - startMs, bytesSent };
+  return { ran, passes, wallMs: performance.now() - startMs, bytesSent, bundledDatagrams };
 }
 
-/** One pass of the warm-up, until its nodes are done or `untilMs`; the emulated bytes its nodes sent. */
+/** One pass of the warm-up, until its nodes are done or `untilMs`: what its nodes sent. */
 async function warmUpPass(
   like: NodeConfig,
   plan: ReturnType<typeof warmUpPlan>,
   untilMs: number,
-): Promise<number> {
+): Promise<{ bytesSent: number; bundledDatagrams: number }> {
   const nodes: RealNode[] = [];
+  let bundledDatagrams = 0;
   try {
     const { names } = plan;
     const own = plan.ran === 'own-scenario';
@@ -179,11 +187,14 @@ async function warmUpPass(
   } catch {
     // The real run does not depend on it.
   } finally {
+    // Before closing: the last node's close releases its group's bundler.
+    for (const b of new Set(nodes.map((n) => n.env?.bundledBy ?? null)))
+      if (b !== null) bundledDatagrams += b.counters.bundledTx;
     await Promise.all(nodes.map((n) => n.close().catch(() => {})));
   }
   let bytesSent = 0;
   for (const n of nodes) for (const b of n.env?.counters.portTxBytes ?? []) bytesSent += b;
-  return bytesSent;
+  return { bytesSent, bundledDatagrams };
 }
 
 /** `count` UDP ports on 127.0.0.1 that were free a moment ago (bound to port 0, then released). */
