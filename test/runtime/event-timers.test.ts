@@ -185,9 +185,12 @@ describe('PreciseWake', () => {
     const now = () => Number(process.hrtime.bigint());
     const order: string[] = [];
     const late: number[] = [];
+    // Every instant from one base: with each from its own now(), a host that descheduled this
+    // test for 3 ms between two requests (CI beside other work did) really made b due before a.
+    const baseNs = now();
     const at = (name: string, inMs: number) =>
       new Promise<void>((resolve) => {
-        const dueNs = now() + inMs * 1e6;
+        const dueNs = baseNs + inMs * 1e6;
         wake.at(() => {
           order.push(name);
           late.push(now() - dueNs);
