@@ -126,11 +126,6 @@ export interface NodeEnvOptions {
    * (process-bundles.ts; with in-process links only). Default: none.
    */
   bundler?: ProcessBundler | null;
-  /**
-   * With in-process links: the group of this process's nodes this one belongs to; memory links
-   * join nodes of one group only (in-process-links.ts). Default 0: a run's process is one group.
-   */
-  localGroup?: number;
   /** Width of the bins late frames are counted in by the emulated time they were due (default 10 µs). */
   lateBinNs?: number;
   /**
@@ -379,7 +374,9 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
       else byIp.push(l);
     }
     this.localLinks = opts.inProcessLinks === true;
-    this.localGroup = opts.localGroup ?? 0;
+    // Memory links join the nodes of one group (in-process-links.ts): the bundler's process, or
+    // group 0 when this process is the run's only one.
+    this.localGroup = this.localLinks ? (opts.bundler?.self ?? 0) : 0;
     // Our address per port as each peer knows it (the `from` of what we hand over), only in use
     // with in-process links.
     this.selfRinfos = this.localLinks

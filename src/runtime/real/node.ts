@@ -576,7 +576,6 @@ export class RealNode {
     }
     const rng = createRng(cfg.seed ?? cfg.scenario.seed).fork(this.me.name);
     const log = this.firmwareLogger();
-    const bundler = this.bundler();
     const env = new RealNodeEnv({
       node: this.me,
       topo: this.setup.topo,
@@ -596,8 +595,7 @@ export class RealNode {
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
       trains: cfg.train !== 'off',
       inProcessLinks: cfg.inProcessLinks === 'memory',
-      bundler,
-      localGroup: bundler === null ? 0 : this.processIndex(),
+      bundler: this.bundler(),
       maxDatagramBytes: Math.min(65_507, cfg.mtu - 28),
       onLinkError: (m) => this.fatal(new Error(m)),
       dropEvery: cfg.dropEvery,
@@ -1158,7 +1156,8 @@ export class RealNode {
     const groups = cfg.processGroups;
     if (groups === null || groups.length < 2 || cfg.sync !== 'lockstep' || cfg.inProcessLinks !== 'memory')
       return null;
-    const self = this.processIndex();
+    const self = groups.findIndex((g) => g.includes(this.me.name));
+    if (self < 0) throw new ConfigError('PROCESS_GROUPS', `names no process for node "${this.me.name}"`);
     const processOf = new Map<string, number>();
     // Another process sends its bundles from one of its nodes' sockets: only those are taken.
     const peers: Endpoint[] = [];
@@ -1171,13 +1170,6 @@ export class RealNode {
       }
     });
     return configureBundler({ processOf, self, peers, maxDatagramBytes: Math.min(65_507, cfg.mtu - 28) });
-  }
-
-  /** This node's process: its index in PROCESS_GROUPS (which must name it). */
-  private processIndex(): number {
-    const self = (this.cfg.processGroups ?? []).findIndex((g) => g.includes(this.me.name));
-    if (self < 0) throw new ConfigError('PROCESS_GROUPS', `names no process for node "${this.me.name}"`);
-    return self;
   }
 
   async close(): Promise<void> {

@@ -111,7 +111,8 @@ export function configureBundler(opts: BundlerOptions): ProcessBundler {
 
 export class ProcessBundler {
   private readonly processOf: ReadonlyMap<string, number>;
-  private readonly self: number;
+  /** This process's index among the run's processes; also its group of in-memory links (in-process-links.ts). */
+  readonly self: number;
   private readonly maxBytes: number;
   private readonly outboxes = new Map<number, Outbox>();
   /** Outboxes with entries, flushed at the end of the turn. */
