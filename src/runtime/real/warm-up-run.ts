@@ -11,15 +11,15 @@
  * a real run of its own, with real nodes of its sync mode, overlay, trains and metrics, on
  * loopback ports of its own, and throws it away.
  *
- * What it runs (twice: PASSES): the run's own scenario, its
- * first 300 µs emulated, when the topology is small
- * enough for every node of it to run in this one process (the same flows, algorithms, queue depths
- * and object shapes as the run, so V8 compiles what the run will call); else a short incast of the
- * process's algorithm. With the generic incast, incast-8to1 (wallclock, timeScale 1000, auto
- * layout) still made 220 and 126 TurboFan compilations in its two processes after t=0, and the
- * hosts ran 10-30 ms behind their clock for the first 100 µs. On its own scenario, incast-8to1 at
- * timeScale 2000 (wallclock, time windows) had 3 139 / 2 708 late frames against 6 236 / 3 310
- * with the incast, and 4 100 / 2 977 with only 100 µs of itself (docs/realtime.md "Lifecycle").
+ * What it runs (twice: PASSES): the run's own scenario, its first 300 µs emulated, when the
+ * topology is small enough for every node of it to run in this one process (the same flows,
+ * algorithms, queue depths and object shapes as the run, so V8 compiles what the run will call);
+ * else a short incast of the process's algorithm. With the generic incast, incast-8to1
+ * (wallclock, timeScale 1000, auto layout) still made 220 and 126 TurboFan compilations in its two
+ * processes after t=0, and the hosts ran 10-30 ms behind their clock for the first 100 µs. On its
+ * own scenario, incast-8to1 at timeScale 2000 (wallclock, time windows) had 3 139 / 2 708 late
+ * frames against 6 236 / 3 310 with the incast, and 4 100 / 2 977 with only 100 µs of itself
+ * (docs/realtime.md "Lifecycle").
  */
 import { createSocket } from 'node:dgram';
 import type { Scenario } from '../../config/scenario.js';
@@ -47,10 +47,11 @@ const BUDGET_MS = 2000;
  * ("code dependencies", "wrong map"). The run then recompiled it after t=0: incast-8to1 under
  * lockstep in two processes made 125-151 TurboFan compilations per process after t=0, and its
  * first 0.7 s real went mostly to the compiler (perf: GraphReducer, register allocation, IC
- * misses). A second pass compiles it again, as the run will need it: 89-92 compilations left, and
- * side by side with the build before (one pass, not grouped; four pairs) a first dilation window of 920-1 200 against
- * 1 450-4 230 and a p50 of 184-211 against 199-211; under wallclock at timeScale 2000, 305 and
- * 255 late frames in the first 200 µs against 1 001 and 1 842 (docs/realtime.md "Lifecycle").
+ * misses). A second pass compiles it again, as the run will need it: 89-92 compilations left,
+ * and side by side with the build before (one pass, not grouped; four pairs) a first dilation
+ * window of 920-1 200 against 1 450-4 230 and a p50 of 184-211 against 199-211; under wallclock
+ * at timeScale 2000, 305 and 255 late frames in the first 200 µs against 1 001 and 1 842
+ * (docs/realtime.md "Lifecycle").
  */
 const PASSES = 2;
 /**
