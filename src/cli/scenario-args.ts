@@ -4,14 +4,13 @@
  * (ROCELAB_SET, --set, --seed) and checking its algorithms against the registry before anything
  * runs, the progress line, and the results a runner hands back (docs/cli.md).
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { resolveCcParams } from '../config/cc-params.js';
 import { type ConfigError, isConfigError, suggest } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
 import type { Scenario } from '../config/scenario.js';
-import { type Results, seriesFromJson } from '../stats/results.js';
-import { resultsSchema } from '../stats/results-schema.js';
+import type { Results } from '../stats/results.js';
+import { readResultsFile } from '../stats/results-read.js';
 import { type ArgValues, type Flags, noExtraArgs, parseCommandArgs, println, UsageError } from './args.js';
 import { type CliIo, registryOf } from './io.js';
 import { type ProgressLine, progressLine } from './progress.js';
@@ -188,10 +187,7 @@ export function fullResults(r: unknown): Results | null {
 
 export function readResults(dir: string): Results | null {
   try {
-    const parsed = resultsSchema.safeParse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
-    return parsed.success
-      ? ({ ...parsed.data, series: seriesFromJson(parsed.data.series) } as Results)
-      : null;
+    return readResultsFile(join(dir, 'results.json'));
   } catch {
     return null;
   }

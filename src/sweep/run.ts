@@ -13,10 +13,9 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { loadScenario } from '../config/load.js';
-import { firstIssue } from '../config/zod-format.js';
 import { packageRoot } from '../package-root.js';
-import { type Results, seriesFromJson } from '../stats/results.js';
-import { resultsSchema } from '../stats/results-schema.js';
+import type { Results } from '../stats/results.js';
+import { readResultsFile } from '../stats/results-read.js';
 import type { Sweep, SweepPoint } from './spec.js';
 import type { FromWorker, ToWorker } from './worker-main.js';
 
@@ -171,27 +170,6 @@ export interface Collected {
   table: string;
 }
 
-/**
- * A point's results.json, checked against the results schema (docs/results.md): a file cut short
- * (a task killed while another wrote it), from another rocelab version or edited by hand is
- * refused by name, never merged into the summary as if it were a run's.
- */
-function readPointResults(file: string): Results {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new ConfigError('', `${file}: not a readable results.json (${(err as Error).message})`);
-  }
-  const parsed = resultsSchema.safeParse(json);
-  if (!parsed.success) {
-    const { path, message } = firstIssue(parsed.error.issues);
-    const where = path.length > 0 ? ` at ${path.map(String).join('.')}` : '';
-    throw new ConfigError('', `${file}: not a results.json of this rocelab${where}: ${message}`);
-  }
-  return { ...parsed.data, series: seriesFromJson(parsed.data.series) } as Results;
-}
-
 /** Merge the points' results under OUT: sweep-summary.json, compare.json, report.html. */
 export async function collect(out: string): Promise<Collected> {
   const planPath = join(out, 'sweep.json');
@@ -212,7 +190,8 @@ export async function collect(out: string): Promise<Collected> {
       missing.push(p);
       continue;
     }
-    found.push({ point: p, results: readPointResults(f) });
+    // Refused by name if cut short or not of this version, never merged as if it were a run's.
+    found.push({ point: p, results: readResultsFile(f) });
   }
   const summary = {
     name: plan.name,
