@@ -118,6 +118,7 @@ export class LocalRun {
       processes,
       setup,
       seed: opts.seed ?? setup.scenario.seed,
+      ...(opts.cc !== undefined ? { cc: opts.cc } : {}),
       timeScale: this.timeScale,
       addresses,
       env,

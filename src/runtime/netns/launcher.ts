@@ -114,6 +114,7 @@ export class NetnsRun {
       runtime: 'netns',
       setup,
       seed: opts.seed ?? setup.scenario.seed,
+      ...(opts.cc !== undefined ? { cc: opts.cc } : {}),
       timeScale: this.timeScale,
       addresses: this.addresses,
       env,

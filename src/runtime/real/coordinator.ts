@@ -32,6 +32,8 @@ export interface CoordinatorOptions {
   runtime: string;
   setup: RunSetup;
   seed: number;
+  /** The run's `--cc` (every host runs it), passed to each node as CC: undefined, the scenario's. */
+  cc?: string;
   timeScale: number;
   addresses: AddressMap;
   /** Start a node process with an IPC channel (stdio[3] = 'ipc'). */
@@ -168,6 +170,8 @@ export class Coordinator {
       SCENARIO_JSON: this.scenarioPath,
       TIME_SCALE: String(this.opts.timeScale),
       SEED: String(this.opts.seed),
+      // setup.ccByHost has --cc applied, the scenario JSON does not: a node reads it here.
+      ...(this.opts.cc !== undefined ? { CC: this.opts.cc } : {}),
       ADDRESS_MAP: JSON.stringify(this.opts.addresses),
       INCARNATION: String(incarnation),
       // Processes that run several nodes bundle what they send each other (process-bundles.ts).

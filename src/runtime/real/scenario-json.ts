@@ -1,6 +1,7 @@
 /**
  * A resolved Scenario as JSON, so a launcher hands its nodes exactly the scenario it validated
- * (with --set, --seed and --cc applied) instead of each node re-reading the YAML. Long-lived
+ * (with --set applied; --seed and --cc travel beside it as SEED and CC, coordinator.ts baseEnv)
+ * instead of each node re-reading the YAML. Long-lived
  * flows have size Infinity, which JSON cannot hold; it travels as the string "Infinity".
  */
 import type { Scenario } from '../../config/scenario.js';
