@@ -78,7 +78,12 @@ export class GoBackN implements Transport {
     if (!(rtoNs > 0)) return;
     const env = this.host.env;
     qp.rtoDeadlineNs = env.now() + rtoNs;
-    if (qp.rtoTimer === null) qp.rtoTimer = env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
+    if (qp.rtoTimer === null) qp.rtoTimer = env.setTimer(qp.rtoDeadlineNs, this.rtoFireOf(qp));
+  }
+
+  private rtoFireOf(qp: Qp): () => void {
+    if (qp.rtoFire === null) qp.rtoFire = () => this.onRtoTimer(qp);
+    return qp.rtoFire;
   }
 
   private onRtoTimer(qp: Qp): void {
@@ -90,7 +95,7 @@ export class GoBackN implements Transport {
     const host = this.host;
     const now = host.env.now();
     if (now < qp.rtoDeadlineNs) {
-      qp.rtoTimer = host.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
+      qp.rtoTimer = host.env.setTimer(qp.rtoDeadlineNs, this.rtoFireOf(qp));
       return;
     }
     host.counters.timeouts++;

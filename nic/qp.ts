@@ -75,6 +75,8 @@ export class Qp implements HeapItem {
   // retransmission timeout: the timer may fire early and re-arm itself at the deadline
   rtoDeadlineNs = Number.POSITIVE_INFINITY;
   rtoTimer: TimerId | null = null;
+  /** The RTO timer's callback, made once per QP by its transport: a closure per arm was garbage. */
+  rtoFire: (() => void) | null = null;
 
   // congestion control
   cc!: CcBinding;

@@ -283,7 +283,12 @@ export class SrRequester extends SrWindowed {
     const rtoNs = this.host.cfg.rtoNs;
     if (!(rtoNs > 0)) return;
     qp.rtoDeadlineNs = Math.ceil(atNs + rtoNs);
-    qp.rtoTimer = this.host.env.setTimer(qp.rtoDeadlineNs, () => this.onRtoTimer(qp));
+    qp.rtoTimer = this.host.env.setTimer(qp.rtoDeadlineNs, this.rtoFireOf(qp));
+  }
+
+  private rtoFireOf(qp: Qp): () => void {
+    if (qp.rtoFire === null) qp.rtoFire = () => this.onRtoTimer(qp);
+    return qp.rtoFire;
   }
 
   private onRtoTimer(qp: Qp): void {
