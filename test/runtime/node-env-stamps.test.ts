@@ -31,6 +31,7 @@ function rig(
     windowNs?: number;
     lateBinNs?: number;
     inProcessLinks?: boolean;
+    recycleReceived?: boolean;
   } = {},
 ) {
   const { windowNs, ...envOpts } = opts;
@@ -96,6 +97,24 @@ afterEach(() => {
     r.env.close();
     r.timers.close();
   }
+});
+
+describe('recycleReceived (a host whose NIC nothing traces)', () => {
+  it('hands a delivered frame to the free list once firmware returned, and only with the option', () => {
+    for (const recycleReceived of [false, true]) {
+      const r = rig({ recycleReceived });
+      rigs.push(r);
+      r.advance(1000);
+      r.deliver(0, 7, 500); // stamped in the past: delivered at once
+      // Firmware saw the frame whole; afterwards the next frame anyone makes is that Packet,
+      // blank again, only when the env recycled it.
+      expect(r.got).toEqual(['p0:psn7@500']);
+      const pkt = r.received[0];
+      const next = createPacket();
+      expect(next === pkt).toBe(recycleReceived);
+      if (recycleReceived) expect(next.psn).toBe(0);
+    }
+  });
 });
 
 describe('arrival stamps: receive delay lines', () => {

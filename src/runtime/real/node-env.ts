@@ -132,9 +132,19 @@ export interface NodeEnvOptions {
    * Hand every sent Packet back to the packet factory's free list (recyclePacket), which the next
    * decoded frame takes (default false): for a switch, whose firmware lets go of a frame once it
    * is sent (switch/switch.ts txDone), so a forwarded frame costs no new Packet, the largest part
-   * of a switch node's young garbage. Not for a NIC, which may keep what it sent.
+   * of a switch node's young garbage; and for a host whose NIC nothing traces (its port
+   * scheduler lets go of a frame once txDone handed it here: nic/port-sched.ts).
    */
   recyclePackets?: boolean;
+  /**
+   * Hand every received Packet back to the free list once firmware.receive returned (default
+   * false): for a host whose NIC nothing traces, which keeps no received frame (virtual time
+   * recycles host-bound frames on the same guarantee: VirtualRunInput.recyclePackets). Not for
+   * a switch, which queues what it receives. A host's data frames then reuse its ACKs' Packets
+   * and the ACKs its data frames', instead of a new Packet each (the largest part of a host
+   * node's young garbage).
+   */
+  recycleReceived?: boolean;
 }
 
 /** Sequenced datagrams each output link keeps for a resend (a power of two). */
@@ -331,6 +341,8 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   private readonly open: boolean[];
   /** Hand sent Packets to the packet factory's free list (opts.recyclePackets). */
   private readonly recyclePackets: boolean;
+  /** Hand received Packets to the free list once firmware returned (opts.recycleReceived). */
+  private readonly recycleReceived: boolean;
   /** The late frame `deliver` hands to firmware (set just before runAt; no closure per frame). */
   private rxPort = 0;
   private rxPkt: Packet | null = null;
@@ -438,6 +450,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     this.lastResendMs = new Float64Array(this.links.length).fill(Number.NEGATIVE_INFINITY);
     this.dropEvery = opts.dropEvery ?? 0;
     this.recyclePackets = opts.recyclePackets === true;
+    this.recycleReceived = opts.recycleReceived === true;
     this.open = this.links.map(() => false);
     this.promisedNs = new Float64Array(this.links.length);
     this.boundSentNs = new Float64Array(this.links.length);
@@ -1243,6 +1256,7 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     const now = this.now();
     for (let i = 0; i < this.taps.length; i++) this.taps[i].onRx?.(port, pkt, now);
     fw.receive(port, pkt);
+    if (this.recycleReceived) recyclePacket(pkt);
   }
 
   /** Lockstep: hand a due frame to firmware (the scheduler's `deliver`). */

@@ -576,6 +576,8 @@ export class RealNode {
     }
     const rng = createRng(cfg.seed ?? cfg.scenario.seed).fork(this.me.name);
     const log = this.firmwareLogger();
+    // A probe's NIC hooks see every frame; like virtual time, recycle only what nothing traces.
+    const hostRecycles = this.me.kind === 'host' && cfg.scenario.probes === undefined;
     const env = new RealNodeEnv({
       node: this.me,
       topo: this.setup.topo,
@@ -590,7 +592,8 @@ export class RealNode {
       intMulti: this.setup.intMulti,
       intRatesBps: this.setup.intRatesBps,
       forwardInPlace: cfg.forwardInPlace && this.me.kind === 'switch',
-      recyclePackets: this.me.kind === 'switch',
+      recyclePackets: this.me.kind === 'switch' || hostRecycles,
+      recycleReceived: hostRecycles,
       arrivalStamps: cfg.arrivalStamps,
       ...(this.lockstep !== null ? { lockstep: this.lockstep } : {}),
       trains: cfg.train !== 'off',
