@@ -18,7 +18,7 @@ import { decodeCnmBody, encodeCnmBody } from './cnm.js';
 import { CNP_PAYLOAD_BYTES, encodeCnpBody } from './cnp.js';
 import { type DecodeError, decodeError, WireEncodeError } from './errors.js';
 import { EtherType } from './ethernet.js';
-import { computeIcrc } from './icrc.js';
+import { computeIcrc, computeIcrcZerosFrom } from './icrc.js';
 import { IP_PROTO_UDP, IPV4_FLAGS_DF, ipv4ChecksumOk, writeIpv4, writeIpv4Checksum } from './ipv4.js';
 import { opcodeHasImmDt, opcodeHasReth } from './kind.js';
 import { isDataOpcode, Opcode } from './opcodes.js';
@@ -320,6 +320,8 @@ export function encodeFrameInto(
   const carried = carriedPayloadBytes(pkt);
   const pad = isCnp || isPull ? 0 : padBytes(carried);
   let p = bthOff + BTH_BYTES;
+  /** From here to the ICRC every byte written is zero (a payload not carried, the padding). */
+  let zerosFrom = -1;
   writeBth(buf, bthOff, pkt, pad);
   if (isCnp) {
     const period = pkt.ext !== null && pkt.ext.cnpPeriodNs !== null ? pkt.ext.cnpPeriodNs : 0;
@@ -350,10 +352,12 @@ export function encodeFrameInto(
     }
     if (pkt.payload !== null) buf.set(pkt.payload, p);
     else buf.fill(0, p, p + carried);
+    zerosFrom = pkt.payload === null ? p : p + carried;
     p += carried;
     for (let i = 0; i < pad; i++) buf[p++] = 0;
   }
   const icrcOff = p;
+  if (zerosFrom < 0) zerosFrom = icrcOff;
   const end = icrcOff + ICRC_BYTES;
   const ipTotal = end - ipOff;
   if (ipTotal > 0xffff) fail(pkt, `IPv4 total length ${ipTotal} exceeds 65535`);
@@ -375,7 +379,7 @@ export function encodeFrameInto(
   writeU16(buf, udpOff + 2, opts.udpDstPort ?? ROCEV2_UDP_PORT);
   writeU16(buf, udpOff + 4, udpLen);
   writeU16(buf, udpOff + 6, 0);
-  const icrc = computeIcrc(buf, ipOff, icrcOff);
+  const icrc = computeIcrcZerosFrom(buf, ipOff, zerosFrom, icrcOff);
   buf[icrcOff] = icrc;
   buf[icrcOff + 1] = icrc >>> 8;
   buf[icrcOff + 2] = icrc >>> 16;
