@@ -55,11 +55,33 @@ defaults:
 topology: { kind: star, hosts: 2 }
 `;
 
+/**
+ * The bare forwarder. Between 'window-start' and 'window-end' it also counts what V8 allocated
+ * (as alloc-sampler.ts does: used heap now − at the start + what collections freed) and the
+ * datagrams it forwarded: Node's own garbage per datagram received and sent, which no forwarder
+ * written on dgram allocates less than.
+ */
 const ECHO_SRC = `
 const dgram = require('node:dgram');
+const v8 = require('node:v8');
 const [host, port, toHost, toPort] = process.argv.slice(1);
 const s = dgram.createSocket({ type: 'udp4', recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
-s.on('message', (m) => s.send(m, Number(toPort), toHost));
+let n = 0;
+s.on('message', (m) => { s.send(m, Number(toPort), toHost); n++; });
+let prof = null, used0 = 0, n0 = 0;
+process.on('message', (msg) => {
+  if (msg === 'window-start') {
+    prof = new v8.GCProfiler();
+    prof.start();
+    used0 = v8.getHeapStatistics().used_heap_size;
+    n0 = n;
+  } else if (msg === 'window-end' && prof !== null) {
+    let freed = 0;
+    for (const x of prof.stop().statistics)
+      freed += x.beforeGC.heapStatistics.usedHeapSize - x.afterGC.heapStatistics.usedHeapSize;
+    process.send({ t: 'alloc', bytes: v8.getHeapStatistics().used_heap_size - used0 + freed, datagrams: n - n0 });
+  }
+});
 s.bind(Number(port), host, () => process.send('ready'));
 process.on('disconnect', () => process.exit(0));
 `;
@@ -93,6 +115,8 @@ async function measure(
   ack = false,
   /** Gets the interval in which frames were counted (host monotonic ns). */
   windows: MeasuredWindow[] = [],
+  /** Called as the counted interval starts and ends. */
+  onWindow?: (edge: 'start' | 'end') => void,
 ): Promise<number> {
   let sent = 0;
   let lastSeq: number | null = null;
@@ -125,11 +149,13 @@ async function measure(
   pump();
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   counting = true;
+  onWindow?.('start');
   countedFrom = performance.now();
   const fromMonoNs = hostMonotonicNs();
   await new Promise((r) => setTimeout(r, MEASURE_MS));
   const rate = (counted * 1000) / (performance.now() - countedFrom);
   counting = false;
+  onWindow?.('end');
   windows.push({ fromMonoNs, toMonoNs: hostMonotonicNs(), frames: counted });
   clearInterval(refill);
   clearInterval(acker);
@@ -260,7 +286,15 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
     );
     children.push(echo);
     await waitFor(echo, (m) => (m === 'ready' ? true : undefined), 'echo forwarder');
-    const echoRate = await measure(left, right, frame, s1);
+    const echoAlloc = waitFor(
+      echo,
+      (m) => ((m as { t?: string }).t === 'alloc' ? (m as { bytes: number; datagrams: number }) : undefined),
+      'echo forwarder allocation',
+    ).catch(() => null);
+    const echoRate = await measure(left, right, frame, s1, 1, false, [], (edge) =>
+      echo.send(`window-${edge}`),
+    );
+    const echoGarbage = await echoAlloc;
     echo.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
 
@@ -295,6 +329,8 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
 
     const ratio = swRate / echoRate;
     console.log(`bare dgram forwarder   ${Math.round(echoRate).toLocaleString('en')} datagrams/s (1 KB)`);
+    const echoPerDatagram =
+      echoGarbage !== null && echoGarbage.datagrams > 0 ? echoGarbage.bytes / echoGarbage.datagrams : null;
     console.log(
       `switch node (s1)       ${Math.round(swRate).toLocaleString('en')} frames/s (1 KB, one per datagram)`,
     );
@@ -317,6 +353,11 @@ export async function benchRealtime(args: string[] = []): Promise<void> {
       console.log(
         `switch young garbage per forwarded frame (V8's allocated bytes in the measured window ÷ frames forwarded; target ≤ 32 B): ${describeGarbage('one frame per datagram', report, [single])}, ${describeGarbage(`trains of ${TRAIN_FRAMES}`, report, [trains])}`,
       );
+      // What Node's dgram itself allocates to receive and send a datagram, measured in this run.
+      if (echoPerDatagram !== null)
+        console.log(
+          `bare dgram forwarder's garbage: ${echoPerDatagram.toFixed(0)} B per datagram received and sent (a forwarder on dgram allocates at least this per datagram; ${(echoPerDatagram / TRAIN_FRAMES).toFixed(0)} B per frame when ${TRAIN_FRAMES} frames share each datagram in and out)`,
+        );
     }
     // h1's address is the host node's own now.
     sockets.splice(sockets.indexOf(left), 1);
