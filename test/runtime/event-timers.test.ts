@@ -67,6 +67,33 @@ describe('EventTimers.runAt', () => {
     expect(seen).toBe(100);
   });
 
+  it("a datagram's frames (holdHorizon .. releaseHorizon) share one read of the clock: none is placed later for the time the others took", () => {
+    let realNs = 1e9;
+    let reads = 0;
+    const clock = new RealClock({
+      timeScale: 1,
+      epochRealNs: 1e9,
+      source: () => {
+        reads++;
+        return realNs;
+      },
+    });
+    const t = timers(clock);
+    const log: string[] = [];
+    realNs += 500;
+    const before = reads;
+    t.holdHorizon();
+    t.runAt(Number.POSITIVE_INFINITY, () => log.push(`a@${t.now()}`));
+    realNs += 100; // handling the first frame took real time
+    t.runAt(Number.POSITIVE_INFINITY, () => log.push(`b@${t.now()}`));
+    t.runAt(450, () => log.push(`c@${t.now()}`)); // stamped before the last event: at it
+    const readsHeld = reads - before;
+    t.releaseHorizon();
+    t.runAt(Number.POSITIVE_INFINITY, () => log.push(`d@${t.now()}`));
+    expect(log).toEqual(['a@500', 'b@500', 'c@500', 'd@600']);
+    expect(readsHeld).toBe(1);
+  });
+
   it('pulls a stamp from the future back to the real clock and never lets time go backwards', () => {
     const { clock, advance } = manualClock();
     const t = timers(clock);

@@ -72,6 +72,9 @@ export class EventTimers implements TimerService {
   /** Due time of the callback being run. */
   private eventNs = 0;
   private lastNs = Number.NEGATIVE_INFINITY;
+  /** Between holdHorizon and releaseHorizon: runAt's horizon, read once (NaN: not read yet). */
+  private holding = false;
+  private heldHorizonNs = Number.NaN;
   private closed = false;
   private readonly unsubscribe: () => void;
   fired = 0;
@@ -165,7 +168,13 @@ export class EventTimers implements TimerService {
       fn();
       return;
     }
-    const t = Math.min(atNs, this.horizonNs());
+    let horizon: number;
+    if (!this.holding) horizon = this.horizonNs();
+    else {
+      if (Number.isNaN(this.heldHorizonNs)) this.heldHorizonNs = this.horizonNs();
+      horizon = this.heldHorizonNs;
+    }
+    const t = Math.min(atNs, horizon);
     if (this.queue.peekTime() <= t) this.dispatch(t);
     this.dispatching = true;
     this.eventNs = Math.max(t, this.lastNs);
@@ -176,6 +185,22 @@ export class EventTimers implements TimerService {
       this.dispatching = false;
       this.rearm();
     }
+  }
+
+  /**
+   * The frames of one received datagram follow, up to releaseHorizon: their runAt calls share one
+   * read of the clock. They arrived at one real instant, so none is placed later than that for
+   * the time the ones before it took to handle; and a read costs a heap number or two (V8's
+   * performance.now returns a new one), per frame of a train before.
+   */
+  holdHorizon(): void {
+    this.holding = true;
+    this.heldHorizonNs = Number.NaN;
+  }
+
+  /** runAt reads the clock again. */
+  releaseHorizon(): void {
+    this.holding = false;
   }
 
   close(): void {

@@ -1056,14 +1056,20 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     const ls = this.lockstep;
     if (r.count > 1) this.counters.trainsRx++;
     const opts = this.decodeOpts;
-    for (let i = 0; !r.control && i < r.count; i++) {
-      const at = r.offset(i);
-      const pkt = decapsulateAt(r.datagram, at, at + r.length(i), opts, this.rxMeta);
-      if ('code' in pkt) {
-        this.garbage(pkt.code);
-        continue;
+    // The datagram's late or unstamped frames share one read of the clock (EventTimers.holdHorizon).
+    this.timers.holdHorizon();
+    try {
+      for (let i = 0; !r.control && i < r.count; i++) {
+        const at = r.offset(i);
+        const pkt = decapsulateAt(r.datagram, at, at + r.length(i), opts, this.rxMeta);
+        if ('code' in pkt) {
+          this.garbage(pkt.code);
+          continue;
+        }
+        this.receiveFrame(link, pkt, rxPreciseNs, this.rxMeta.arrivalNs);
       }
-      this.receiveFrame(link, pkt, rxPreciseNs, this.rxMeta.arrivalNs);
+    } finally {
+      this.timers.releaseHorizon();
     }
     if (ls !== null && r.promiseNs !== null) {
       if (r.control) this.counters.promisesRx++;
