@@ -79,12 +79,12 @@ export function crc32UpdateJs(crc: number, buf: Uint8Array, start: number, end: 
  * 256·p + b is the register after 2^k zeros from the register b << 8p.
  *
  * Why: feeding a zero byte maps the register c to T[c & 0xff] ^ (c >>> 8), which is linear over
- * GF(2) (CRC tables are linear in their index), so 2^k zero bytes are a linear map too, the k-th
- * square of the one-byte map (the idea behind zlib's crc32_combine). A linear map of a 32-bit
+ * GF(2) (CRC tables are linear in their index), so 2^k zero bytes are a linear map too, the
+ * one-byte map squared k times (the idea behind zlib's crc32_combine). A linear map of a 32-bit
  * register is four lookups of its byte-sliced table, and n zero bytes are the maps of n's set
- * bits in a row. An encoder that wrote a run of zeros (the payload a NIC does not carry:
- * docs/wire.md "Payload") gets their CRC from a handful of lookups instead of reading the run,
- * and without the view a native CRC call needs.
+ * bits in a row. An encoder that wrote a run of zeros (a data frame whose payload bytes are not
+ * carried: Packet.payload null) gets their CRC from a handful of lookups instead of reading the
+ * run, and without the view a native CRC call needs.
  */
 const zeroTables: Int32Array[] = [];
 
