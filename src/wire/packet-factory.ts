@@ -28,8 +28,48 @@ const FREE_FRAMES_MAX = 1 << 15;
  */
 export function recyclePacket(pkt: Packet): void {
   if (freeFrames.length >= FREE_FRAMES_MAX) return;
-  resetPacket(pkt);
+  if (poisoning) poisonPacket(pkt);
+  else resetPacket(pkt);
   freeFrames.push(pkt);
+}
+
+/**
+ * Poisoning, a test mode (setFramePoisoning; a real node's POISON_FRAMES=1): a recycled frame
+ * waits on the free list with every number NaN and its kind invalid, and is made blank only when
+ * createPacket hands it out again. Code that read a frame after it was given back (the recycling
+ * rule broken) then computes with NaN, and a run's results differ from the same run without it
+ * (test/runtime/frame-poisoning.test.ts), where a blank frame could pass for a real one.
+ */
+let poisoning = false;
+
+/** Turn poisoning on or off (tests); turned off, the frames waiting on the free list are made blank. */
+export function setFramePoisoning(on: boolean): void {
+  if (poisoning && !on) for (const f of freeFrames) resetPacket(f);
+  poisoning = on;
+}
+
+function poisonPacket(p: Packet): void {
+  resetPacket(p);
+  p.kind = -1 as FrameKind;
+  p.sizeBytes = Number.NaN;
+  p.prio = Number.NaN;
+  p.ttl = Number.NaN;
+  p.dstIp = Number.NaN;
+  p.srcIp = Number.NaN;
+  p.srcPort = Number.NaN;
+  p.ecn = Number.NaN as Ecn;
+  p.srcMac = Number.NaN;
+  p.dstMac = Number.NaN;
+  p.destQp = Number.NaN;
+  p.opcode = Number.NaN;
+  p.psn = Number.NaN;
+  p.payloadLen = Number.NaN;
+  p.id = Number.NaN;
+  p.ipId = Number.NaN;
+  p.dscp = Number.NaN;
+  p.pkey = Number.NaN;
+  p.bthResv7 = Number.NaN;
+  p.trimHop = Number.NaN;
 }
 
 /** Frames waiting for reuse (tests and diagnostics). */
@@ -40,7 +80,7 @@ export function recycledFrameCount(): number {
 /** A blank frame with every field present; callers overwrite what they need. */
 export function createPacket(): Packet {
   const reused = freeFrames.pop();
-  if (reused !== undefined) return reused;
+  if (reused !== undefined) return poisoning ? resetPacket(reused) : reused;
   // Field order is memory order: what every switch hop reads (validation, routing, ECN, MAC
   // rewrite) comes first, then what the NIC reads on receive, so a frame that has gone cold on a
   // link (a large network touches megabytes between its send and its arrival) costs two cache

@@ -28,6 +28,7 @@
  *                     (process-bundles.ts); BUNDLES=0 sends each alone
  *   MTU, POD_MTU      MTU of the real path (default: read from the interface holding BIND's address)
  *   DROP_EVERY        tests: lose every n-th sequenced datagram once (the overlay resends it)
+ *   POISON_FRAMES     tests: 1 = frames given back to the free list are poisoned until reused
  *
  * Under a launcher (IPC channel present) the node says `ready`, waits for `start`, reports flow
  * completions, and on `finish` sends its report and exits. Standalone (containers) it starts at

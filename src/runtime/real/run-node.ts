@@ -2,6 +2,7 @@
  * `rocelab node` and the launchers' node processes (node-main.ts): the nodes NODE names, in one
  * process, from their environment (docs/realtime.md), until each has finished.
  */
+import { setFramePoisoning } from '../../wire/packet-factory.js';
 import { deprioritizeHelperThreads } from './helper-threads.js';
 import { nodeConfigsFromEnv, RealNode } from './node.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage } from './protocol.js';
@@ -13,6 +14,8 @@ import { warmUpRealPath } from './warm-up-run.js';
  */
 export async function runNode(opts: { env: Record<string, string | undefined> }): Promise<void> {
   const cfgs = nodeConfigsFromEnv(opts.env);
+  // A test mode: frames given back to the free list are poisoned until reused (packet-factory.ts).
+  if (opts.env.POISON_FRAMES === '1') setFramePoisoning(true);
   // Wallclock only: under lockstep a starved compiler only makes the run slower, not wrong.
   if (cfgs[0].sync === 'wallclock') deprioritizeHelperThreads();
   const ipc = typeof process.send === 'function' && process.connected;
