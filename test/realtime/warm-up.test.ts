@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeConfigFromEnv, RealNode } from '../../src/runtime/real/node.js';
-import { warmUpRealPath } from '../../src/runtime/real/warm-up-run.js';
+import { warmUpRealPath, withTrafficFirst } from '../../src/runtime/real/warm-up-run.js';
 import { INCAST_4TO1, tmp } from './helpers.js';
 
 const udpSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
@@ -46,6 +46,19 @@ describe('real-path warm-up', () => {
     expect(single.bundledDatagrams).toBe(0);
     expect(single.bytesSent).toBeGreaterThan(2 * 4 * 150_000);
   }, 15_000);
+
+  it("a scenario whose traffic starts later rehearses from its first flow's start, not an idle network", async () => {
+    const late = join(tmp(), 'late.yaml');
+    writeFileSync(late, INCAST_4TO1.replace('start: 0', 'start: 1ms'));
+    const like = nodeConfigFromEnv({ NODE: 'h1', SCENARIO: late, SYNC: 'lockstep', LOG_LEVEL: 'silent' });
+    const run = await warmUpRealPath(like);
+    expect(run.ran).toBe('own-scenario');
+    // As much as when the incast starts at 0: each pass's four senders of 150 KB.
+    expect(run.bytesSent).toBeGreaterThan(2 * 4 * 150_000);
+    const shifted = withTrafficFirst(like.scenario);
+    expect(shifted.workload.map((w) => ('startNs' in w ? w.startNs : null))).toEqual([0]);
+    expect(like.scenario.workload.map((w) => ('startNs' in w ? w.startNs : null))).toEqual([1_000_000]);
+  }, 10_000);
 
   it('a topology too large for one process warms up on the incast instead', async () => {
     const big = join(tmp(), 'big.yaml');
