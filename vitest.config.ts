@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Temporary files under one directory per run, removed at its end.
+    globalSetup: ['test/support/tmp-dir-setup.ts'],
   },
 });

@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     fileParallelism: false,
+    // Temporary files under one directory per run, removed at its end.
+    globalSetup: ['test/support/tmp-dir-setup.ts'],
   },
 });
