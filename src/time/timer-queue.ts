@@ -30,8 +30,11 @@ const MAX_GENERATION = Math.floor(Number.MAX_SAFE_INTEGER / SLOT_SPACE) - 1;
  * and an id above 2^31 is a heap number allocated by every `push`.
  */
 const SMALL_ID_GENERATIONS = 2 ** 31 / SLOT_SPACE - 1;
-/** ...until this many slots exist (about 4 MB of slot tables); then slots live to MAX_GENERATION. */
-const SMALL_ID_SLOT_LIMIT = 2 ** 17;
+/**
+ * ...until this many slots exist (about 4 MB of slot tables); then slots live to MAX_GENERATION.
+ * Per queue by default; a process with many busy queues shares it (TimerQueue's constructor).
+ */
+export const SMALL_ID_SLOT_LIMIT = 2 ** 17;
 const INITIAL_CAPACITY = 64;
 /** Compaction threshold: rebuild only when it saves real work. */
 const MIN_TOMBSTONES_FOR_COMPACTION = 1024;
@@ -116,6 +119,15 @@ export class TimerQueue {
    */
   earliestNs = Number.POSITIVE_INFINITY;
 
+  /**
+   * `smallIdSlots`: slots this queue may create while it retires them for small ids (default
+   * SMALL_ID_SLOT_LIMIT). Why a parameter: a busy slot reaches its last small generation every
+   * 127 reuses and is then replaced, so slots accumulate at one per 127 timers until the limit;
+   * the virtual engine's windows give every switch a queue of its own, and at the full limit each
+   * of the 320-host fat tree's 56 switches grew slot tables of megabytes. They share one limit.
+   */
+  constructor(private readonly smallIdSlots = SMALL_ID_SLOT_LIMIT) {}
+
   /** Number of live (not cancelled, not fired) timers. */
   get size(): number {
     return this.liveCount;
@@ -161,6 +173,28 @@ export class TimerQueue {
     const tombstones = this.heapSize - heapLive;
     if (tombstones > MIN_TOMBSTONES_FOR_COMPACTION && tombstones > heapLive) this.compact();
     return true;
+  }
+
+  /** Timers pushed so far: the seq the next push gets (pushes are numbered in order from 0). */
+  get pushCount(): number {
+    return this.nextSeq;
+  }
+
+  /**
+   * `pop()` if the earliest live timer is due at `timeNs` exactly and was pushed before push number
+   * `seqLimit` (pushCount then), else undefined: the virtual engine's windows run a switch's timers
+   * of one instant that were set before a global timer of that instant, and only those, before it.
+   */
+  popAtBefore(timeNs: number, seqLimit: number): (() => void) | undefined {
+    if (this.peekTime() !== timeNs) return undefined;
+    const b = this.wheelLive > 0 ? this.wheelFirst() : NIL;
+    const wheelFirst =
+      b !== NIL &&
+      (this.heapSize === 0 ||
+        this.bucketTime(b) < this.heapTime[0] ||
+        (this.bucketTime(b) === this.heapTime[0] && this.slotSeq[this.bucketHead[b]] < this.heapSeq[0]));
+    const seq = wheelFirst ? this.slotSeq[this.bucketHead[b]] : this.heapSeq[0];
+    return seq < seqLimit ? this.popUntil(timeNs) : undefined;
   }
 
   /** Time of the earliest live timer, or Infinity when none is pending. */
@@ -391,7 +425,7 @@ export class TimerQueue {
     this.slotFn[slot] = undefined;
     this.slotSeq[slot] = -1;
     // A slot whose generation is exhausted is retired, so an id can never name two timers.
-    const lastGen = this.slotCount < SMALL_ID_SLOT_LIMIT ? SMALL_ID_GENERATIONS : MAX_GENERATION;
+    const lastGen = this.slotCount < this.smallIdSlots ? SMALL_ID_GENERATIONS : MAX_GENERATION;
     if (this.slotGen[slot] < lastGen) this.freeSlots[this.freeCount++] = slot;
   }
 
@@ -427,7 +461,12 @@ export class TimerQueue {
   }
 
   private growSlots(): void {
-    const cap = Math.min(this.slotSeq.length * 2, SLOT_SPACE);
+    // Doubling, but not past the small-id allowance while below it (it is where most queues stop).
+    const len = this.slotSeq.length;
+    const cap = Math.min(
+      len < this.smallIdSlots ? Math.min(len * 2, this.smallIdSlots) : len * 2,
+      SLOT_SPACE,
+    );
     const seq = new Float64Array(cap);
     seq.set(this.slotSeq);
     const gen = new Float64Array(cap);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EngineScheduler } from '../../src/runtime/virtual/engine-scheduler.js';
+import { EngineScheduler, SwitchEvents } from '../../src/runtime/virtual/engine-scheduler.js';
 
 describe('EngineScheduler', () => {
   it('merges timers and per-delay arrival FIFOs in time order; timers first on ties', () => {
@@ -51,5 +51,68 @@ describe('EngineScheduler', () => {
     });
     s.run();
     expect(at).toEqual([5, 8]);
+  });
+
+  describe('windowed mode (runWindowed), with a switch of timers only', () => {
+    function windowed(lookaheadNs: number): { s: EngineScheduler; sw: SwitchEvents; log: string[] } {
+      const s = new EngineScheduler();
+      s.windowed = true;
+      s.lookaheadNs = lookaheadNs;
+      const sw = new SwitchEvents();
+      s.switches.push(sw);
+      return { s, sw, log: [] };
+    }
+
+    it('a run that ends inside a window ends for the switches at the same instant', () => {
+      const { s, sw, log } = windowed(100);
+      for (const t of [10, 40, 41, 90]) sw.timers.push(t, () => log.push(`sw@${s.now()}`));
+      s.setHostTimer(40, () => {
+        log.push(`host@${s.now()}`);
+        s.finishInstant();
+      });
+      s.run();
+      // Hosts run first in a window, switches after: the switch still runs its whole instant 40.
+      expect(log).toEqual(['host@40', 'sw@10', 'sw@40']);
+      expect(s.now()).toBe(40);
+    });
+
+    it("a global timer runs after exactly the switches' timers of its instant set before it", () => {
+      const { s, sw, log } = windowed(1000);
+      sw.timers.push(500, () => log.push('sw-before'));
+      s.setTimer(500, () => {
+        log.push(`global@${s.now()}`);
+        // Set within the window that starts at 500: the window must end before 700.
+        s.setTimer(700, () => log.push(`global@${s.now()}`));
+      });
+      sw.timers.push(500, () => log.push('sw-after'));
+      sw.timers.push(600, () => {
+        log.push('sw@600');
+        // Set after the global timer of 700 was (at 500): runs after it.
+        sw.timers.push(700, () => log.push('sw@700-after'));
+      });
+      // Set before the global timer of 700 (which is set at 500): runs before it.
+      sw.timers.push(700, () => log.push('sw@700-before'));
+      s.run();
+      expect(log).toEqual([
+        'sw-before',
+        'global@500',
+        'sw-after',
+        'sw@600',
+        'sw@700-before',
+        'global@700',
+        'sw@700-after',
+      ]);
+    });
+
+    it('run(until) stops every node at until and leaves the clock there', () => {
+      const { s, sw, log } = windowed(100);
+      for (const t of [10, 150, 250]) sw.timers.push(t, () => log.push(`sw@${s.now()}`));
+      s.setHostTimer(160, () => log.push(`host@${s.now()}`));
+      s.run(200);
+      expect(log).toEqual(['sw@10', 'host@160', 'sw@150']);
+      expect(s.now()).toBe(200);
+      s.run();
+      expect(log.at(-1)).toBe('sw@250');
+    });
   });
 });

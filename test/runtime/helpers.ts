@@ -23,6 +23,8 @@ export interface TestRunOptions {
   directPeers?: boolean;
   /** VirtualRunInput.recyclePackets. */
   recyclePackets?: boolean;
+  /** VirtualRunInput.windows (false: every event in time order). */
+  windows?: boolean;
 }
 
 export function scenario(yaml: string): Scenario {
@@ -53,6 +55,7 @@ export function makeRun(
     tap: o.tap,
     directPeers: o.directPeers,
     recyclePackets: o.recyclePackets,
+    windows: o.windows,
   });
   return { run, setup };
 }

@@ -160,4 +160,43 @@ describe('TimerQueue (heap + timing wheel)', () => {
     expect(q.pop()?.()).toBe('b');
     expect(b).not.toBe(a);
   });
+
+  it('a queue given fewer small-id slots stops growing its slot tables there, ids still unique', () => {
+    const q = new TimerQueue(8);
+    const ids = new Set<number>();
+    for (let i = 0; i < 20_000; i++) {
+      const id = q.push(i, () => i);
+      expect(ids.has(id)).toBe(false);
+      ids.add(id);
+      expect(q.pop()?.()).toBe(i);
+    }
+    // 20 000 timers through one busy slot: 127 small generations per slot, then 8 slots at most.
+    expect((q as unknown as { slotCount: number }).slotCount).toBe(8);
+    expect(Math.max(...ids)).toBeGreaterThan(2 ** 31);
+    expect(new TimerQueue().push(0, () => 0)).toBeLessThan(2 ** 31);
+  });
+
+  it('popAtBefore: only timers of that instant pushed before the mark, in order, wherever they wait', () => {
+    const q = new TimerQueue();
+    const log: string[] = [];
+    q.push(3000, () => log.push('heap-a')); // beyond the wheel span: the heap
+    q.push(100, () => log.push('early'));
+    expect(q.pop()?.()).toBeDefined(); // the wheel's window moves to 100
+    q.push(3000, () => log.push('heap-b'));
+    q.push(2000, () => log.push('later'));
+    const mark = q.pushCount;
+    q.push(2000, () => log.push('after-mark'));
+    // Nothing at 1000; at 2000 only 'later' was pushed before the mark.
+    expect(q.popAtBefore(1000, mark)).toBeUndefined();
+    for (let fn = q.popAtBefore(2000, mark); fn !== undefined; fn = q.popAtBefore(2000, mark)) fn();
+    expect(log).toEqual(['early', 'later']);
+    expect(q.popAtBefore(3000, mark)).toBeUndefined(); // 'after-mark' at 2000 is still first
+    q.pop()?.();
+    // At 3000: one timer from the heap before the wheel moved, one after; both before a later mark.
+    const mark2 = q.pushCount;
+    q.push(3000, () => log.push('after-mark2'));
+    for (let fn = q.popAtBefore(3000, mark2); fn !== undefined; fn = q.popAtBefore(3000, mark2)) fn();
+    expect(log).toEqual(['early', 'later', 'after-mark', 'heap-a', 'heap-b']);
+    expect(q.size).toBe(1);
+  });
 });

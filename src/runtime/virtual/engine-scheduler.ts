@@ -17,9 +17,15 @@
  * of their link (classes in order of creation), then by the sending node's place in the topology
  * and its port. Nodes never affect each other within one instant (links have a delay), so the
  * order among different nodes' events does not matter.
+ *
+ * Windowed mode (`windowed`, runWindowed; docs/development.md "The virtual engine's windows")
+ * takes that further on large networks: nodes cannot affect each other within the least link
+ * delay either, so switches run one after another, each through a whole window of its own
+ * events, while hosts and the sampler keep the time-ordered loop. Same events, same order per
+ * node, same results.
  */
 import type { TimerId, TimerService } from '../../env/env.js';
-import { TimerQueue, timerFireNs } from '../../time/timer-queue.js';
+import { SMALL_ID_SLOT_LIMIT, TimerQueue, timerFireNs } from '../../time/timer-queue.js';
 import type { Packet } from '../../wire/packet.js';
 
 /** Something that has frames in flight on links of one delay class. */
@@ -41,7 +47,11 @@ export class DelayClass {
   private head = 0;
   count = 0;
 
-  constructor(readonly delayNs: number) {}
+  constructor(
+    readonly delayNs: number,
+    /** Its place among the scheduler's classes (creation order): equal-time arrivals go by it first. */
+    readonly index = 0,
+  ) {}
 
   /** Time of the oldest pending arrival (valid when count > 0). */
   get headTimeNs(): number {
@@ -106,7 +116,56 @@ export class DelayClass {
   }
 }
 
+/**
+ * A link in windowed mode (runWindowed): its frames wait in its own ring, in the order sent,
+ * which is their order of arrival.
+ */
+export interface WindowLink {
+  /** Frames waiting in the ring. */
+  readonly ringCount: number;
+  /** Arrival time of the ring's oldest frame (ringCount > 0). */
+  readonly ringHeadNs: number;
+  /** Arrival time of the ring's k-th oldest frame (k < ringCount). */
+  ringNs(k: number): number;
+  /** Equal-time order among a node's arrivals: (delay class, sender key) as one number. */
+  readonly rank: number;
+  /** Deliver the ring's oldest frame now (a switch's arrival). */
+  arriveFromRing(): void;
+  /** Put the ring's oldest frame into its delay class, due at `atNs` (a host's arrival). */
+  ringToClass(atNs: number): void;
+  /** Read the fields a switch reads first of every frame due by `lastNs` (runSwitch). */
+  touchFrames(lastNs: number): number;
+}
+
+/** A switch's own events in windowed mode: its timers and the links into it. */
+export class SwitchEvents {
+  readonly timers: TimerQueue;
+  readonly inLinks: WindowLink[] = [];
+  /** pushCount of `timers` when the pending global timer was set (setTimer). */
+  mark = 0;
+
+  /** `smallIdSlots`: this switch's share of the slots a queue retires for small ids (TimerQueue). */
+  constructor(smallIdSlots = SMALL_ID_SLOT_LIMIT) {
+    this.timers = new TimerQueue(smallIdSlots);
+  }
+}
+
 export class EngineScheduler implements TimerService {
+  /**
+   * Windowed mode (windows: see runWindowed): switches' events run switch by switch within
+   * windows of the least link delay; hosts' events and global timers in time order, as ever.
+   * Set before any node exists (VirtualRun), never changed after.
+   */
+  windowed = false;
+  readonly switches: SwitchEvents[] = [];
+  readonly hostInLinks: WindowLink[] = [];
+  /** The least link delay: no frame sent in a window arrives within it. */
+  lookaheadNs = Number.POSITIVE_INFINITY;
+  /** What runSwitch read ahead of time (kept only so that the reads stay). */
+  touchedSum = 0;
+  /** Fire time of the pending global timer (windowed mode: at most one, the sampler). */
+  private globalAtNs = Number.POSITIVE_INFINITY;
+  private globalId: TimerId | null = null;
   private readonly queue = new TimerQueue();
   private readonly classes: DelayClass[] = [];
   private nowNs = 0;
@@ -125,11 +184,36 @@ export class EngineScheduler implements TimerService {
     return this.nowNs;
   }
 
+  /**
+   * A global timer (the run's sampler): in windowed mode it runs after exactly the switches'
+   * timers of its instant that were set before it, as in time order (at most one pending).
+   */
   setTimer(atNs: number, fn: () => void): TimerId {
+    if (!this.windowed) return this.queue.push(timerFireNs(atNs, this.nowNs), fn);
+    if (this.globalId !== null)
+      throw new Error('EngineScheduler: one global timer at a time in windowed mode');
+    const at = timerFireNs(atNs, this.nowNs);
+    for (const sw of this.switches) sw.mark = sw.timers.pushCount;
+    this.globalAtNs = at;
+    const id = this.queue.push(at, () => {
+      this.globalId = null;
+      this.globalAtNs = Number.POSITIVE_INFINITY;
+      fn();
+    });
+    this.globalId = id;
+    return id;
+  }
+
+  /** A host's timer (same queue as global timers, in time order). */
+  setHostTimer(atNs: number, fn: () => void): TimerId {
     return this.queue.push(timerFireNs(atNs, this.nowNs), fn);
   }
 
   cancelTimer(id: TimerId): void {
+    if (id === this.globalId) {
+      this.globalId = null;
+      this.globalAtNs = Number.POSITIVE_INFINITY;
+    }
     this.queue.cancel(id);
   }
 
@@ -137,7 +221,7 @@ export class EngineScheduler implements TimerService {
   delayClass(delayNs: number): DelayClass {
     let c = this.classes.find((x) => x.delayNs === delayNs);
     if (c === undefined) {
-      c = new DelayClass(delayNs);
+      c = new DelayClass(delayNs, this.classes.length);
       this.classes.push(c);
     }
     return c;
@@ -147,6 +231,11 @@ export class EngineScheduler implements TimerService {
   get pending(): number {
     let n = this.queue.size;
     for (const c of this.classes) n += c.count;
+    for (const sw of this.switches) {
+      n += sw.timers.size;
+      for (const l of sw.inLinks) n += l.ringCount;
+    }
+    for (const l of this.hostInLinks) n += l.ringCount;
     return n;
   }
 
@@ -183,6 +272,13 @@ export class EngineScheduler implements TimerService {
     this.running = true;
     this.stopRequested = false;
     this.stopAfterNs = Number.POSITIVE_INFINITY;
+    if (this.windowed) {
+      try {
+        return this.runWindowed(untilNs);
+      } finally {
+        this.running = false;
+      }
+    }
     const requestedUntilNs = untilNs;
     const queue = this.queue;
     const classes = this.classes;
@@ -221,5 +317,266 @@ export class EngineScheduler implements TimerService {
       this.running = false;
     }
     return this.processed - before;
+  }
+
+  /**
+   * Windowed mode. Why: on a large network every event touches a cold node (its ports, queues,
+   * route table), while within a stretch of time shorter than the least link delay L nodes cannot
+   * affect each other: a frame sent at t arrives at t + delay ≥ t + L. So the time from T to
+   * T + L is run switch by switch, each switch's events in its own order, while its state is warm
+   * (the 320-host fat tree: 715 → 480 ns per event, docs/performance.md). Each switch sees exactly
+   * the events, in exactly the order, of the time-ordered loop (`run` without windows): its timers
+   * and the frames reaching it, with the equal-time rule (timers first, then arrivals by delay
+   * class and sender).
+   *
+   * Hosts stay in time order, all together, as before, first in each window: what ends a run (the
+   * last flow's completion, finishInstant) happens at a host, and applications of different hosts
+   * may reach each other directly. When the run ends at instant E, the hosts stop after E and the
+   * switches then run only up to E, so every node ends in its state after E. The sampler (the one
+   * global timer) reads every node: windows end at its instant, and there the switches first run
+   * their timers of that instant set before it (their `mark`), as time order would have.
+   *
+   * Host-bound frames wait in their links' rings until the window they arrive in, then move into
+   * their delay classes in (time, class, sender) order, which the time-ordered loop reads.
+   */
+  private runWindowed(requestedUntilNs: number): number {
+    const before = this.processed;
+    const queue = this.queue;
+    const classes = this.classes;
+    const switches = this.switches;
+    const hostLinks = this.hostInLinks;
+    const L = this.lookaheadNs;
+    for (;;) {
+      if (this.stopRequested) break;
+      const untilNs = this.capped(requestedUntilNs);
+      // The window starts at the earliest pending event.
+      let startNs = queue.peekTime();
+      for (let i = 0; i < classes.length; i++) {
+        const c = classes[i];
+        if (c.count > 0 && c.headTimeNs < startNs) startNs = c.headTimeNs;
+      }
+      for (let i = 0; i < hostLinks.length; i++) {
+        const l = hostLinks[i];
+        if (l.ringCount > 0 && l.ringHeadNs < startNs) startNs = l.ringHeadNs;
+      }
+      for (let i = 0; i < switches.length; i++) {
+        const sw = switches[i];
+        const t = sw.timers.peekTime();
+        if (t < startNs) startNs = t;
+        const links = sw.inLinks;
+        for (let k = 0; k < links.length; k++) {
+          const l = links[k];
+          if (l.ringCount > 0 && l.ringHeadNs < startNs) startNs = l.ringHeadNs;
+        }
+      }
+      if (startNs > untilNs || startNs === Number.POSITIVE_INFINITY) break;
+      let lastNs = startNs + L - 1;
+      if (untilNs < lastNs) lastNs = untilNs;
+      const g = this.globalAtNs;
+      if (g > startNs && g - 1 < lastNs) lastNs = g - 1;
+      if (g === startNs) {
+        // The sampler's instant: each switch's timers set before it, first.
+        for (let i = 0; i < switches.length; i++) {
+          const sw = switches[i];
+          for (
+            let fn = sw.timers.popAtBefore(g, sw.mark);
+            fn !== undefined;
+            fn = sw.timers.popAtBefore(g, sw.mark)
+          ) {
+            this.nowNs = g;
+            this.processed++;
+            fn();
+          }
+        }
+      }
+      this.gatherHostArrivals(startNs, lastNs);
+      this.runHosts(startNs, lastNs);
+      if (this.stopRequested) break;
+      // The sampler may have set its next instant within this window: the window ends before it.
+      if (this.globalAtNs > startNs && this.globalAtNs - 1 < lastNs) lastNs = this.globalAtNs - 1;
+      // A run that ended in this window ends for the switches at the same instant.
+      const ended = this.stopAfterNs !== Number.POSITIVE_INFINITY;
+      if (ended && this.stopAfterNs < lastNs) lastNs = this.stopAfterNs;
+      // The clock ends the window at its latest event, as the time-ordered loop would leave it.
+      let latestNs = this.nowNs;
+      for (let i = 0; i < switches.length && !this.stopRequested; i++) {
+        this.runSwitch(switches[i], lastNs);
+        if (this.nowNs > latestNs) latestNs = this.nowNs;
+      }
+      this.nowNs = latestNs;
+      if (ended || lastNs >= untilNs) break;
+    }
+    const untilNs = this.capped(requestedUntilNs);
+    if (!this.stopRequested && untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) {
+      this.nowNs = Math.floor(untilNs);
+    }
+    return this.processed - before;
+  }
+
+  /**
+   * A window's host arrivals: link and time of each, and their order once sorted. Reused from
+   * window to window, never shortened: arrays rebuilt per window lived long enough to be promoted
+   * and raised the 320-host fat tree's peak memory.
+   */
+  private gathered: WindowLink[] = [];
+  private gatheredNs = new Float64Array(1024);
+  private gatheredOrder = new Int32Array(1024);
+  private gatheredCount = 0;
+  /** Counts per ns of a window (sortGathered). */
+  private counts = new Int32Array(0);
+
+  /**
+   * Hand every host-bound frame due by `lastNs` to its delay class, in (time, class, sender)
+   * order: the order in which `run`'s loop would have had them, since links then pushed in time
+   * order. A link's own frames arrive at distinct times, in the order sent.
+   */
+  private gatherHostArrivals(startNs: number, lastNs: number): void {
+    const links = this.hostInLinks;
+    let n = 0;
+    let touched = 0;
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i];
+      const before = n;
+      for (let k = 0, count = l.ringCount; k < count; k++) {
+        const t = l.ringNs(k);
+        if (t > lastNs) break;
+        if (n === this.gatheredNs.length) this.growGathered();
+        this.gathered[n] = l;
+        this.gatheredNs[n++] = t;
+      }
+      // Read the frames ahead, as a switch does (runSwitch).
+      if (n > before) touched = (touched + l.touchFrames(lastNs)) | 0;
+    }
+    this.touchedSum = touched;
+    this.gatheredCount = n;
+    if (n === 0) return;
+    const order = this.sortGathered(startNs, lastNs);
+    const got = this.gathered;
+    const times = this.gatheredNs;
+    for (let k = 0; k < n; k++) {
+      const i = order[k];
+      got[i].ringToClass(times[i]);
+    }
+  }
+
+  private growGathered(): void {
+    const n = this.gatheredNs.length * 2;
+    const times = new Float64Array(n);
+    times.set(this.gatheredNs);
+    this.gatheredNs = times;
+    this.gatheredOrder = new Int32Array(n);
+  }
+
+  /**
+   * The gathered arrivals' indices in (time, rank) order. Gathered link by link, in the order
+   * hosts' in-links were made, which is their senders' order (rank within a delay class), so a
+   * stable sort by time leaves equal times in sender order but for delay classes: a counting sort
+   * over the window's ns when the window is short (the usual case), then equal times by rank.
+   */
+  private sortGathered(startNs: number, lastNs: number): Int32Array {
+    const got = this.gathered;
+    const times = this.gatheredNs;
+    const n = this.gatheredCount;
+    const order = this.gatheredOrder;
+    const span = lastNs - startNs + 1;
+    if (!(span <= 4 * n + 4096) || !Number.isInteger(startNs) || !Number.isInteger(lastNs)) {
+      for (let i = 0; i < n; i++) order[i] = i;
+      order.subarray(0, n).sort((a, b) => times[a] - times[b] || got[a].rank - got[b].rank || a - b);
+      return order;
+    }
+    if (this.counts.length < span + 1)
+      this.counts = new Int32Array(Math.max(span + 1, 2 * this.counts.length));
+    const counts = this.counts;
+    counts.fill(0, 0, span + 1);
+    for (let i = 0; i < n; i++) counts[times[i] - startNs + 1]++;
+    for (let b = 1; b <= span; b++) counts[b] += counts[b - 1];
+    for (let i = 0; i < n; i++) order[counts[times[i] - startNs]++] = i;
+    // Equal times by rank (insertion sort, stable: runs are short, and already in order within
+    // one delay class).
+    for (let k = 1; k < n; k++) {
+      const i = order[k];
+      const t = times[i];
+      const r = got[i].rank;
+      let j = k - 1;
+      while (j >= 0 && times[order[j]] === t && got[order[j]].rank > r) {
+        order[j + 1] = order[j];
+        j--;
+      }
+      order[j + 1] = i;
+    }
+    return order;
+  }
+
+  /** The hosts' events and global timers due by `lastNs`, in time order (the loop of `run`). */
+  private runHosts(startNs: number, lastNs: number): void {
+    const queue = this.queue;
+    const classes = this.classes;
+    while (!this.stopRequested) {
+      if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
+      let classT = Number.POSITIVE_INFINITY;
+      let next: DelayClass | null = null;
+      for (let i = 0; i < classes.length; i++) {
+        const c = classes[i];
+        if (c.count > 0 && c.headTimeNs < classT) {
+          classT = c.headTimeNs;
+          next = c;
+        }
+      }
+      let untilNs = this.capped(lastNs);
+      // A global timer set in this window (the sampler's next instant) ends the window before it.
+      const g = this.globalAtNs;
+      if (g > startNs && g - 1 < untilNs) untilNs = g - 1;
+      const limit = Math.min(classT, untilNs);
+      const fn = queue.earliestNs <= limit ? queue.popUntil(limit) : undefined;
+      if (fn !== undefined) {
+        this.nowNs = queue.poppedTimeNs;
+        this.processed++;
+        fn();
+      } else if (next !== null && classT <= untilNs) {
+        this.nowNs = classT;
+        this.processed++;
+        next.arriveHead();
+      } else break;
+    }
+  }
+
+  /** One switch's events due by `lastNs`, in its own order: timers first at an instant, then arrivals. */
+  private runSwitch(sw: SwitchEvents, lastNs: number): void {
+    const tq = sw.timers;
+    const links = sw.inLinks;
+    // Why read every frame of the window first: each is cold (sent a window ago), and reads of
+    // independent frames in one loop wait for memory together, where the switch's pipeline would
+    // wait for each in turn.
+    let touched = 0;
+    for (let k = 0; k < links.length; k++) touched = (touched + links[k].touchFrames(lastNs)) | 0;
+    this.touchedSum = touched;
+    for (;;) {
+      let at = Number.POSITIVE_INFINITY;
+      let best: WindowLink | null = null;
+      for (let k = 0; k < links.length; k++) {
+        const l = links[k];
+        if (l.ringCount > 0) {
+          const h = l.ringHeadNs;
+          if (h < at || (h === at && l.rank < best!.rank)) {
+            at = h;
+            best = l;
+          }
+        }
+      }
+      const limit = at < lastNs ? at : lastNs;
+      const fn = tq.earliestNs <= limit ? tq.popUntil(limit) : undefined;
+      if (fn !== undefined) {
+        this.nowNs = tq.poppedTimeNs;
+        this.processed++;
+        if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
+        fn();
+      } else if (best !== null && at <= lastNs) {
+        this.nowNs = at;
+        this.processed++;
+        if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
+        best.arriveFromRing();
+      } else return;
+      if (this.stopRequested) return;
+    }
   }
 }

@@ -9,10 +9,17 @@
 import type { FirmwareEnv, Logger, NodeFirmware } from '../../env/env.js';
 import { nullLogger } from '../../env/env.js';
 import type { Rng } from '../../env/rng.js';
+import { SMALL_ID_SLOT_LIMIT, timerFireNs } from '../../time/timer-queue.js';
 import type { Topology, TopologyNode } from '../../topology/model.js';
 import type { FrameKind, Packet } from '../../wire/packet.js';
 import { recyclePacket } from '../../wire/packet-factory.js';
-import type { ArrivalSink, DelayClass, EngineScheduler } from './engine-scheduler.js';
+import {
+  type ArrivalSink,
+  type DelayClass,
+  type EngineScheduler,
+  SwitchEvents,
+  type WindowLink,
+} from './engine-scheduler.js';
 
 /** Observes frames on links (pcap, delivery accounting). Only installed when needed. */
 export interface LinkTap {
@@ -33,18 +40,25 @@ export interface LinkLoss {
   kinds?: readonly FrameKind[];
 }
 
-export class Link implements ArrivalSink {
+export class Link implements ArrivalSink, WindowLink {
   // Field order is memory order: what an arrival reads first, then what a send reads, so a link
   // that is cold by the time its frame arrives (a large network) costs one or two cache lines.
   /** Frames on the wire; they wait in the delay class's ring (engine-scheduler.ts). */
   private count = 0;
   peer: NodeFirmware | null = null;
+  /** Windowed mode: frames on the wire, in the order sent (engine-scheduler.ts runWindowed). */
+  ringCount = 0;
+  private ringHead = 0;
+  private ringTimes = new Float64Array(8);
+  private ringPkts: (Packet | null)[] = new Array(8).fill(null);
   readonly peerPort: number;
   rxTap: NonNullable<LinkTap['onRx']> | null = null;
-  private readonly cls: DelayClass;
+  readonly cls: DelayClass;
   readonly delayNs: number;
   /** Order of this link's arrivals among others due at the same instant (equalTimeKey). */
   private readonly orderKey: number;
+  /** Equal-time order as one number: delay class first, then orderKey (< 2^31). */
+  readonly rank: number;
   private readonly sched: EngineScheduler;
   txFrames = 0;
   txBytes = 0;
@@ -78,6 +92,7 @@ export class Link implements ArrivalSink {
     this.cls = sched.delayClass(delayNs);
     this.delayNs = delayNs;
     this.orderKey = orderKey;
+    this.rank = this.cls.index * 2 ** 31 + orderKey;
     this.sched = sched;
     this.from = from;
     this.port = port;
@@ -110,7 +125,68 @@ export class Link implements ArrivalSink {
       return;
     }
     this.count++;
-    this.cls.push(this, now + this.delayNs, pkt, this.orderKey);
+    if (this.sched.windowed) this.ringPush(now + this.delayNs, pkt);
+    else this.cls.push(this, now + this.delayNs, pkt, this.orderKey);
+  }
+
+  get ringHeadNs(): number {
+    return this.ringTimes[this.ringHead];
+  }
+
+  ringNs(k: number): number {
+    return this.ringTimes[(this.ringHead + k) & (this.ringPkts.length - 1)];
+  }
+
+  arriveFromRing(): void {
+    this.arrive(this.ringShift());
+  }
+
+  ringToClass(atNs: number): void {
+    this.cls.push(this, atNs, this.ringShift(), this.orderKey);
+  }
+
+  touchFrames(lastNs: number): number {
+    let sum = 0;
+    const mask = this.ringPkts.length - 1;
+    for (let k = 0; k < this.ringCount; k++) {
+      const i = (this.ringHead + k) & mask;
+      if (this.ringTimes[i] > lastNs) break;
+      const p = this.ringPkts[i];
+      // Integer sums: a double returned from a call is a heap number each time.
+      if (p !== null) sum = (sum + p.sizeBytes + p.srcPort + (p.dstIp | 0)) | 0;
+    }
+    return sum;
+  }
+
+  private ringShift(): Packet | null {
+    const i = this.ringHead;
+    const pkt = this.ringPkts[i];
+    this.ringPkts[i] = null;
+    this.ringHead = (i + 1) & (this.ringPkts.length - 1);
+    this.ringCount--;
+    return pkt;
+  }
+
+  private ringPush(atNs: number, pkt: Packet): void {
+    if (this.ringCount === this.ringPkts.length) this.ringGrow();
+    const i = (this.ringHead + this.ringCount) & (this.ringPkts.length - 1);
+    this.ringTimes[i] = atNs;
+    this.ringPkts[i] = pkt;
+    this.ringCount++;
+  }
+
+  private ringGrow(): void {
+    const n = this.ringPkts.length;
+    const times = new Float64Array(n * 2);
+    const pkts: (Packet | null)[] = new Array(n * 2).fill(null);
+    for (let k = 0; k < this.ringCount; k++) {
+      const j = (this.ringHead + k) & (n - 1);
+      times[k] = this.ringTimes[j];
+      pkts[k] = this.ringPkts[j];
+    }
+    this.ringTimes = times;
+    this.ringPkts = pkts;
+    this.ringHead = 0;
   }
 
   /** Frames still on the wire. */
@@ -152,6 +228,20 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       }
     },
   };
+  // Windowed mode: each switch's own timers and in-links, hosts' in-links (runWindowed).
+  const switchEvents = new Map<string, SwitchEvents>();
+  if (sched.windowed) {
+    // The switches' queues share half of one queue's allowance of small-id slots (TimerQueue):
+    // with the scheduler's own queue, about what one queue had before windows.
+    const nSwitches = topo.nodes.filter((n) => n.kind === 'switch').length;
+    const smallIdSlots = Math.max(256, Math.floor(SMALL_ID_SLOT_LIMIT / 2 / Math.max(1, nSwitches)));
+    for (const node of topo.nodes) {
+      if (node.kind !== 'switch') continue;
+      const ev = new SwitchEvents(smallIdSlots);
+      switchEvents.set(node.name, ev);
+      sched.switches.push(ev);
+    }
+  }
   topo.nodes.forEach((node, ordinal) => {
     const nodeLinks = node.ports.map((p) => {
       const to = topo.byName.get(p.peerNode)!;
@@ -170,15 +260,21 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       if (opts.drop !== undefined) link.drop = opts.drop;
       if (opts.tap?.onTx !== undefined) link.txTap = opts.tap.onTx;
       if (opts.tap?.onRx !== undefined) link.rxTap = opts.tap.onRx;
+      if (sched.windowed) {
+        const ev = switchEvents.get(to.name);
+        if (ev !== undefined) ev.inLinks.push(link);
+        else sched.hostInLinks.push(link);
+        if (p.delayNs < sched.lookaheadNs) sched.lookaheadNs = p.delayNs;
+      }
       return link;
     });
     links.set(node.name, nodeLinks);
     let nextId = 0;
     const rng = opts.rng.fork(node.name);
+    const own = switchEvents.get(node.name);
     const env: FirmwareEnv = {
       now: () => sched.now(),
-      setTimer: (atNs, fn) => sched.setTimer(atNs, fn),
-      cancelTimer: (id) => sched.cancelTimer(id),
+      ...timerService(sched, own),
       send(port, pkt) {
         const l = nodeLinks[port];
         if (l === undefined) {
@@ -194,6 +290,28 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
     envs.set(node.name, env);
   });
   return fabric;
+}
+
+/** A node's timers: a switch's own queue in windowed mode, else the scheduler's. */
+function timerService(
+  sched: EngineScheduler,
+  own: SwitchEvents | undefined,
+): Pick<FirmwareEnv, 'setTimer' | 'cancelTimer'> {
+  if (own !== undefined) {
+    const timers = own.timers;
+    return {
+      setTimer: (atNs, fn) => timers.push(timerFireNs(atNs, sched.now()), fn),
+      cancelTimer: (id) => {
+        timers.cancel(id);
+      },
+    };
+  }
+  if (sched.windowed)
+    return {
+      setTimer: (atNs, fn) => sched.setHostTimer(atNs, fn),
+      cancelTimer: (id) => sched.cancelTimer(id),
+    };
+  return { setTimer: (atNs, fn) => sched.setTimer(atNs, fn), cancelTimer: (id) => sched.cancelTimer(id) };
 }
 
 /**

@@ -80,6 +80,12 @@ export interface VirtualRunInput {
    * tap or drop filter could keep one. Default off.
    */
   recyclePackets?: boolean;
+  /**
+   * Run switches window by window (engine-scheduler.ts runWindowed; docs/development.md "The
+   * virtual engine's windows"): the default where it applies (windowsApply). false: every event in
+   * time order (comparisons and tests; results are the same).
+   */
+  windows?: boolean;
 }
 
 /** One flow as seen from both ends (tests and probes read these during a run). */
@@ -155,6 +161,7 @@ export class VirtualRun {
     this.durationNs = inp.durationNs;
     this.sampleIntervalNs = Math.max(1, Math.round(inp.sampleIntervalNs ?? inp.durationNs / 2000));
     const rng = createRng(inp.seed);
+    this.sched.windowed = windowsApply(inp);
     this.fabric = createFabric(this.sched, this.topo, {
       rng,
       loss: inp.loss,
@@ -386,4 +393,17 @@ export class VirtualRun {
       ...(this.probe === null ? {} : { probe: this.probe.report(endNs, n.name) }),
     };
   }
+}
+
+/**
+ * Whether the run's switches run window by window (engine-scheduler.ts runWindowed): not when
+ * something outside the firmware watches frames or nodes in the order events happen (a tracer,
+ * tap or drop filter), nor on a link without delay (no window then). `windows: false` or the
+ * environment's ROCELAB_ENGINE=ordered turn them off (comparisons).
+ */
+function windowsApply(inp: VirtualRunInput): boolean {
+  if (inp.windows === false || process.env.ROCELAB_ENGINE === 'ordered') return false;
+  if ((inp.trace ?? null) !== null || inp.tap !== undefined || inp.drop !== undefined) return false;
+  for (const n of inp.topo.nodes) for (const p of n.ports) if (!(p.delayNs >= 1)) return false;
+  return true;
 }
