@@ -152,9 +152,9 @@ export class SwitchEvents {
 
 export class EngineScheduler implements TimerService {
   /**
-   * Windowed mode (windows: see runWindowed): switches' events run switch by switch within
-   * windows of the least link delay; hosts' events and global timers in time order, as ever.
-   * Set before any node exists (VirtualRun), never changed after.
+   * Windowed mode (runWindowed): switches' events run switch by switch within windows of the
+   * least link delay; hosts' events and global timers in time order, as ever. Set before any
+   * node exists (VirtualRun), never changed after.
    */
   windowed = false;
   readonly switches: SwitchEvents[] = [];
@@ -324,7 +324,7 @@ export class EngineScheduler implements TimerService {
    * route table), while within a stretch of time shorter than the least link delay L nodes cannot
    * affect each other: a frame sent at t arrives at t + delay ≥ t + L. So the time from T to
    * T + L is run switch by switch, each switch's events in its own order, while its state is warm
-   * (the 320-host fat tree: 715 → 480 ns per event, docs/performance.md). Each switch sees exactly
+   * (the 320-host fat tree: 705 → 456 ns per event, docs/performance.md "Windows"). Each switch sees exactly
    * the events, in exactly the order, of the time-ordered loop (`run` without windows): its timers
    * and the frames reaching it, with the equal-time rule (timers first, then arrivals by delay
    * class and sender).
@@ -341,34 +341,13 @@ export class EngineScheduler implements TimerService {
    */
   private runWindowed(requestedUntilNs: number): number {
     const before = this.processed;
-    const queue = this.queue;
-    const classes = this.classes;
     const switches = this.switches;
-    const hostLinks = this.hostInLinks;
     const L = this.lookaheadNs;
     for (;;) {
       if (this.stopRequested) break;
       const untilNs = this.capped(requestedUntilNs);
       // The window starts at the earliest pending event.
-      let startNs = queue.peekTime();
-      for (let i = 0; i < classes.length; i++) {
-        const c = classes[i];
-        if (c.count > 0 && c.headTimeNs < startNs) startNs = c.headTimeNs;
-      }
-      for (let i = 0; i < hostLinks.length; i++) {
-        const l = hostLinks[i];
-        if (l.ringCount > 0 && l.ringHeadNs < startNs) startNs = l.ringHeadNs;
-      }
-      for (let i = 0; i < switches.length; i++) {
-        const sw = switches[i];
-        const t = sw.timers.peekTime();
-        if (t < startNs) startNs = t;
-        const links = sw.inLinks;
-        for (let k = 0; k < links.length; k++) {
-          const l = links[k];
-          if (l.ringCount > 0 && l.ringHeadNs < startNs) startNs = l.ringHeadNs;
-        }
-      }
+      const startNs = this.earliestPendingNs();
       if (startNs > untilNs || startNs === Number.POSITIVE_INFINITY) break;
       let lastNs = startNs + L - 1;
       if (untilNs < lastNs) lastNs = untilNs;
@@ -411,6 +390,33 @@ export class EngineScheduler implements TimerService {
       this.nowNs = Math.floor(untilNs);
     }
     return this.processed - before;
+  }
+
+  /** Time of the earliest pending event of any node (windowed mode), Infinity if none. */
+  private earliestPendingNs(): number {
+    let t = this.queue.peekTime();
+    const classes = this.classes;
+    for (let i = 0; i < classes.length; i++) {
+      const c = classes[i];
+      if (c.count > 0 && c.headTimeNs < t) t = c.headTimeNs;
+    }
+    const hostLinks = this.hostInLinks;
+    for (let i = 0; i < hostLinks.length; i++) {
+      const l = hostLinks[i];
+      if (l.ringCount > 0 && l.ringHeadNs < t) t = l.ringHeadNs;
+    }
+    const switches = this.switches;
+    for (let i = 0; i < switches.length; i++) {
+      const sw = switches[i];
+      const tt = sw.timers.peekTime();
+      if (tt < t) t = tt;
+      const links = sw.inLinks;
+      for (let k = 0; k < links.length; k++) {
+        const l = links[k];
+        if (l.ringCount > 0 && l.ringHeadNs < t) t = l.ringHeadNs;
+      }
+    }
+    return t;
   }
 
   /**
