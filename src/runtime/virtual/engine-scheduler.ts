@@ -272,46 +272,14 @@ export class EngineScheduler implements TimerService {
     this.running = true;
     this.stopRequested = false;
     this.stopAfterNs = Number.POSITIVE_INFINITY;
-    if (this.windowed) {
-      try {
-        return this.runWindowed(untilNs);
-      } finally {
-        this.running = false;
-      }
-    }
-    const requestedUntilNs = untilNs;
-    const queue = this.queue;
-    const classes = this.classes;
     const before = this.processed;
     try {
-      while (!this.stopRequested) {
-        if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
-        let classT = Number.POSITIVE_INFINITY;
-        let next: DelayClass | null = null;
-        for (let i = 0; i < classes.length; i++) {
-          const c = classes[i];
-          if (c.count > 0 && c.headTimeNs < classT) {
-            classT = c.headTimeNs;
-            next = c;
-          }
-        }
-        // A timer due no later than the first arrival runs first (ties: timers before arrivals).
-        // earliestNs lets a run of arrivals skip the timer queue until a timer may be due.
-        untilNs = this.capped(requestedUntilNs);
-        const limit = Math.min(classT, untilNs);
-        const fn = queue.earliestNs <= limit ? queue.popUntil(limit) : undefined;
-        if (fn !== undefined) {
-          this.nowNs = queue.poppedTimeNs;
-          this.processed++;
-          fn();
-        } else if (next !== null && classT <= untilNs) {
-          this.nowNs = classT;
-          this.processed++;
-          next.arriveHead();
-        } else break;
-      }
-      if (!this.stopRequested && untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) {
-        this.nowNs = Math.floor(untilNs);
+      if (this.windowed) this.runWindowed(untilNs);
+      else this.runInOrder(Number.NEGATIVE_INFINITY, untilNs);
+      // A run that ends because of untilNs leaves the clock there.
+      const cappedNs = this.capped(untilNs);
+      if (!this.stopRequested && cappedNs !== Number.POSITIVE_INFINITY && cappedNs > this.nowNs) {
+        this.nowNs = Math.floor(cappedNs);
       }
     } finally {
       this.running = false;
@@ -339,8 +307,7 @@ export class EngineScheduler implements TimerService {
    * Host-bound frames wait in their links' rings until the window they arrive in, then move into
    * their delay classes in (time, class, sender) order, which the time-ordered loop reads.
    */
-  private runWindowed(requestedUntilNs: number): number {
-    const before = this.processed;
+  private runWindowed(requestedUntilNs: number): void {
     const switches = this.switches;
     const L = this.lookaheadNs;
     for (;;) {
@@ -369,7 +336,7 @@ export class EngineScheduler implements TimerService {
         }
       }
       this.gatherHostArrivals(startNs, lastNs);
-      this.runHosts(startNs, lastNs);
+      this.runInOrder(startNs, lastNs);
       if (this.stopRequested) break;
       // The sampler may have set its next instant within this window: the window ends before it.
       if (this.globalAtNs > startNs && this.globalAtNs - 1 < lastNs) lastNs = this.globalAtNs - 1;
@@ -385,11 +352,6 @@ export class EngineScheduler implements TimerService {
       this.nowNs = latestNs;
       if (ended || lastNs >= untilNs) break;
     }
-    const untilNs = this.capped(requestedUntilNs);
-    if (!this.stopRequested && untilNs !== Number.POSITIVE_INFINITY && untilNs > this.nowNs) {
-      this.nowNs = Math.floor(untilNs);
-    }
-    return this.processed - before;
   }
 
   /** Time of the earliest pending event of any node (windowed mode), Infinity if none. */
@@ -513,8 +475,12 @@ export class EngineScheduler implements TimerService {
     return order;
   }
 
-  /** The hosts' events and global timers due by `lastNs`, in time order (the loop of `run`). */
-  private runHosts(startNs: number, lastNs: number): void {
+  /**
+   * Timers and delay-class arrivals due by `lastNs`, in time order: every event of `run`, and in
+   * windowed mode the hosts' events and global timers of a window that began at `startNs` (a
+   * global timer set within it, the sampler's next instant, ends it before that instant).
+   */
+  private runInOrder(startNs: number, lastNs: number): void {
     const queue = this.queue;
     const classes = this.classes;
     while (!this.stopRequested) {
@@ -529,9 +495,10 @@ export class EngineScheduler implements TimerService {
         }
       }
       let untilNs = this.capped(lastNs);
-      // A global timer set in this window (the sampler's next instant) ends the window before it.
       const g = this.globalAtNs;
       if (g > startNs && g - 1 < untilNs) untilNs = g - 1;
+      // A timer due no later than the first arrival runs first (ties: timers before arrivals).
+      // earliestNs lets a run of arrivals skip the timer queue until a timer may be due.
       const limit = Math.min(classT, untilNs);
       const fn = queue.earliestNs <= limit ? queue.popUntil(limit) : undefined;
       if (fn !== undefined) {
