@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EngineScheduler, SwitchEvents } from '../../src/runtime/virtual/engine-scheduler.js';
+import { EngineScheduler, NodeEvents } from '../../src/runtime/virtual/engine-scheduler.js';
 
 describe('EngineScheduler', () => {
   it('merges timers and per-delay arrival FIFOs in time order; timers first on ties', () => {
@@ -53,20 +53,27 @@ describe('EngineScheduler', () => {
     expect(at).toEqual([5, 8]);
   });
 
-  describe('windowed mode (runWindowed), with a switch of timers only', () => {
-    function windowed(lookaheadNs: number): { s: EngineScheduler; sw: SwitchEvents; log: string[] } {
+  describe('windowed mode (runWindowed), with a host and a switch of timers only', () => {
+    function windowed(lookaheadNs: number): {
+      s: EngineScheduler;
+      host: NodeEvents;
+      sw: NodeEvents;
+      log: string[];
+    } {
       const s = new EngineScheduler();
       s.windowed = true;
       s.lookaheadNs = lookaheadNs;
-      const sw = new SwitchEvents();
+      const host = new NodeEvents();
+      s.hosts.push(host);
+      const sw = new NodeEvents();
       s.switches.push(sw);
-      return { s, sw, log: [] };
+      return { s, host, sw, log: [] };
     }
 
     it('a run that ends inside a window ends for the switches at the same instant', () => {
-      const { s, sw, log } = windowed(100);
+      const { s, host, sw, log } = windowed(100);
       for (const t of [10, 40, 41, 90]) sw.timers.push(t, () => log.push(`sw@${s.now()}`));
-      s.setHostTimer(40, () => {
+      host.timers.push(40, () => {
         log.push(`host@${s.now()}`);
         s.finishInstant();
       });
@@ -104,10 +111,31 @@ describe('EngineScheduler', () => {
       ]);
     });
 
+    it('hosts run host by host while the run cannot end within the window, else instant by instant', () => {
+      for (const far of [true, false]) {
+        const { s, host, log } = windowed(100);
+        const other = new NodeEvents();
+        s.hosts.push(other);
+        s.endIsFar = () => far;
+        for (const t of [10, 30]) host.timers.push(t, () => log.push(`a@${s.now()}`));
+        for (const t of [20, 40]) other.timers.push(t, () => log.push(`b@${s.now()}`));
+        s.run();
+        expect(log).toEqual(far ? ['a@10', 'a@30', 'b@20', 'b@40'] : ['a@10', 'b@20', 'a@30', 'b@40']);
+        expect([s.windowsHostByHost, s.windowsHostsStepped]).toEqual(far ? [1, 0] : [0, 1]);
+      }
+    });
+
+    it('a run that ends while hosts run host by host is an error, not a wrong result', () => {
+      const { s, host } = windowed(100);
+      s.endIsFar = () => true;
+      host.timers.push(10, () => s.finishInstant());
+      expect(() => s.run()).toThrow(/ended at 10 ns inside a window whose hosts ran one by one/);
+    });
+
     it('run(until) stops every node at until and leaves the clock there', () => {
-      const { s, sw, log } = windowed(100);
+      const { s, host, sw, log } = windowed(100);
       for (const t of [10, 150, 250]) sw.timers.push(t, () => log.push(`sw@${s.now()}`));
-      s.setHostTimer(160, () => log.push(`host@${s.now()}`));
+      host.timers.push(160, () => log.push(`host@${s.now()}`));
       s.run(200);
       expect(log).toEqual(['sw@10', 'host@160', 'sw@150']);
       expect(s.now()).toBe(200);

@@ -114,6 +114,10 @@ interface RxQp {
 export interface HostAppEvents {
   /** The flow's last message completed at the sender. */
   flowDone(flowId: number, endNs: number, fctNs: number): void;
+  /** The sender started the flow (virtual time: when the run may end, VirtualRun). */
+  flowStarted?(flowId: number): void;
+  /** The receiver completed every message of a finite flow (as flowStarted). */
+  flowReceived?(flowId: number): void;
 }
 
 export interface HostAppOptions {
@@ -144,8 +148,8 @@ export class HostApp {
   private readonly qpCursor = new Map<string, number>();
   /** Flows whose start came before an earlier flow of their QP started. */
   private readonly held = new Set<number>();
-  /** Distinct receiver completions of flows a gate here waits to receive. */
-  private readonly awaitedRx = new Map<number, number>();
+  /** Distinct receiver completions of finite flows this host has not yet received whole. */
+  private readonly receivedMessages = new Map<number, number>();
   /** Receiver completions seen per flow, by ordinal (announced QPs). */
   private readonly rxDone = new Map<number, OrdinalSet>();
   private readonly active = new Set<number>();
@@ -304,6 +308,7 @@ export class HostApp {
     const qp = st.plan.qp;
     st.started = true;
     st.startNs = this.env.now();
+    this.events.flowStarted?.(flowId);
     // Before the QP exists, so its initial rate is part of the flow's trace.
     let tq = this.txQps.get(qp.srcQpn);
     if (tq === undefined) {
@@ -410,11 +415,16 @@ export class HostApp {
       this.duplicateDeliveries++;
       return;
     }
-    if (!this.gates.awaitsReceived(flowId)) return;
-    const n = (this.awaitedRx.get(flowId) ?? 0) + 1;
-    this.awaitedRx.set(flowId, n);
-    if (n === this.plan.flows[flowId].messageBytes!.length)
-      this.gates.happened(flowId, 'received', this.env.now());
+    const sizes = this.plan.flows[flowId]?.messageBytes ?? null;
+    if (sizes === null) return;
+    const n = (this.receivedMessages.get(flowId) ?? 0) + 1;
+    if (n < sizes.length) {
+      this.receivedMessages.set(flowId, n);
+      return;
+    }
+    this.receivedMessages.delete(flowId);
+    this.events.flowReceived?.(flowId);
+    if (this.gates.awaitsReceived(flowId)) this.gates.happened(flowId, 'received', this.env.now());
   }
 
   /** Attribute a sender QP's rate or window change to the flow it carries. */

@@ -20,9 +20,8 @@
  *
  * Windowed mode (`windowed`, runWindowed; docs/development.md "The virtual engine's windows")
  * takes that further on large networks: nodes cannot affect each other within the least link
- * delay either, so switches run one after another, each through a whole window of its own
- * events, while hosts and the sampler keep the time-ordered loop. Same events, same order per
- * node, same results.
+ * delay either, so nodes run one after another, each through a whole window of its own events.
+ * Same events, same order per node, same results.
  */
 import type { TimerId, TimerService } from '../../env/env.js';
 import { SMALL_ID_SLOT_LIMIT, TimerQueue, timerFireNs } from '../../time/timer-queue.js';
@@ -129,40 +128,61 @@ export interface WindowLink {
   ringNs(k: number): number;
   /** Equal-time order among a node's arrivals: (delay class, sender key) as one number. */
   readonly rank: number;
-  /** Deliver the ring's oldest frame now (a switch's arrival). */
+  /** Deliver the ring's oldest frame now. */
   arriveFromRing(): void;
-  /** Put the ring's oldest frame into its delay class, due at `atNs` (a host's arrival). */
-  ringToClass(atNs: number): void;
-  /** Read the fields a switch reads first of every frame due by `lastNs` (runSwitch). */
+  /** Read the fields a node reads first of every frame due by `lastNs` (runNode). */
   touchFrames(lastNs: number): number;
 }
 
-/** A switch's own events in windowed mode: its timers and the links into it. */
-export class SwitchEvents {
+/** A node's own events in windowed mode: its timers and the links into it. */
+export class NodeEvents {
   readonly timers: TimerQueue;
   readonly inLinks: WindowLink[] = [];
   /** pushCount of `timers` when the pending global timer was set (setTimer). */
   mark = 0;
 
-  /** `smallIdSlots`: this switch's share of the slots a queue retires for small ids (TimerQueue). */
+  /** `smallIdSlots`: this node's share of the slots a queue retires for small ids (TimerQueue). */
   constructor(smallIdSlots = SMALL_ID_SLOT_LIMIT) {
     this.timers = new TimerQueue(smallIdSlots);
+  }
+
+  /** Time of this node's earliest pending event, Infinity if none. */
+  nextEventNs(): number {
+    let t = this.timers.peekTime();
+    const links = this.inLinks;
+    for (let k = 0; k < links.length; k++) {
+      const l = links[k];
+      if (l.ringCount > 0 && l.ringHeadNs < t) t = l.ringHeadNs;
+    }
+    return t;
   }
 }
 
 export class EngineScheduler implements TimerService {
   /**
-   * Windowed mode (runWindowed): switches' events run switch by switch within windows of the
-   * least link delay; hosts' events and global timers in time order, as ever. Set before any
-   * node exists (VirtualRun), never changed after.
+   * Windowed mode (runWindowed): nodes' events run node by node within windows of the least link
+   * delay; global timers (the sampler) between windows. Set before any node exists (VirtualRun),
+   * never changed after.
    */
   windowed = false;
-  readonly switches: SwitchEvents[] = [];
-  readonly hostInLinks: WindowLink[] = [];
+  readonly hosts: NodeEvents[] = [];
+  readonly switches: NodeEvents[] = [];
   /** The least link delay: no frame sent in a window arrives within it. */
   lookaheadNs = Number.POSITIVE_INFINITY;
-  /** What runSwitch read ahead of time (kept only so that the reads stay). */
+  /**
+   * Windowed mode: true when the run cannot end within the coming least link delay (VirtualRun:
+   * some flow cannot complete that soon). Hosts then run host by host too; otherwise instant by
+   * instant, so that the run can end at any instant. Read at each window's start, when every
+   * node is at the same instant. null: never.
+   */
+  endIsFar: (() => boolean) | null = null;
+  /** What runNode read ahead of time (kept only so that the reads stay). */
   touchedSum = 0;
+  /** Windows whose hosts ran host by host, and instant by instant (tests, benches). */
+  windowsHostByHost = 0;
+  windowsHostsStepped = 0;
+  /** Hosts are running host by host (the run must not end: finishInstant). */
+  private hostsByNode = false;
   /** Fire time of the pending global timer (windowed mode: at most one, the sampler). */
   private globalAtNs = Number.POSITIVE_INFINITY;
   private globalId: TimerId | null = null;
@@ -185,15 +205,16 @@ export class EngineScheduler implements TimerService {
   }
 
   /**
-   * A global timer (the run's sampler): in windowed mode it runs after exactly the switches'
-   * timers of its instant that were set before it, as in time order (at most one pending).
+   * A global timer (the run's sampler): in windowed mode it runs after exactly the nodes' timers
+   * of its instant that were set before it, as in time order (at most one pending).
    */
   setTimer(atNs: number, fn: () => void): TimerId {
     if (!this.windowed) return this.queue.push(timerFireNs(atNs, this.nowNs), fn);
     if (this.globalId !== null)
       throw new Error('EngineScheduler: one global timer at a time in windowed mode');
     const at = timerFireNs(atNs, this.nowNs);
-    for (const sw of this.switches) sw.mark = sw.timers.pushCount;
+    for (const n of this.hosts) n.mark = n.timers.pushCount;
+    for (const n of this.switches) n.mark = n.timers.pushCount;
     this.globalAtNs = at;
     const id = this.queue.push(at, () => {
       this.globalId = null;
@@ -202,11 +223,6 @@ export class EngineScheduler implements TimerService {
     });
     this.globalId = id;
     return id;
-  }
-
-  /** A host's timer (same queue as global timers, in time order). */
-  setHostTimer(atNs: number, fn: () => void): TimerId {
-    return this.queue.push(timerFireNs(atNs, this.nowNs), fn);
   }
 
   cancelTimer(id: TimerId): void {
@@ -231,11 +247,11 @@ export class EngineScheduler implements TimerService {
   get pending(): number {
     let n = this.queue.size;
     for (const c of this.classes) n += c.count;
-    for (const sw of this.switches) {
-      n += sw.timers.size;
-      for (const l of sw.inLinks) n += l.ringCount;
-    }
-    for (const l of this.hostInLinks) n += l.ringCount;
+    for (const nodes of [this.hosts, this.switches])
+      for (const node of nodes) {
+        n += node.timers.size;
+        for (const l of node.inLinks) n += l.ringCount;
+      }
     return n;
   }
 
@@ -254,6 +270,11 @@ export class EngineScheduler implements TimerService {
    * run: all nodes are then in their state at that instant, as lockstep nodes stop).
    */
   finishInstant(): void {
+    // Other hosts may already have run past this instant: the run's results would be wrong.
+    if (this.hostsByNode)
+      throw new Error(
+        `EngineScheduler: the run ended at ${this.nowNs} ns inside a window whose hosts ran one by one (endIsFar was wrong); ROCELAB_ENGINE=ordered runs it in time order`,
+      );
     this.stopAfterNs = this.nowNs;
   }
 
@@ -275,7 +296,7 @@ export class EngineScheduler implements TimerService {
     const before = this.processed;
     try {
       if (this.windowed) this.runWindowed(untilNs);
-      else this.runInOrder(Number.NEGATIVE_INFINITY, untilNs);
+      else this.runInOrder(untilNs);
       // A run that ends because of untilNs leaves the clock there.
       const cappedNs = this.capped(untilNs);
       if (!this.stopRequested && cappedNs !== Number.POSITIVE_INFINITY && cappedNs > this.nowNs) {
@@ -291,23 +312,20 @@ export class EngineScheduler implements TimerService {
    * Windowed mode. Why: on a large network every event touches a cold node (its ports, queues,
    * route table), while within a stretch of time shorter than the least link delay L nodes cannot
    * affect each other: a frame sent at t arrives at t + delay ≥ t + L. So the time from T to
-   * T + L is run switch by switch, each switch's events in its own order, while its state is warm
-   * (the 320-host fat tree: 705 → 456 ns per event, docs/performance.md "Windows"). Each switch sees exactly
-   * the events, in exactly the order, of the time-ordered loop (`run` without windows): its timers
-   * and the frames reaching it, with the equal-time rule (timers first, then arrivals by delay
-   * class and sender).
+   * T + L is run node by node, each node's events in its own order, while its state is warm
+   * (docs/performance.md "Windows"). Each node sees exactly the events, in exactly the order, of
+   * the time-ordered loop (`run` without windows): its timers and the frames reaching it, with
+   * the equal-time rule (timers first, then arrivals by delay class and sender).
    *
-   * Hosts stay in time order, all together, as before, first in each window: what ends a run (the
-   * last flow's completion, finishInstant) happens at a host, and applications of different hosts
-   * may reach each other directly. When the run ends at instant E, the hosts stop after E and the
-   * switches then run only up to E, so every node ends in its state after E. The sampler (the one
-   * global timer) reads every node: windows end at its instant, and there the switches first run
-   * their timers of that instant set before it (their `mark`), as time order would have.
-   *
-   * Host-bound frames wait in their links' rings until the window they arrive in, then move into
-   * their delay classes in (time, class, sender) order, which the time-ordered loop reads.
+   * What ends a run (the last flow's completion, finishInstant) happens at a host, and every node
+   * must end in its state after that instant E. So hosts run host by host only while the run
+   * cannot end within the window (endIsFar); otherwise instant by instant, and once the run ended
+   * at E the switches run only up to E. The sampler (the one global timer) reads every node:
+   * windows end before its instant, and there every node first runs its timers of that instant
+   * set before it (their `mark`), as time order would have.
    */
   private runWindowed(requestedUntilNs: number): void {
+    const hosts = this.hosts;
     const switches = this.switches;
     const L = this.lookaheadNs;
     for (;;) {
@@ -318,35 +336,37 @@ export class EngineScheduler implements TimerService {
       if (startNs > untilNs || startNs === Number.POSITIVE_INFINITY) break;
       let lastNs = startNs + L - 1;
       if (untilNs < lastNs) lastNs = untilNs;
+      if (this.globalAtNs === startNs) {
+        this.runGlobalAt(startNs);
+        if (this.stopRequested) break;
+      }
+      // A global timer pending within the window (the sampler's next instant) ends it before.
       const g = this.globalAtNs;
       if (g > startNs && g - 1 < lastNs) lastNs = g - 1;
-      if (g === startNs) {
-        // The sampler's instant: each switch's timers set before it, first.
-        for (let i = 0; i < switches.length; i++) {
-          const sw = switches[i];
-          for (
-            let fn = sw.timers.popAtBefore(g, sw.mark);
-            fn !== undefined;
-            fn = sw.timers.popAtBefore(g, sw.mark)
-          ) {
-            this.nowNs = g;
-            this.processed++;
-            fn();
+      // The clock ends the window at its latest event, as the time-ordered loop would leave it.
+      let latestNs = this.nowNs;
+      if (this.endIsFar?.() === true) {
+        this.windowsHostByHost++;
+        this.hostsByNode = true;
+        try {
+          for (let i = 0; i < hosts.length && !this.stopRequested; i++) {
+            this.runNode(hosts[i], lastNs);
+            if (this.nowNs > latestNs) latestNs = this.nowNs;
           }
+        } finally {
+          this.hostsByNode = false;
         }
+      } else {
+        this.windowsHostsStepped++;
+        this.stepHosts(lastNs);
+        if (this.nowNs > latestNs) latestNs = this.nowNs;
       }
-      this.gatherHostArrivals(startNs, lastNs);
-      this.runInOrder(startNs, lastNs);
       if (this.stopRequested) break;
-      // The sampler may have set its next instant within this window: the window ends before it.
-      if (this.globalAtNs > startNs && this.globalAtNs - 1 < lastNs) lastNs = this.globalAtNs - 1;
       // A run that ended in this window ends for the switches at the same instant.
       const ended = this.stopAfterNs !== Number.POSITIVE_INFINITY;
       if (ended && this.stopAfterNs < lastNs) lastNs = this.stopAfterNs;
-      // The clock ends the window at its latest event, as the time-ordered loop would leave it.
-      let latestNs = this.nowNs;
       for (let i = 0; i < switches.length && !this.stopRequested; i++) {
-        this.runSwitch(switches[i], lastNs);
+        this.runNode(switches[i], lastNs);
         if (this.nowNs > latestNs) latestNs = this.nowNs;
       }
       this.nowNs = latestNs;
@@ -354,133 +374,74 @@ export class EngineScheduler implements TimerService {
     }
   }
 
+  /**
+   * The global timers' instant `atNs` (the sampler's): every node's timers of that instant set
+   * before the pending global timer, then the global timers due.
+   */
+  private runGlobalAt(atNs: number): void {
+    for (const nodes of [this.hosts, this.switches]) {
+      for (let i = 0; i < nodes.length; i++) {
+        const n = nodes[i];
+        for (
+          let fn = n.timers.popAtBefore(atNs, n.mark);
+          fn !== undefined;
+          fn = n.timers.popAtBefore(atNs, n.mark)
+        ) {
+          this.nowNs = atNs;
+          this.processed++;
+          fn();
+        }
+      }
+    }
+    const queue = this.queue;
+    while (!this.stopRequested && queue.earliestNs <= atNs) {
+      const fn = queue.popUntil(atNs);
+      if (fn === undefined) break;
+      this.nowNs = atNs;
+      this.processed++;
+      fn();
+    }
+  }
+
+  /**
+   * Hosts' events due by `lastNs`, instant by instant (every host's events of one instant, then
+   * the next instant), until the run ends: a window in which the run may end.
+   */
+  private stepHosts(lastNs: number): void {
+    // Only hosts with an event in the window can have one: nothing reaches a host within it.
+    const active = this.activeHosts;
+    let n = 0;
+    for (const h of this.hosts) if (h.nextEventNs() <= lastNs) active[n++] = h;
+    while (n > 0 && !this.stopRequested && this.stopAfterNs === Number.POSITIVE_INFINITY) {
+      let t = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < n; i++) {
+        const ti = active[i].nextEventNs();
+        if (ti < t) t = ti;
+      }
+      if (t > lastNs) break;
+      for (let i = 0; i < n && !this.stopRequested; i++)
+        if (active[i].nextEventNs() === t) this.runNode(active[i], t);
+    }
+    active.length = 0;
+  }
+
+  /** stepHosts' hosts with events in its window (reused). */
+  private readonly activeHosts: NodeEvents[] = [];
+
   /** Time of the earliest pending event of any node (windowed mode), Infinity if none. */
   private earliestPendingNs(): number {
     let t = this.queue.peekTime();
-    const classes = this.classes;
-    for (let i = 0; i < classes.length; i++) {
-      const c = classes[i];
-      if (c.count > 0 && c.headTimeNs < t) t = c.headTimeNs;
-    }
-    const hostLinks = this.hostInLinks;
-    for (let i = 0; i < hostLinks.length; i++) {
-      const l = hostLinks[i];
-      if (l.ringCount > 0 && l.ringHeadNs < t) t = l.ringHeadNs;
-    }
-    const switches = this.switches;
-    for (let i = 0; i < switches.length; i++) {
-      const sw = switches[i];
-      const tt = sw.timers.peekTime();
-      if (tt < t) t = tt;
-      const links = sw.inLinks;
-      for (let k = 0; k < links.length; k++) {
-        const l = links[k];
-        if (l.ringCount > 0 && l.ringHeadNs < t) t = l.ringHeadNs;
+    for (const nodes of [this.hosts, this.switches]) {
+      for (let i = 0; i < nodes.length; i++) {
+        const tt = nodes[i].nextEventNs();
+        if (tt < t) t = tt;
       }
     }
     return t;
   }
 
-  /**
-   * A window's host arrivals: link and time of each, and their order once sorted. Reused from
-   * window to window, never shortened: arrays rebuilt per window lived long enough to be promoted
-   * and raised the 320-host fat tree's peak memory.
-   */
-  private gathered: WindowLink[] = [];
-  private gatheredNs = new Float64Array(1024);
-  private gatheredOrder = new Int32Array(1024);
-  private gatheredCount = 0;
-  /** Counts per ns of a window (sortGathered). */
-  private counts = new Int32Array(0);
-
-  /**
-   * Hand every host-bound frame due by `lastNs` to its delay class, in (time, class, sender)
-   * order: the order in which `run`'s loop would have had them, since links then pushed in time
-   * order. A link's own frames arrive at distinct times, in the order sent.
-   */
-  private gatherHostArrivals(startNs: number, lastNs: number): void {
-    const links = this.hostInLinks;
-    let n = 0;
-    let touched = 0;
-    for (let i = 0; i < links.length; i++) {
-      const l = links[i];
-      const before = n;
-      for (let k = 0, count = l.ringCount; k < count; k++) {
-        const t = l.ringNs(k);
-        if (t > lastNs) break;
-        if (n === this.gatheredNs.length) this.growGathered();
-        this.gathered[n] = l;
-        this.gatheredNs[n++] = t;
-      }
-      // Read the frames ahead, as a switch does (runSwitch).
-      if (n > before) touched = (touched + l.touchFrames(lastNs)) | 0;
-    }
-    this.touchedSum = touched;
-    this.gatheredCount = n;
-    if (n === 0) return;
-    const order = this.sortGathered(startNs, lastNs);
-    const got = this.gathered;
-    const times = this.gatheredNs;
-    for (let k = 0; k < n; k++) {
-      const i = order[k];
-      got[i].ringToClass(times[i]);
-    }
-  }
-
-  private growGathered(): void {
-    const n = this.gatheredNs.length * 2;
-    const times = new Float64Array(n);
-    times.set(this.gatheredNs);
-    this.gatheredNs = times;
-    this.gatheredOrder = new Int32Array(n);
-  }
-
-  /**
-   * The gathered arrivals' indices in (time, rank) order. Gathered link by link, in the order
-   * hosts' in-links were made, which is their senders' order (rank within a delay class), so a
-   * stable sort by time leaves equal times in sender order but for delay classes: a counting sort
-   * over the window's ns when the window is short (the usual case), then equal times by rank.
-   */
-  private sortGathered(startNs: number, lastNs: number): Int32Array {
-    const got = this.gathered;
-    const times = this.gatheredNs;
-    const n = this.gatheredCount;
-    const order = this.gatheredOrder;
-    const span = lastNs - startNs + 1;
-    if (!(span <= 4 * n + 4096) || !Number.isInteger(startNs) || !Number.isInteger(lastNs)) {
-      for (let i = 0; i < n; i++) order[i] = i;
-      order.subarray(0, n).sort((a, b) => times[a] - times[b] || got[a].rank - got[b].rank || a - b);
-      return order;
-    }
-    if (this.counts.length < span + 1)
-      this.counts = new Int32Array(Math.max(span + 1, 2 * this.counts.length));
-    const counts = this.counts;
-    counts.fill(0, 0, span + 1);
-    for (let i = 0; i < n; i++) counts[times[i] - startNs + 1]++;
-    for (let b = 1; b <= span; b++) counts[b] += counts[b - 1];
-    for (let i = 0; i < n; i++) order[counts[times[i] - startNs]++] = i;
-    // Equal times by rank (insertion sort, stable: runs are short, and already in order within
-    // one delay class).
-    for (let k = 1; k < n; k++) {
-      const i = order[k];
-      const t = times[i];
-      const r = got[i].rank;
-      let j = k - 1;
-      while (j >= 0 && times[order[j]] === t && got[order[j]].rank > r) {
-        order[j + 1] = order[j];
-        j--;
-      }
-      order[j + 1] = i;
-    }
-    return order;
-  }
-
-  /**
-   * Timers and delay-class arrivals due by `lastNs`, in time order: every event of `run`, and in
-   * windowed mode the hosts' events and global timers of a window that began at `startNs` (a
-   * global timer set within it, the sampler's next instant, ends it before that instant).
-   */
-  private runInOrder(startNs: number, lastNs: number): void {
+  /** Timers and delay-class arrivals due by `lastNs`, in time order: every event of `run`. */
+  private runInOrder(lastNs: number): void {
     const queue = this.queue;
     const classes = this.classes;
     while (!this.stopRequested) {
@@ -494,9 +455,7 @@ export class EngineScheduler implements TimerService {
           next = c;
         }
       }
-      let untilNs = this.capped(lastNs);
-      const g = this.globalAtNs;
-      if (g > startNs && g - 1 < untilNs) untilNs = g - 1;
+      const untilNs = this.capped(lastNs);
       // A timer due no later than the first arrival runs first (ties: timers before arrivals).
       // earliestNs lets a run of arrivals skip the timer queue until a timer may be due.
       const limit = Math.min(classT, untilNs);
@@ -513,12 +472,12 @@ export class EngineScheduler implements TimerService {
     }
   }
 
-  /** One switch's events due by `lastNs`, in its own order: timers first at an instant, then arrivals. */
-  private runSwitch(sw: SwitchEvents, lastNs: number): void {
-    const tq = sw.timers;
-    const links = sw.inLinks;
+  /** One node's events due by `lastNs`, in its own order: timers first at an instant, then arrivals. */
+  private runNode(node: NodeEvents, lastNs: number): void {
+    const tq = node.timers;
+    const links = node.inLinks;
     // Why read every frame of the window first: each is cold (sent a window ago), and reads of
-    // independent frames in one loop wait for memory together, where the switch's pipeline would
+    // independent frames in one loop wait for memory together, where the node's pipeline would
     // wait for each in turn.
     let touched = 0;
     for (let k = 0; k < links.length; k++) touched = (touched + links[k].touchFrames(lastNs)) | 0;

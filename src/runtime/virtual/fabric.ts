@@ -3,8 +3,9 @@
  *
  * A link has a constant propagation delay, so frames leave it in the order they entered. A link
  * hands each frame with its due time to the ring of its delay class (engine-scheduler.ts), which
- * delivers it back to the link in order: sending a frame allocates nothing and never touches
- * the timer heap.
+ * delivers it back to the link in order; in windowed mode it keeps them in a ring of its own,
+ * which the receiving node reads in its window. Either way sending a frame allocates nothing and
+ * never touches the timer heap.
  */
 import type { FirmwareEnv, Logger, NodeFirmware } from '../../env/env.js';
 import { nullLogger } from '../../env/env.js';
@@ -17,7 +18,7 @@ import {
   type ArrivalSink,
   type DelayClass,
   type EngineScheduler,
-  SwitchEvents,
+  NodeEvents,
   type WindowLink,
 } from './engine-scheduler.js';
 
@@ -141,10 +142,6 @@ export class Link implements ArrivalSink, WindowLink {
     this.arrive(this.ringShift());
   }
 
-  ringToClass(atNs: number): void {
-    this.cls.push(this, atNs, this.ringShift(), this.orderKey);
-  }
-
   touchFrames(lastNs: number): number {
     let sum = 0;
     const mask = this.ringPkts.length - 1;
@@ -228,18 +225,19 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       }
     },
   };
-  // Windowed mode: each switch's own timers and in-links, hosts' in-links (runWindowed).
-  const switchEvents = new Map<string, SwitchEvents>();
+  // Windowed mode: each node's own timers and in-links (runWindowed).
+  const nodeEvents = new Map<string, NodeEvents>();
   if (sched.windowed) {
-    // The switches' queues share half of one queue's allowance of small-id slots (TimerQueue):
-    // with the scheduler's own queue, about what one queue had before windows.
-    const nSwitches = topo.nodes.filter((n) => n.kind === 'switch').length;
-    const smallIdSlots = Math.max(256, Math.floor(SMALL_ID_SLOT_LIMIT / 2 / Math.max(1, nSwitches)));
+    // The nodes' queues share one and a half queues' allowance of small-id slots (TimerQueue):
+    // what the hosts' shared queue and the switches' queues had when hosts ran in time order.
+    const smallIdSlots = Math.max(
+      256,
+      Math.floor((1.5 * SMALL_ID_SLOT_LIMIT) / Math.max(1, topo.nodes.length)),
+    );
     for (const node of topo.nodes) {
-      if (node.kind !== 'switch') continue;
-      const ev = new SwitchEvents(smallIdSlots);
-      switchEvents.set(node.name, ev);
-      sched.switches.push(ev);
+      const ev = new NodeEvents(smallIdSlots);
+      nodeEvents.set(node.name, ev);
+      (node.kind === 'switch' ? sched.switches : sched.hosts).push(ev);
     }
   }
   topo.nodes.forEach((node, ordinal) => {
@@ -261,9 +259,7 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
       if (opts.tap?.onTx !== undefined) link.txTap = opts.tap.onTx;
       if (opts.tap?.onRx !== undefined) link.rxTap = opts.tap.onRx;
       if (sched.windowed) {
-        const ev = switchEvents.get(to.name);
-        if (ev !== undefined) ev.inLinks.push(link);
-        else sched.hostInLinks.push(link);
+        nodeEvents.get(to.name)!.inLinks.push(link);
         if (p.delayNs < sched.lookaheadNs) sched.lookaheadNs = p.delayNs;
       }
       return link;
@@ -271,7 +267,7 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
     links.set(node.name, nodeLinks);
     let nextId = 0;
     const rng = opts.rng.fork(node.name);
-    const own = switchEvents.get(node.name);
+    const own = nodeEvents.get(node.name);
     const env: FirmwareEnv = {
       now: () => sched.now(),
       ...timerService(sched, own),
@@ -292,10 +288,10 @@ export function createFabric(sched: EngineScheduler, topo: Topology, opts: Fabri
   return fabric;
 }
 
-/** A node's timers: a switch's own queue in windowed mode, else the scheduler's. */
+/** A node's timers: its own queue in windowed mode, else the scheduler's. */
 function timerService(
   sched: EngineScheduler,
-  own: SwitchEvents | undefined,
+  own: NodeEvents | undefined,
 ): Pick<FirmwareEnv, 'setTimer' | 'cancelTimer'> {
   if (own !== undefined) {
     const timers = own.timers;
@@ -306,11 +302,6 @@ function timerService(
       },
     };
   }
-  if (sched.windowed)
-    return {
-      setTimer: (atNs, fn) => sched.setHostTimer(atNs, fn),
-      cancelTimer: (id) => sched.cancelTimer(id),
-    };
   return { setTimer: (atNs, fn) => sched.setTimer(atNs, fn), cancelTimer: (id) => sched.cancelTimer(id) };
 }
 

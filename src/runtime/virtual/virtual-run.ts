@@ -81,7 +81,7 @@ export interface VirtualRunInput {
    */
   recyclePackets?: boolean;
   /**
-   * Run switches window by window (engine-scheduler.ts runWindowed; docs/development.md "The
+   * Run nodes window by window (engine-scheduler.ts runWindowed; docs/development.md "The
    * virtual engine's windows"): the default where it applies (windowsApply). false: every event in
    * time order (comparisons and tests; results are the same).
    */
@@ -145,6 +145,16 @@ export class VirtualRun {
   readonly warnings: string[];
   private readonly nicCfg = new Map<string, Omit<NicConfig, 'observer'>>();
   private completed = 0;
+  /**
+   * Per flow, 1 while it cannot complete within the least link delay from now (endIsFar): not yet
+   * started (its first frame and the acknowledgement of it each cross a link), finite and not yet
+   * received whole (what completes it at the sender is an acknowledgement the receiver sends once
+   * it has every byte), or long-lived without a stop (never completes). `endBlockers` counts them.
+   */
+  private readonly endBlocking: Uint8Array;
+  private endBlockers: number;
+  /** Flows that completed while still counted in endBlocking: the reasoning above broke (tests). */
+  endBlockingBroken = 0;
   private started = false;
   // Series, flat [t, v, t, v, ...] per switch port.
   private readonly queueSeries: { node: string; port: number; sw: Switch; pts: number[]; max: number }[] = [];
@@ -192,6 +202,9 @@ export class VirtualRun {
     this.warnings.push(...this.plan.warnings);
     this.probe = inp.probes == null ? null : new Probe(inp.probes, this.plan);
     this.tracer = chainTracers([inp.trace, this.probe]);
+    this.endBlocking = new Uint8Array(this.plan.flows.length).fill(1);
+    this.endBlockers = this.plan.flows.length;
+    this.sched.endIsFar = () => this.endBlockers > 0;
     this.createFirmware();
     this.flows = this.plan.flows.map(
       (f) =>
@@ -230,7 +243,12 @@ export class VirtualRun {
         : (host: string) => this.apps[this.topo.byName.get(host)!.index];
     for (const h of this.topo.hosts) {
       const env = this.fabric.envs.get(h.name)!;
-      const app = new HostApp(h, this.plan, env, { flowDone: () => this.onFlowDone() }, { peers });
+      const events = {
+        flowDone: (flowId: number) => this.onFlowDone(flowId),
+        flowStarted: (flowId: number) => this.onFlowStarted(flowId),
+        flowReceived: (flowId: number) => this.unblockEnd(flowId),
+      };
+      const app = new HostApp(h, this.plan, env, events, { peers });
       this.apps[h.index] = app;
       const cfg = { ...this.nicCfg.get(h.name)!, observer: app.observer };
       const trace = this.tracer?.nic(h.name) ?? null;
@@ -260,8 +278,25 @@ export class VirtualRun {
 
   // --- flow lifecycle -------------------------------------------------------------------------
 
+  /** A flow started: one that may now complete at any time no longer keeps the end far. */
+  private onFlowStarted(flowId: number): void {
+    const f = this.plan.flows[flowId];
+    const sizes = f.messageBytes;
+    if (sizes === null ? f.spec.stopNs !== null : sizes.length === 0) this.unblockEnd(flowId);
+  }
+
+  private unblockEnd(flowId: number): void {
+    if (this.endBlocking[flowId] === 0) return;
+    this.endBlocking[flowId] = 0;
+    this.endBlockers--;
+  }
+
   /** A flow completed: stop once every flow completed. */
-  private onFlowDone(): void {
+  private onFlowDone(flowId: number): void {
+    if (this.endBlocking[flowId] !== 0) {
+      this.endBlockingBroken++;
+      this.unblockEnd(flowId);
+    }
     this.completed++;
     // Every node ends in its state after the whole instant, as lockstep nodes stop.
     if (this.completed === this.plan.flows.length) this.sched.finishInstant();
@@ -396,7 +431,7 @@ export class VirtualRun {
 }
 
 /**
- * Whether the run's switches run window by window (engine-scheduler.ts runWindowed): not when
+ * Whether the run's nodes run window by window (engine-scheduler.ts runWindowed): not when
  * something outside the firmware watches frames or nodes in the order events happen (a tracer,
  * tap or drop filter), nor on a link without delay (no window then). `windows: false` or the
  * environment's ROCELAB_ENGINE=ordered turn them off (comparisons).
