@@ -425,6 +425,8 @@ export class EngineScheduler implements TimerService {
     active.length = 0;
   }
 
+  /** runNode's next arrival time per in-link (reused). */
+  private heads = new Float64Array(16);
   /** stepHosts' hosts with events in its window (reused). */
   private readonly activeHosts: NodeEvents[] = [];
 
@@ -482,17 +484,20 @@ export class EngineScheduler implements TimerService {
     let touched = 0;
     for (let k = 0; k < links.length; k++) touched = (touched + links[k].touchFrames(lastNs)) | 0;
     this.touchedSum = touched;
+    // Each in-link's next arrival in the window (Infinity: none), kept here so that choosing the
+    // next arrival reads one array, not every link: nothing reaches this node while it runs.
+    const n = links.length;
+    if (this.heads.length < n) this.heads = new Float64Array(2 * n);
+    const heads = this.heads;
+    for (let k = 0; k < n; k++) heads[k] = dueHeadNs(links[k], lastNs);
     for (;;) {
       let at = Number.POSITIVE_INFINITY;
-      let best: WindowLink | null = null;
-      for (let k = 0; k < links.length; k++) {
-        const l = links[k];
-        if (l.ringCount > 0) {
-          const h = l.ringHeadNs;
-          if (h < at || (h === at && l.rank < best!.rank)) {
-            at = h;
-            best = l;
-          }
+      let b = -1;
+      for (let k = 0; k < n; k++) {
+        const h = heads[k];
+        if (h < at || (h === at && h !== Number.POSITIVE_INFINITY && links[k].rank < links[b].rank)) {
+          at = h;
+          b = k;
         }
       }
       const limit = at < lastNs ? at : lastNs;
@@ -502,13 +507,22 @@ export class EngineScheduler implements TimerService {
         this.processed++;
         if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
         fn();
-      } else if (best !== null && at <= lastNs) {
+      } else if (b >= 0) {
         this.nowNs = at;
         this.processed++;
         if ((this.processed & 0xffff) === 0 && this.onTick !== null) this.onTick();
-        best.arriveFromRing();
+        const l = links[b];
+        l.arriveFromRing();
+        heads[b] = dueHeadNs(l, lastNs);
       } else return;
       if (this.stopRequested) return;
     }
   }
+}
+
+/** Arrival time of `link`'s oldest frame if due by `lastNs`, else Infinity. */
+function dueHeadNs(link: WindowLink, lastNs: number): number {
+  if (link.ringCount === 0) return Number.POSITIVE_INFINITY;
+  const t = link.ringHeadNs;
+  return t <= lastNs ? t : Number.POSITIVE_INFINITY;
 }
