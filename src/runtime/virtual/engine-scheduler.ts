@@ -124,8 +124,6 @@ export interface WindowLink {
   readonly ringCount: number;
   /** Arrival time of the ring's oldest frame (ringCount > 0). */
   readonly ringHeadNs: number;
-  /** Arrival time of the ring's k-th oldest frame (k < ringCount). */
-  ringNs(k: number): number;
   /** Equal-time order among a node's arrivals: (delay class, sender key) as one number. */
   readonly rank: number;
   /** Deliver the ring's oldest frame now. */

@@ -134,10 +134,6 @@ export class Link implements ArrivalSink, WindowLink {
     return this.ringTimes[this.ringHead];
   }
 
-  ringNs(k: number): number {
-    return this.ringTimes[(this.ringHead + k) & (this.ringPkts.length - 1)];
-  }
-
   arriveFromRing(): void {
     this.arrive(this.ringShift());
   }
