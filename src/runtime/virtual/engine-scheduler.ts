@@ -211,8 +211,7 @@ export class EngineScheduler implements TimerService {
     if (this.globalId !== null)
       throw new Error('EngineScheduler: one global timer at a time in windowed mode');
     const at = timerFireNs(atNs, this.nowNs);
-    for (const n of this.hosts) n.mark = n.timers.pushCount;
-    for (const n of this.switches) n.mark = n.timers.pushCount;
+    for (const nodes of [this.hosts, this.switches]) for (const n of nodes) n.mark = n.timers.pushCount;
     this.globalAtNs = at;
     const id = this.queue.push(at, () => {
       this.globalId = null;
@@ -323,8 +322,6 @@ export class EngineScheduler implements TimerService {
    * set before it (their `mark`), as time order would have.
    */
   private runWindowed(requestedUntilNs: number): void {
-    const hosts = this.hosts;
-    const switches = this.switches;
     const L = this.lookaheadNs;
     for (;;) {
       if (this.stopRequested) break;
@@ -347,10 +344,7 @@ export class EngineScheduler implements TimerService {
         this.windowsHostByHost++;
         this.hostsByNode = true;
         try {
-          for (let i = 0; i < hosts.length && !this.stopRequested; i++) {
-            this.runNode(hosts[i], lastNs);
-            if (this.nowNs > latestNs) latestNs = this.nowNs;
-          }
+          latestNs = this.runNodes(this.hosts, lastNs, latestNs);
         } finally {
           this.hostsByNode = false;
         }
@@ -363,13 +357,21 @@ export class EngineScheduler implements TimerService {
       // A run that ended in this window ends for the switches at the same instant.
       const ended = this.stopAfterNs !== Number.POSITIVE_INFINITY;
       if (ended && this.stopAfterNs < lastNs) lastNs = this.stopAfterNs;
-      for (let i = 0; i < switches.length && !this.stopRequested; i++) {
-        this.runNode(switches[i], lastNs);
-        if (this.nowNs > latestNs) latestNs = this.nowNs;
-      }
-      this.nowNs = latestNs;
+      this.nowNs = this.runNodes(this.switches, lastNs, latestNs);
       if (ended || lastNs >= untilNs) break;
     }
+  }
+
+  /**
+   * Each of `nodes` through its events due by `lastNs`, node after node; returns the latest
+   * instant any of them reached, or `latestNs` if later.
+   */
+  private runNodes(nodes: NodeEvents[], lastNs: number, latestNs: number): number {
+    for (let i = 0; i < nodes.length && !this.stopRequested; i++) {
+      this.runNode(nodes[i], lastNs);
+      if (this.nowNs > latestNs) latestNs = this.nowNs;
+    }
+    return latestNs;
   }
 
   /**
