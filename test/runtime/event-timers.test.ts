@@ -194,9 +194,11 @@ describe('EventTimers time windows (docs/realtime.md "Time windows")', () => {
   });
 
   it('wakes itself at the window edge after the next timer (PreciseWake), on the real clock', async () => {
-    const clock = new RealClock({ timeScale: 1000, epochRealNs: performance.now() * 1e6 });
-    const t = timers(clock, 1000); // windows of 1 µs emulated = 1 ms real
+    // The clock's epoch is the instant measured from: read apart, a host that descheduled the test
+    // between the two reads (2.4 ms, CI beside other work) made the wake look early.
     const startRealMs = performance.now();
+    const clock = new RealClock({ timeScale: 1000, epochRealNs: startRealMs * 1e6 });
+    const t = timers(clock, 1000); // windows of 1 µs emulated = 1 ms real
     const fired = await new Promise<{ atNs: number; realMs: number }>((resolve) =>
       t.setTimer(2300, () => resolve({ atNs: t.now(), realMs: performance.now() - startRealMs })),
     );
@@ -227,6 +229,26 @@ describe('PreciseWake', () => {
     await Promise.all([at('b', 4.5), at('a', 1.5), at('c', 7)]);
     expect(order).toEqual(['a', 'b', 'c']);
     for (const ns of late) expect(ns).toBeGreaterThanOrEqual(0);
+  });
+
+  it('runs requests that are due at once earliest first, whatever order they were made in', async () => {
+    const wake = PreciseWake.get();
+    const now = () => Number(process.hrtime.bigint());
+    const order: string[] = [];
+    const baseNs = now();
+    const request = (name: string, inMs: number) =>
+      new Promise<void>((resolve) => {
+        const fn = () => {
+          order.push(name);
+          resolve();
+        };
+        wake.at(fn, baseNs + inMs * 1e6);
+      });
+    const done = Promise.all([request('late', 4), request('early', 1)]);
+    // Hold the main thread past both instants: the helper's message waits, so both are due in one fire.
+    while (now() < baseNs + 6e6);
+    await done;
+    expect(order).toEqual(['early', 'late']);
   });
 
   it('a cancelled request never fires, and a later one replaces an earlier one of the same subscriber', async () => {
