@@ -144,7 +144,7 @@ export async function benchWallclockTarget(): Promise<void> {
     if (ok && i < TARGET_WALLCLOCK_RUNS) held++;
     const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
     console.log(
-      `  timeScale ${String(ts).padStart(5)} run ${i < TARGET_WALLCLOCK_RUNS ? i + 1 : '-'}: ${ok ? 'holds' : 'does not hold'}; late frames ${rt.lateFrames} of ${rt.dataFrames} data frames (${(late * 1e4).toFixed(2)} per 10^4)${rt.worstLate === null ? '' : `, worst ${(rt.worstLate.maxLateNs / 1e3).toFixed(1)} µs`}; goodput ${(r.summary.goodputBps / 1e9).toFixed(2)} Gbit/s (${pct(goodput)}), max queue ${r.summary.maxQueueBytes} B (${pct(queue)}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}; GC over 1 ms ${rt.pauses.gcOver1Ms}, longest ${rt.pauses.gcMaxMs} ms; wall ${(out.wallMs / 1000).toFixed(1)} s`,
+      `  timeScale ${String(ts).padStart(5)} run ${i < TARGET_WALLCLOCK_RUNS ? i + 1 : '-'}: ${ok ? 'holds' : 'does not hold'}; late frames ${rt.lateFrames} of ${rt.dataFrames} data frames (${(late * 1e4).toFixed(2)} per 10^4)${rt.worstLate === null ? '' : `, worst ${(rt.worstLate.maxLateNs / 1e3).toFixed(1)} µs`}; goodput ${(r.summary.goodputBps / 1e9).toFixed(2)} Gbit/s (${pct(goodput)}), max queue ${r.summary.maxQueueBytes} B (${pct(queue)}); flows ${r.summary.flowsCompleted}/${r.summary.flowsTotal}; GC over 1 ms ${rt.pauses.gcOver1Ms}, longest ${rt.pauses.gcMaxMs} ms; main threads at ${rt.mainThreadPriority ?? 'normal'} priority; wall ${(out.wallMs / 1000).toFixed(1)} s`,
     );
   }
   console.log(

@@ -691,6 +691,7 @@ export function resolveScenario(p: ParsedScenario, opts: ResolveOptions): Scenar
     timeWindow: p.timeWindow,
     inProcessLinks: p.inProcessLinks,
     processes: p.processes,
+    realtimePriority: p.realtimePriority,
     sampleIntervalNs,
     defaults: { link, nic, switch: sw },
     cc: resolveCc(p.cc),

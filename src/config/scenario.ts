@@ -409,6 +409,12 @@ export interface Scenario {
    * them). Other launchers give every node its own process, namespace or container.
    */
   processes: 'per-node' | 'auto' | number;
+  /**
+   * Whether a real node process's main thread runs under the kernel's round-robin real-time
+   * policy (docs/realtime.md "Real-time priority"): `on`, `off`, or `auto`: under wallclock, when
+   * the launcher runs no more node processes than the machine has cores.
+   */
+  realtimePriority: 'auto' | 'on' | 'off';
   sampleIntervalNs: number;
   defaults: { link: LinkParams; nic: NicParams; switch: SwitchParams };
   cc: Record<string, CcSection>;
@@ -921,6 +927,7 @@ export const scenarioSchema = strict({
   timeWindow: oneOf(['link', 'off'] as const).default('link'),
   inProcessLinks: oneOf(['auto', 'socket', 'memory'] as const).default('auto'),
   processes: processCount().default('auto'),
+  realtimePriority: oneOf(['auto', 'on', 'off'] as const).default('auto'),
   sampleInterval: duration({ min: 1 }).optional(),
   defaults: strict({
     link: linkDefaults.prefault({}),

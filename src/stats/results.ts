@@ -140,6 +140,11 @@ export interface RealtimeResult {
   /** OS processes the nodes ran in (the local runtime's `processes`; elsewhere one per node). */
   processes: number;
   /**
+   * The node processes' main threads (docs/realtime.md "Real-time priority"): `realtime` when
+   * every node's ran under SCHED_RR, `normal` when none did, `mixed` otherwise.
+   */
+  mainThreadPriority?: 'realtime' | 'normal' | 'mixed';
+  /**
    * Achieved dilation (real ns per emulated ns) over windows of the run: timeScale when the host
    * kept up, more when lockstep slowed emulated time down. Null when no window advanced.
    */

@@ -141,6 +141,11 @@ describe('a wallclock run that lasts its whole duration', () => {
     // Every collection over 1 ms is listed (so few here that none is left off), inside the run,
     // in emulated-time order.
     const pauses = local.results.realtime!.pauses;
+    // Its processes fit the cores (processes: auto): their main threads ran under SCHED_RR where
+    // the kernel allows it (root), and a warning says why not elsewhere.
+    const root = process.platform === 'linux' && process.getuid?.() === 0;
+    expect(local.results.realtime!.mainThreadPriority).toBe(root ? 'realtime' : 'normal');
+    if (!root) expect(local.results.warnings.join('\n')).toMatch(/main thread left at normal priority/);
     const long = pauses.longGc ?? [];
     console.log(`collections over 1 ms: ${pauses.gcOver1Ms}, longest ${pauses.gcMaxMs} ms`);
     expect(long.length).toBe(pauses.gcOver1Ms);

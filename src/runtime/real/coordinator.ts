@@ -174,6 +174,8 @@ export class Coordinator {
       ...(this.opts.cc !== undefined ? { CC: this.opts.cc } : {}),
       ADDRESS_MAP: JSON.stringify(this.opts.addresses),
       INCARNATION: String(incarnation),
+      // How many node processes share this machine's cores (REALTIME_PRIORITY=auto, node.ts).
+      PROCESSES_ON_HOST: String(this.groups.length),
       // Processes that run several nodes bundle what they send each other (process-bundles.ts).
       ...(this.groups.length > 1 && this.groups.some((g) => g.length > 1)
         ? { PROCESS_GROUPS: this.groups.map((g) => g.join(',')).join(';') }

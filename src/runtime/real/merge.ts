@@ -124,9 +124,13 @@ function realtimeSection(inp: MergeInput, late: LateOverTime | null): RealtimeRe
   for (const r of reports.values()) for (const d of r.linksDown ?? []) linksDown.push({ node: r.node, ...d });
   linksDown.sort((a, b) => a.atNs - b.atNs || a.node.localeCompare(b.node) || a.port - b.port);
   const dil = (inp.dilations?.length ?? 0) > 0 ? inp.dilations! : nodeDilations;
+  let realtimeNodes = 0;
+  for (const r of reports.values()) if (r.load.realtimePriority?.applied === true) realtimeNodes++;
   return {
     sync,
     processes: inp.processes ?? plan.topo.nodes.length,
+    mainThreadPriority:
+      realtimeNodes === 0 ? 'normal' : realtimeNodes === reports.size ? 'realtime' : 'mixed',
     dilation: dil.length > 0 ? spread(dil) : null,
     promiseDatagrams,
     dataFrames,
@@ -204,6 +208,18 @@ function healthWarnings(inp: MergeInput, late: LateOverTime | null): string[] {
       }
     }
   }
+  // Nodes whose process asked for real-time priority and did not get it, by the reason.
+  const refused = new Map<string, string[]>();
+  for (const r of reports.values()) {
+    const p = r.load.realtimePriority;
+    if (p === undefined || !p.wanted || p.applied) continue;
+    const why = p.refused ?? 'unknown';
+    refused.set(why, [...(refused.get(why) ?? []), r.node]);
+  }
+  for (const [why, nodes] of refused)
+    warnings.push(
+      `${nodes.join(', ')}: main thread left at normal priority (${why}); late frames are likelier (docs/realtime.md "Real-time priority")`,
+    );
   const lateTotal = late?.counts.reduce((a, b) => a + b, 0) ?? 0;
   if (late !== null && lateTotal > 0) {
     const tenthNs = inp.endNs / 10;

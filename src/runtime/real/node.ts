@@ -38,7 +38,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { availableParallelism, networkInterfaces } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createNic, type Nic } from '../../../nic/api.js';
@@ -90,6 +90,7 @@ import {
   type NodeMessage,
   type NodeReport,
 } from './protocol.js';
+import { mainThreadIsRealtime } from './realtime-priority.js';
 import { scenarioFromJson } from './scenario-json.js';
 
 export interface NodeConfig {
@@ -140,6 +141,12 @@ export interface NodeConfig {
    * (process-bundles.ts) unless BUNDLES=0.
    */
   processGroups: string[][] | null;
+  /**
+   * Run the process's main thread under SCHED_RR (realtime-priority.ts): the scenario's
+   * `realtimePriority` or REALTIME_PRIORITY; `auto` is on under wallclock when the launcher runs
+   * no more node processes (PROCESSES_ON_HOST) than the machine has cores.
+   */
+  realtimePriority: boolean;
   /** MTU of the real path; datagrams stay below it − 28 bytes (IPv4 + UDP), so IP never fragments. */
   mtu: number;
   dropEvery: number;
@@ -254,6 +261,15 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
   ]);
   const timeWindow = choice(env, 'TIME_WINDOW', scenario.timeWindow, ['link', 'off']);
   const sync = choice(env, 'SYNC', scenario.sync, ['lockstep', 'wallclock']);
+  const realtimePriority = choice(env, 'REALTIME_PRIORITY', scenario.realtimePriority ?? 'auto', [
+    'auto',
+    'on',
+    'off',
+  ]);
+  const processesOnHost =
+    env.PROCESSES_ON_HOST === undefined
+      ? null
+      : num(env, 'PROCESSES_ON_HOST', 0, (v) => Number.isInteger(v) && v >= 1);
   if (sync === 'lockstep' && overlay !== 'geneve')
     throw new ConfigError('OVERLAY', 'lockstep needs the geneve overlay (frames carry their arrival stamps)');
   let addresses: AddressMap;
@@ -332,6 +348,12 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     inProcessLinks: inProcessLinks === 'auto' ? (sync === 'lockstep' ? 'memory' : 'socket') : inProcessLinks,
     dropEvery: num(env, 'DROP_EVERY', 0, (v) => Number.isInteger(v) && v >= 0),
     processGroups: env.BUNDLES === '0' ? null : processGroupsFromEnv(env.PROCESS_GROUPS),
+    // auto: only where no node process waits behind another's time slice of 100 ms
+    // (realtime-priority.ts), and only where a late frame is an error (wallclock).
+    realtimePriority:
+      realtimePriority === 'auto'
+        ? sync === 'wallclock' && processesOnHost !== null && processesOnHost <= availableParallelism()
+        : realtimePriority === 'on',
     mtu: num(
       env,
       env.MTU !== undefined ? 'MTU' : 'POD_MTU',
@@ -441,6 +463,8 @@ export class RealNode {
   /** Garbage-collection pauses since the start: the longest, and how many took over 1 ms real. */
   private gcMaxNs = 0;
   private gcOver1Ms = 0;
+  /** Why the process's main thread is not at real-time priority though this node's config asks for it (run-node.ts), or null. */
+  realtimePriorityRefused: string | null = null;
   private readonly gcLong: LongGc[] = [];
   private gcObserver: PerformanceObserver | null = null;
   private allocSampler: AllocationSampler | null = null;
@@ -1031,6 +1055,11 @@ export class RealNode {
       gcMaxNs: this.gcMaxNs,
       gcOver1Ms: this.gcOver1Ms,
       gcLong: this.gcLong,
+      realtimePriority: {
+        wanted: this.cfg.realtimePriority,
+        applied: mainThreadIsRealtime(),
+        ...(this.realtimePriorityRefused === null ? {} : { refused: this.realtimePriorityRefused }),
+      },
       ...(this.allocSampler === null ? {} : { allocSamples: this.allocSampler.samples() }),
       ports: this.portLoad.map((pl, port) => {
         const achieved = pl.loadedNs > 0 ? (pl.loadedBytes * 8e9) / pl.loadedNs : 0;

@@ -61,6 +61,11 @@ export interface NodeLoadReport {
    */
   gcLong?: LongGc[];
   /**
+   * The process's main thread: whether the node's config asked for SCHED_RR, whether it ran under
+   * it at the report, and why it could not be set (realtime-priority.ts).
+   */
+  realtimePriority?: { wanted: boolean; applied: boolean; refused?: string };
+  /**
    * With ALLOC_SAMPLE_MS (benches): V8's allocated bytes since the node started, sampled over real
    * time, flat [host monotonic ns, bytes, ...] (alloc-sampler.ts).
    */

@@ -6,6 +6,7 @@ import { setFramePoisoning } from '../../wire/packet-factory.js';
 import { deprioritizeHelperThreads } from './helper-threads.js';
 import { nodeConfigsFromEnv, RealNode } from './node.js';
 import { hostMonotonicNs, type LauncherMessage, type NodeMessage } from './protocol.js';
+import { raiseMainThreadPriority } from './realtime-priority.js';
 import { warmUpRealPath } from './warm-up-run.js';
 
 /**
@@ -18,6 +19,8 @@ export async function runNode(opts: { env: Record<string, string | undefined> })
   if (opts.env.POISON_FRAMES === '1') setFramePoisoning(true);
   // Wallclock only: under lockstep a starved compiler only makes the run slower, not wrong.
   if (cfgs[0].sync === 'wallclock') deprioritizeHelperThreads();
+  // Before any thread of ours starts (PreciseWake's helper inherits the policy), after V8's own.
+  const priorityRefused = cfgs[0].realtimePriority ? raiseMainThreadPriority() : null;
   const ipc = typeof process.send === 'function' && process.connected;
   // The last message handed to the IPC channel: a large report (long queue series) takes a while
   // to flush, and disconnecting (then exiting) before that would lose it.
@@ -30,6 +33,7 @@ export async function runNode(opts: { env: Record<string, string | undefined> })
       }
     : null;
   const nodes = cfgs.map((cfg) => new RealNode(cfg, send));
+  for (const node of nodes) node.realtimePriorityRefused = priorityRefused;
   const closeAll = () => Promise.all(nodes.map((n) => n.close()));
   const onSignal = () => {
     for (const node of nodes) if (node.env !== null) void node.finish(node.env.now());

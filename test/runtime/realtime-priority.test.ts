@@ -1,0 +1,112 @@
+/** A node process's main thread at real-time priority (realtime-priority.ts, docs/realtime.md "Real-time priority"). */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isConfigError } from '../../src/config/errors.js';
+import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
+
+const YAML = `
+name: rtp
+duration: 100us
+topology: { kind: star, hosts: 2 }
+workload:
+  - { kind: incast, senders: [h1], receiver: h2, size: 10KB, start: 0 }
+`;
+
+function file(text: string): string {
+  const f = join(mkdtempSync(join(tmpdir(), 'rocelab-rtp-')), 's.yaml');
+  writeFileSync(f, text);
+  return f;
+}
+
+describe('real-time priority configuration', () => {
+  const scenario = file(YAML);
+  const wants = (env: Record<string, string>) =>
+    nodeConfigFromEnv({ NODE: 'h1', SCENARIO: scenario, LOG_LEVEL: 'silent', ...env }).realtimePriority;
+  const cores = availableParallelism();
+
+  it('auto: under wallclock, when the launcher runs no more node processes than there are cores', () => {
+    expect(wants({ SYNC: 'wallclock', PROCESSES_ON_HOST: String(cores) })).toBe(true);
+    expect(wants({ SYNC: 'wallclock', PROCESSES_ON_HOST: String(cores + 1) })).toBe(false);
+    // No launcher said how many share the machine (rocelab node, a container).
+    expect(wants({ SYNC: 'wallclock' })).toBe(false);
+    expect(wants({ SYNC: 'lockstep', PROCESSES_ON_HOST: '1' })).toBe(false);
+  });
+
+  it('on and off override auto, from the scenario or REALTIME_PRIORITY', () => {
+    expect(wants({ SYNC: 'lockstep', REALTIME_PRIORITY: 'on' })).toBe(true);
+    expect(wants({ SYNC: 'wallclock', PROCESSES_ON_HOST: '1', SET: 'realtimePriority=off' })).toBe(false);
+    expect(
+      wants({
+        SYNC: 'wallclock',
+        PROCESSES_ON_HOST: '1',
+        SET: 'realtimePriority=off',
+        REALTIME_PRIORITY: 'auto',
+      }),
+    ).toBe(true);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    for (const env of [{ REALTIME_PRIORITY: 'yes' }, { PROCESSES_ON_HOST: '0' }] as Record<
+      string,
+      string
+    >[]) {
+      let err: unknown;
+      try {
+        wants(env);
+      } catch (e) {
+        err = e;
+      }
+      expect(isConfigError(err)).toBe(true);
+      expect(String((err as Error).message)).toMatch(Object.keys(env)[0]);
+    }
+  });
+});
+
+/**
+ * Runs raiseMainThreadPriority in a process of its own, returning what it said and the policy
+ * after; `asNobody`: with root's privileges dropped first (after the module is loaded, so the
+ * checkout need not be readable by nobody).
+ */
+function raiseIn(asNobody = false): { refused: string | null; realtime: boolean } {
+  const mod = join(import.meta.dirname, '../../dist/src/runtime/real/realtime-priority.js');
+  const drop = asNobody ? 'process.setgid(65534); process.setuid(65534);' : '';
+  const code = `import(${JSON.stringify(mod)}).then((m) => {
+    ${drop}
+    const refused = m.raiseMainThreadPriority();
+    process.stdout.write(JSON.stringify({ refused, realtime: m.mainThreadIsRealtime() }));
+  });`;
+  const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as { refused: string | null; realtime: boolean };
+}
+
+describe.runIf(process.platform === 'linux')('raiseMainThreadPriority', () => {
+  const root = process.getuid?.() === 0;
+
+  it.runIf(root)('as root: the main thread runs under SCHED_RR after it', () => {
+    expect(raiseIn()).toEqual({ refused: null, realtime: true });
+  });
+
+  it.runIf(root)('without the privilege: says why in one line, and the policy stays', () => {
+    const r = raiseIn(true);
+    expect(r.realtime).toBe(false);
+    expect(r.refused).toMatch(/not permitted/i);
+    expect(r.refused).not.toContain('\n');
+  });
+
+  it('a new process starts at normal priority', () => {
+    const mod = join(import.meta.dirname, '../../dist/src/runtime/real/realtime-priority.js');
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `import(${JSON.stringify(mod)}).then((m) => process.stdout.write(String(m.mainThreadIsRealtime())))`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(r.stdout).toBe('false');
+  });
+});
