@@ -400,7 +400,8 @@ export interface Scenario {
   /**
    * How the nodes of one process exchange datagrams (docs/realtime.md "Processes"): `socket`
    * through the kernel like any other, `memory` handed over in memory; `auto`, memory under
-   * lockstep and the socket under wallclock.
+   * lockstep, and under wallclock when the main threads run at real-time priority
+   * (`realtimePriority`); the socket otherwise.
    */
   inProcessLinks: 'auto' | 'socket' | 'memory';
   /**

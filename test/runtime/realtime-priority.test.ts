@@ -48,6 +48,16 @@ describe('real-time priority configuration', () => {
     ).toBe(true);
   });
 
+  it('inProcessLinks auto: under wallclock, in memory exactly when the main thread takes the priority', () => {
+    const links = (env: Record<string, string>) =>
+      nodeConfigFromEnv({ NODE: 'h1', SCENARIO: scenario, LOG_LEVEL: 'silent', ...env }).inProcessLinks;
+    expect(links({ SYNC: 'wallclock', PROCESSES_ON_HOST: '1' })).toBe('memory');
+    expect(links({ SYNC: 'wallclock', PROCESSES_ON_HOST: '1', REALTIME_PRIORITY: 'off' })).toBe('socket');
+    expect(links({ SYNC: 'wallclock' })).toBe('socket');
+    expect(links({ SYNC: 'wallclock', PROCESSES_ON_HOST: '1', IN_PROCESS_LINKS: 'socket' })).toBe('socket');
+    expect(links({ SYNC: 'lockstep' })).toBe('memory');
+  });
+
   it('refuses anything else, naming the variable', () => {
     for (const env of [{ REALTIME_PRIORITY: 'yes' }, { PROCESSES_ON_HOST: '0' }] as Record<
       string,

@@ -22,7 +22,8 @@
  *   PEER_TIMEOUT_MS   lockstep: a neighbour silent this long (real ms) is declared down (5000)
  *   TRAIN             auto (default: the scenario's `train`) | off: frames of one turn in one datagram
  *   IN_PROCESS_LINKS  auto (default: the scenario's `inProcessLinks`) | socket | memory: datagrams to
- *                     nodes of this process handed over in memory (auto: under lockstep)
+ *                     nodes of this process handed over in memory (auto: under lockstep, and
+ *                     under wallclock with REALTIME_PRIORITY's main thread at real-time priority)
  *   PROCESS_GROUPS    set by the local launcher: the nodes of every process ("s1,h1;h2,h3"); under
  *                     lockstep with links in memory, datagrams to another process leave in bundles
  *                     (process-bundles.ts); BUNDLES=0 sends each alone
@@ -270,6 +271,12 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     env.PROCESSES_ON_HOST === undefined
       ? null
       : num(env, 'PROCESSES_ON_HOST', 0, (v) => Number.isInteger(v) && v >= 1);
+  // auto: only where no node process waits behind another's time slice of 100 ms
+  // (realtime-priority.ts), and only where a late frame is an error (wallclock).
+  const realtimeMainThread =
+    realtimePriority === 'auto'
+      ? sync === 'wallclock' && processesOnHost !== null && processesOnHost <= availableParallelism()
+      : realtimePriority === 'on';
   if (sync === 'lockstep' && overlay !== 'geneve')
     throw new ConfigError('OVERLAY', 'lockstep needs the geneve overlay (frames carry their arrival stamps)');
   let addresses: AddressMap;
@@ -343,17 +350,18 @@ export function nodeConfigFromEnv(env: Env): NodeConfig {
     peerTimeoutMs: num(env, 'PEER_TIMEOUT_MS', 5000, (v) => v >= 100),
     train,
     // auto: in memory under lockstep, where it only makes the run faster (its results are virtual
-    // time's either way); under wallclock the socket, since memory was not better there
-    // (docs/realtime.md "Processes").
-    inProcessLinks: inProcessLinks === 'auto' ? (sync === 'lockstep' ? 'memory' : 'socket') : inProcessLinks,
+    // time's either way), and under wallclock with the main thread at real-time priority, where
+    // fewer received Buffers shorten the young collections that are then what makes frames late;
+    // the socket otherwise, where memory was not better (docs/realtime.md "Processes").
+    inProcessLinks:
+      inProcessLinks === 'auto'
+        ? sync === 'lockstep' || realtimeMainThread
+          ? 'memory'
+          : 'socket'
+        : inProcessLinks,
     dropEvery: num(env, 'DROP_EVERY', 0, (v) => Number.isInteger(v) && v >= 0),
     processGroups: env.BUNDLES === '0' ? null : processGroupsFromEnv(env.PROCESS_GROUPS),
-    // auto: only where no node process waits behind another's time slice of 100 ms
-    // (realtime-priority.ts), and only where a late frame is an error (wallclock).
-    realtimePriority:
-      realtimePriority === 'auto'
-        ? sync === 'wallclock' && processesOnHost !== null && processesOnHost <= availableParallelism()
-        : realtimePriority === 'on',
+    realtimePriority: realtimeMainThread,
     mtu: num(
       env,
       env.MTU !== undefined ? 'MTU' : 'POD_MTU',
