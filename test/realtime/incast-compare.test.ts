@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/report/report.js';
 import type { NodeMessage } from '../../src/runtime/real/protocol.js';
 import { runScenario } from '../../src/runtime/run.js';
+import { kernelAllowsRealtimePriority } from '../support/kernel-allows-rr.js';
 import { ensureBuilt, INCAST_4TO1, scenario, survivors, tmp } from './helpers.js';
 
 beforeAll(() => ensureBuilt());
@@ -143,9 +144,9 @@ describe('a wallclock run that lasts its whole duration', () => {
     const pauses = local.results.realtime!.pauses;
     // Its processes fit the cores (processes: auto): their main threads ran under SCHED_RR where
     // the kernel allows it (root), and a warning says why not elsewhere.
-    const root = process.platform === 'linux' && process.getuid?.() === 0;
-    expect(local.results.realtime!.mainThreadPriority).toBe(root ? 'realtime' : 'normal');
-    if (!root) expect(local.results.warnings.join('\n')).toMatch(/main thread left at normal priority/);
+    const allowed = kernelAllowsRealtimePriority();
+    expect(local.results.realtime!.mainThreadPriority).toBe(allowed ? 'realtime' : 'normal');
+    if (!allowed) expect(local.results.warnings.join('\n')).toMatch(/main thread left at normal priority/);
     const long = pauses.longGc ?? [];
     console.log(`collections over 1 ms: ${pauses.gcOver1Ms}, longest ${pauses.gcMaxMs} ms`);
     expect(long.length).toBe(pauses.gcOver1Ms);
