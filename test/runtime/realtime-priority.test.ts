@@ -1,12 +1,11 @@
 /** A node process's main thread at real-time priority (realtime-priority.ts, docs/realtime.md "Real-time priority"). */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isConfigError } from '../../src/config/errors.js';
-import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
 import { kernelAllowsRealtimePriority } from '../support/kernel-allows-rr.js';
+import { nodeConfigOf } from '../support/node-config.js';
 
 const YAML = `
 name: rtp
@@ -16,16 +15,9 @@ workload:
   - { kind: incast, senders: [h1], receiver: h2, size: 10KB, start: 0 }
 `;
 
-function file(text: string): string {
-  const f = join(mkdtempSync(join(tmpdir(), 'rocelab-rtp-')), 's.yaml');
-  writeFileSync(f, text);
-  return f;
-}
-
 describe('real-time priority configuration', () => {
-  const scenario = file(YAML);
-  const wants = (env: Record<string, string>) =>
-    nodeConfigFromEnv({ NODE: 'h1', SCENARIO: scenario, LOG_LEVEL: 'silent', ...env }).realtimePriority;
+  const cfg = nodeConfigOf(YAML);
+  const wants = (env: Record<string, string>) => cfg(env).realtimePriority;
   const cores = availableParallelism();
 
   it('auto: under wallclock, when the launcher runs no more node processes than there are cores', () => {
@@ -50,8 +42,7 @@ describe('real-time priority configuration', () => {
   });
 
   it('inProcessLinks auto: under wallclock, in memory exactly when the main thread takes the priority', () => {
-    const links = (env: Record<string, string>) =>
-      nodeConfigFromEnv({ NODE: 'h1', SCENARIO: scenario, LOG_LEVEL: 'silent', ...env }).inProcessLinks;
+    const links = (env: Record<string, string>) => cfg(env).inProcessLinks;
     expect(links({ SYNC: 'wallclock', PROCESSES_ON_HOST: '1' })).toBe('memory');
     expect(links({ SYNC: 'wallclock', PROCESSES_ON_HOST: '1', REALTIME_PRIORITY: 'off' })).toBe('socket');
     expect(links({ SYNC: 'wallclock' })).toBe('socket');
@@ -76,13 +67,15 @@ describe('real-time priority configuration', () => {
   });
 });
 
+/** The module under test as built (a child process imports it). */
+const mod = join(import.meta.dirname, '../../dist/src/runtime/real/realtime-priority.js');
+
 /**
  * Runs raiseMainThreadPriority in a process of its own, returning what it said and the policy
  * after; `asNobody`: with root's privileges dropped first (after the module is loaded, so the
  * checkout need not be readable by nobody).
  */
 function raiseIn(asNobody = false): { refused: string | null; realtime: boolean } {
-  const mod = join(import.meta.dirname, '../../dist/src/runtime/real/realtime-priority.js');
   const drop = asNobody ? 'process.setgid(65534); process.setuid(65534);' : '';
   const code = `import(${JSON.stringify(mod)}).then((m) => {
     ${drop}
@@ -119,7 +112,6 @@ describe.runIf(process.platform === 'linux')('raiseMainThreadPriority', () => {
   );
 
   it('a new process starts at normal priority', () => {
-    const mod = join(import.meta.dirname, '../../dist/src/runtime/real/realtime-priority.js');
     const r = spawnSync(
       process.execPath,
       [

@@ -1,12 +1,9 @@
 /** Which time window a wallclock node runs in: the scenario's `timeWindow`, TIME_WINDOW, the shortest link. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isConfigError } from '../../src/config/errors.js';
-import { nodeConfigFromEnv } from '../../src/runtime/real/node.js';
 import { setupRun } from '../../src/runtime/scenario-setup.js';
 import { shortestLinkDelayNs } from '../../src/topology/model.js';
+import { nodeConfigOf } from '../support/node-config.js';
 
 const YAML = `
 name: tw
@@ -20,16 +17,8 @@ workload:
   - { kind: incast, senders: [h1], receiver: h3, size: 10KB, start: 0 }
 `;
 
-function file(text: string): string {
-  const f = join(mkdtempSync(join(tmpdir(), 'rocelab-tw-')), 's.yaml');
-  writeFileSync(f, text);
-  return f;
-}
-
 describe('time window configuration', () => {
-  const scenario = file(YAML);
-  const cfg = (env: Record<string, string>) =>
-    nodeConfigFromEnv({ NODE: 'h1', SCENARIO: scenario, LOG_LEVEL: 'silent', ...env });
+  const cfg = nodeConfigOf(YAML);
 
   it('is `link` unless the scenario or TIME_WINDOW says off', () => {
     expect(cfg({}).timeWindow).toBe('link');

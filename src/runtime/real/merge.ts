@@ -214,7 +214,9 @@ function healthWarnings(inp: MergeInput, late: LateOverTime | null): string[] {
     const p = r.load.realtimePriority;
     if (p === undefined || !p.wanted || p.applied) continue;
     const why = p.refused ?? 'unknown';
-    refused.set(why, [...(refused.get(why) ?? []), r.node]);
+    const nodes = refused.get(why);
+    if (nodes === undefined) refused.set(why, [r.node]);
+    else nodes.push(r.node);
   }
   for (const [why, nodes] of refused)
     warnings.push(
