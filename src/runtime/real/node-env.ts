@@ -329,9 +329,14 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
   private readonly bundleTo: Int32Array;
   private readonly selfKeys: Float64Array;
   private readonly peerKeys: Float64Array;
-  /** Datagrams from nodes of this process, read on our next turn, in the order they were sent. */
-  private readonly localMsgs: Buffer[] = [];
-  private readonly localFrom: { address: string; port: number }[] = [];
+  /**
+   * Datagrams from nodes of this process, read on our next turn, in the order they were sent: the
+   * first `localCount` slots. The arrays keep their length from turn to turn (emptying one with
+   * `length = 0` frees its store, and the next turn's pushes grow a new one).
+   */
+  private readonly localMsgs: (Buffer | null)[] = [];
+  private readonly localFrom: ({ address: string; port: number } | null)[] = [];
+  private localCount = 0;
   private localScheduled = false;
   readonly preciseNow: () => number;
   private readonly arrivalStamps: boolean;
@@ -918,8 +923,9 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
 
   /** A datagram from a node of this process (in-process-links.ts): read on our next turn, as the socket's would be. */
   receiveLocal(msg: Buffer, from: { address: string; port: number }): void {
-    this.localMsgs.push(msg);
-    this.localFrom.push(from);
+    const i = this.localCount++;
+    this.localMsgs[i] = msg;
+    this.localFrom[i] = from;
     if (!this.localScheduled) {
       this.localScheduled = true;
       setImmediate(this.readLocal);
@@ -930,9 +936,16 @@ export class RealNodeEnv implements FirmwareEnv, LocalReceiver {
     this.localScheduled = false;
     const msgs = this.localMsgs;
     const from = this.localFrom;
-    for (let i = 0; i < msgs.length; i++) this.onMessage(msgs[i], from[i]);
-    msgs.length = 0;
-    from.length = 0;
+    // localCount is read each time round: what arrives meanwhile is read in this turn too.
+    for (let i = 0; i < this.localCount; i++) {
+      const msg = msgs[i]!;
+      const rinfo = from[i]!;
+      // Let go of the datagram (its slab) once read.
+      msgs[i] = null;
+      from[i] = null;
+      this.onMessage(msg, rinfo);
+    }
+    this.localCount = 0;
   };
 
   /** Datagrams handed to the socket whose send has not completed yet. */

@@ -70,20 +70,47 @@ export class PreciseWake {
     Atomics.notify(this.seq, 0);
   }
 
-  private fire(): void {
-    const now = Number(process.hrtime.bigint());
-    let next = Number.POSITIVE_INFINITY;
-    const due: [WakeFn, number][] = [];
-    for (const entry of this.wants) {
-      if (entry[1] <= now) due.push(entry);
-      else if (entry[1] < next) next = entry[1];
+  /**
+   * fire's due requests, earliest first (equal instants in the order asked), and the earliest
+   * instant not yet due: kept between calls, so a wake allocates nothing (a Map's `for…of` makes
+   * an entry array per subscriber, and fire runs at every wake).
+   */
+  private readonly dueFns: (WakeFn | null)[] = [];
+  private readonly dueAtNs: number[] = [];
+  private dueCount = 0;
+  private nowNs = 0;
+  private nextNs = Number.POSITIVE_INFINITY;
+  private readonly collect = (atNs: number, fn: WakeFn): void => {
+    if (atNs > this.nowNs) {
+      if (atNs < this.nextNs) this.nextNs = atNs;
+      return;
     }
-    for (const [fn] of due) this.wants.delete(fn);
-    this.armedNs = Number.POSITIVE_INFINITY;
-    this.arm(next);
     // Several are due at once when the host ran this thread late: earliest first, not in the
     // order they asked (a node asking for 4.5 ms before one asking for 1.5 ms ran first in CI).
-    if (due.length > 1) due.sort((a, b) => a[1] - b[1]);
-    for (const [fn] of due) fn();
+    let i = this.dueCount++;
+    while (i > 0 && this.dueAtNs[i - 1] > atNs) {
+      this.dueFns[i] = this.dueFns[i - 1];
+      this.dueAtNs[i] = this.dueAtNs[i - 1];
+      i--;
+    }
+    this.dueFns[i] = fn;
+    this.dueAtNs[i] = atNs;
+  };
+
+  private fire(): void {
+    this.nowNs = Number(process.hrtime.bigint());
+    this.nextNs = Number.POSITIVE_INFINITY;
+    this.dueCount = 0;
+    this.wants.forEach(this.collect);
+    const n = this.dueCount;
+    const fns = this.dueFns;
+    for (let i = 0; i < n; i++) this.wants.delete(fns[i]!);
+    this.armedNs = Number.POSITIVE_INFINITY;
+    this.arm(this.nextNs);
+    for (let i = 0; i < n; i++) {
+      const fn = fns[i]!;
+      fns[i] = null;
+      fn();
+    }
   }
 }
