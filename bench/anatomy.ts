@@ -7,7 +7,8 @@
  *   `--to` (frames on links; the heap after a full collection, with `--expose-gc`);
  * - `--alloc`: bytes V8 allocated in the window (v8.GCProfiler: the used heap at the end minus
  *   at the start plus what every collection in between freed), per event, per packet-hop and per
- *   forwarded frame, and the collections themselves;
+ *   forwarded frame, what young collections promoted into the old generation (what V8 sizes that
+ *   generation by: docs/performance.md "Memory"), and the collections themselves;
  * - `--census`: events by kind (timers classified by their callback's source, arrivals by the
  *   receiving node's kind); it wraps every timer, so it is not for timing;
  * - `--cpu-prof FILE`: a V8 CPU profile of the window alone (feed it to scripts/perf-phases.mjs);
@@ -27,7 +28,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GCProfiler, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { loadScenario } from '../src/config/load.js';
 import { inspectorPost } from '../src/runtime/real/heap-sampling.js';
 import { createVirtualRun } from '../src/runtime/run.js';
@@ -177,6 +178,23 @@ function callgrindInstr(on: boolean): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** V8's spaces of the old generation: what young collections promote into, or V8 allocates in directly. */
+const OLD_GENERATION_SPACES = new Set(['old_space', 'code_space', 'large_object_space']);
+
+/** Bytes used in the old generation's spaces (GCProfiler's shape of a space's figures). */
+function oldGenerationBytes(spaces: readonly { spaceName: string; spaceUsedSize: number }[]): number {
+  let n = 0;
+  for (const sp of spaces) if (OLD_GENERATION_SPACES.has(sp.spaceName)) n += sp.spaceUsedSize;
+  return n;
+}
+
+/** oldGenerationBytes of the heap now. */
+function oldGenerationBytesNow(): number {
+  return oldGenerationBytes(
+    getHeapSpaceStatistics().map((sp) => ({ spaceName: sp.space_name, spaceUsedSize: sp.space_used_size })),
+  );
+}
+
 /** CLOCK_MONOTONIC in µs, the clock of V8's CPU profile timestamps. */
 function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
@@ -222,6 +240,7 @@ function main(): void {
   }
   const profiler = a.alloc ? new GCProfiler() : null;
   const used0 = getHeapStatistics().used_heap_size;
+  const old0 = oldGenerationBytesNow();
   profiler?.start();
   const cpu0 = process.cpuUsage();
   const w0 = performance.now();
@@ -233,6 +252,7 @@ function main(): void {
   const cpu = process.cpuUsage(cpu0);
   const gcStats = profiler?.stop();
   const used1 = getHeapStatistics().used_heap_size;
+  const old1 = oldGenerationBytesNow();
   const events = run.sched.eventsProcessed - e0;
   const h1 = hops(run);
   const packetHops = h1.all - h0.all;
@@ -269,9 +289,16 @@ function main(): void {
   }
   if (gcStats !== undefined) {
     let freed = 0;
+    let promoted = 0;
+    let oldFreed = 0;
     const kinds: Record<string, { count: number; ms: number }> = {};
     for (const s of gcStats.statistics) {
       freed += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
+      const oldGrew =
+        oldGenerationBytes(s.afterGC.heapSpaceStatistics) -
+        oldGenerationBytes(s.beforeGC.heapSpaceStatistics);
+      if (s.gcType === 'Scavenge') promoted += oldGrew;
+      else oldFreed -= oldGrew;
       const k = (kinds[s.gcType] ??= { count: 0, ms: 0 });
       k.count++;
       k.ms += s.cost / 1000;
@@ -282,6 +309,11 @@ function main(): void {
       perEvent: allocated / events,
       perPacketHop: allocated / packetHops,
       perForwardedFrame: allocated / forwarded,
+      promotedBytes: promoted,
+      promotedPerEvent: promoted / events,
+      // Old-generation bytes the window added, promoted or allocated there directly (pretenured,
+      // large objects): what brings the next full collection.
+      oldGenerationBytes: old1 - old0 + oldFreed,
       collections: kinds,
     };
   }

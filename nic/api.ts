@@ -93,7 +93,12 @@ export interface NicConfig {
    * that bring no NP of their own (e.g. `none`). Default 50 µs (DCQCN paper's N).
    */
   cnpMinIntervalNs?: number;
-  /** How many rate changes the NIC keeps for `rateTrace()` (oldest dropped first). Default 4096. */
+  /**
+   * How many rate changes the NIC keeps for `rateTrace()` (oldest dropped first). Default 0: the
+   * runtimes follow rate changes through `observer.onRateChange`, and a kept change outlives the
+   * young generation, so V8 allocates every change in the old one (on the 320-host fat tree 4096
+   * per NIC were about 80 % of what the old generation took in: docs/performance.md "Memory").
+   */
   rateTraceCapacity?: number;
   /** (optional) Trace hooks (src/env/trace.ts), installed by a runtime's probe. Default none. */
   trace?: NicTrace | null;
@@ -300,7 +305,7 @@ export interface Nic extends NodeFirmware {
    * the sender-side (RP) ones and then the receiver-side (NP) ones.
    */
   qpInspect(qpn: number): Record<string, number>;
-  /** The most recent rate changes of all QPs, oldest first (bounded by `rateTraceCapacity`). */
+  /** The most recent rate changes of all QPs, oldest first (bounded by `rateTraceCapacity`; none by default). */
   rateTrace(): RateChange[];
   /** Counters bumped by the CC algorithms through `io.count`, summed over QPs. */
   ccCounters(): Record<string, number>;

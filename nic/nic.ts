@@ -46,7 +46,6 @@ const MIN_RATE_FRACTION = 2 ** -20;
  * 0x100, src/runtime/app/qp.ts); larger ones only in the map. Bounds the array at 16 KB a NIC.
  */
 const QP_TABLE_SIZE = 1 << 12;
-const DEFAULT_TRACE_CAPACITY = 4096;
 
 type TxEvent = Extract<RpEvent, { type: 'tx' }>;
 
@@ -71,7 +70,8 @@ class NicImpl implements Nic {
 
   private qpOrder = 0;
   private readonly c: HostCounters = zeroHostCounters();
-  private readonly trace: Ring<RateChange>;
+  /** The last rate changes for rateTrace(), when asked for (NicConfig.rateTraceCapacity). */
+  private readonly trace: Ring<RateChange> | null;
   private readonly traceCapacity: number;
   private readonly hooks: NicTrace | null;
 
@@ -112,8 +112,9 @@ class NicImpl implements Nic {
     if (!(this.rateBps > 0)) throw new Error(`nic ${cfg.name}: port rate must be > 0`);
     if (!(this.mtu > 0) || !Number.isInteger(this.mtu))
       throw new Error(`nic ${cfg.name}: bad MTU ${cfg.mtuBytes}`);
-    this.traceCapacity = Math.max(0, cfg.rateTraceCapacity ?? DEFAULT_TRACE_CAPACITY);
-    this.trace = new Ring<RateChange>(Math.min(1024, Math.max(16, this.traceCapacity)));
+    this.traceCapacity = Math.max(0, cfg.rateTraceCapacity ?? 0);
+    this.trace =
+      this.traceCapacity > 0 ? new Ring<RateChange>(Math.min(1024, Math.max(16, this.traceCapacity))) : null;
     this.cc = new CcHost(
       env,
       {
@@ -313,7 +314,7 @@ class NicImpl implements Nic {
   }
 
   rateTrace(): RateChange[] {
-    return this.trace.toArray();
+    return this.trace?.toArray() ?? [];
   }
 
   ccCounters(): Record<string, number> {
@@ -420,7 +421,7 @@ class NicImpl implements Nic {
       windowBytes: qp.windowBytes,
       why,
     };
-    if (this.traceCapacity > 0) {
+    if (this.trace !== null) {
       this.trace.push(change);
       if (this.trace.length > this.traceCapacity) this.trace.shift();
     }

@@ -172,6 +172,15 @@ describe('NIC CC host', () => {
     expect(b.rates.a.length).toBe(2);
     expect(b.a.rateTrace()).toEqual([b.rates.a[1]]);
   });
+
+  it('keeps no rate trace when none is asked for, and still reports every change to its observer', () => {
+    const b = bench({ cc: probeCc(), rateTraceCapacity: 0 });
+    const [qpn] = b.connect(3);
+    b.send(qpn, 1, 8000);
+    b.sched.run(1e9);
+    expect(b.rates.a.length).toBe(2);
+    expect(b.a.rateTrace()).toEqual([]);
+  });
 });
 
 describe('CcHost on its own (a fake transport port)', () => {

@@ -48,6 +48,7 @@ export interface BenchOptions {
   ccB?: CcSpec;
   cnpMinIntervalNs?: number;
   ackPrio?: number;
+  /** NicConfig.rateTraceCapacity of both NICs; default 4096 (tests read `rateTrace()`). */
   rateTraceCapacity?: number;
   /** Drop this frame (in addition to random loss). */
   drop?: (pkt: Packet, from: Side, nowNs: number) => boolean;
@@ -152,7 +153,7 @@ export function bench(o: BenchOptions = {}): Bench {
     cc: (side === 'b' ? o.ccB : undefined) ?? o.cc ?? resolveCc('none'),
     cnpMinIntervalNs: o.cnpMinIntervalNs,
     ackPrio: o.ackPrio,
-    rateTraceCapacity: o.rateTraceCapacity,
+    rateTraceCapacity: o.rateTraceCapacity ?? 4096,
     ...(o.transport !== undefined ? { transport: o.transport } : {}),
     ...(o.sr !== undefined ? { sr: o.sr } : {}),
     ...(o.paths !== undefined ? { paths: o.paths } : {}),
