@@ -1,7 +1,7 @@
 /**
  * results.json written in chunks (src/stats/results-json.ts): the file and `rocelab run --json`
- * never hold the whole text, and their chunks together are exactly the text serializeResults
- * gives.
+ * never hold the whole text, each chunk stays small enough to die young, and the chunks together
+ * are exactly the text serializeResults gives.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +40,9 @@ workload:
     const chunks = [...resultsJsonChunks(out.results)];
     expect(whole.length).toBeGreaterThan(1 << 20);
     expect(chunks.length).toBeGreaterThan(1);
+    // Every chunk is a young-generation string: V8 puts strings over 128 KB (one byte a
+    // character here) in the old generation, where they stay until a full collection.
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(128 * 1024);
     expect(chunks.join('')).toBe(whole);
     expect(prints).toBe(chunks.length);
     expect(printed).toBe(whole);
