@@ -124,6 +124,7 @@ export class LocalRun {
       env,
       nodeEnv: opts.nodeEnv,
       logDir: opts.keepLogs === true ? join(this.outDir, 'logs') : undefined,
+      heapSamplingDir: process.env.ROCELAB_HEAP_SAMPLING_DIR || undefined,
       watchdogMs: opts.watchdogMs,
       leadMs: opts.leadMs,
       onMessage: opts.onMessage,

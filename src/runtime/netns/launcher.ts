@@ -120,6 +120,7 @@ export class NetnsRun {
       env,
       nodeEnv: opts.nodeEnv,
       logDir: opts.keepLogs === true ? join(this.outDir, 'logs') : undefined,
+      heapSamplingDir: process.env.ROCELAB_HEAP_SAMPLING_DIR || undefined,
       watchdogMs: opts.watchdogMs,
       leadMs: opts.leadMs,
       onMessage: opts.onMessage,

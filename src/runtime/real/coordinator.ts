@@ -48,6 +48,12 @@ export interface CoordinatorOptions {
   nodeEnv?: Record<string, Record<string, string>>;
   /** Directory for node logs (default: a temp dir removed at the end). */
   logDir?: string;
+  /**
+   * Directory where each node process writes a sampling heap profile of its run
+   * (HEAP_SAMPLING_FILE), named like its log: `<first node>[+N][.incarnation].heapprofile`.
+   * The launchers take it from ROCELAB_HEAP_SAMPLING_DIR. Default none.
+   */
+  heapSamplingDir?: string;
   /** Real ms between "all ready" and emulated t=0, for clock sync to settle. Default 800. */
   leadMs?: number;
   /** Real ms a node may take to become ready. Default 30 000. */
@@ -188,14 +194,19 @@ export class Coordinator {
   /** Start the process of `nodes` (one node, or a group sharing the process). */
   private spawnProcess(nodes: string[], incarnation: number): void {
     const label = nodes.length === 1 ? nodes[0] : `${nodes[0]}+${nodes.length - 1}`;
-    const logPath = join(this.logDir, incarnation === 0 ? `${label}.log` : `${label}.${incarnation}.log`);
+    const fileName = (ext: string) => (incarnation === 0 ? `${label}.${ext}` : `${label}.${incarnation}.${ext}`);
+    const logPath = join(this.logDir, fileName('log'));
+    const samplingDir = this.opts.heapSamplingDir;
     const fd = openSync(logPath, 'a');
     this.logFds.push(fd);
     for (const node of nodes) this.logFiles.set(node, logPath);
     const proc = this.opts.spawn({
       node: nodes.join(','),
       incarnation,
-      env: this.baseEnv(nodes, incarnation),
+      env: {
+        ...this.baseEnv(nodes, incarnation),
+        ...(samplingDir === undefined ? {} : { HEAP_SAMPLING_FILE: join(samplingDir, fileName('heapprofile')) }),
+      },
       logFd: fd,
     });
     const mine = new Map<string, Child>();
