@@ -194,7 +194,8 @@ export class Coordinator {
   /** Start the process of `nodes` (one node, or a group sharing the process). */
   private spawnProcess(nodes: string[], incarnation: number): void {
     const label = nodes.length === 1 ? nodes[0] : `${nodes[0]}+${nodes.length - 1}`;
-    const fileName = (ext: string) => (incarnation === 0 ? `${label}.${ext}` : `${label}.${incarnation}.${ext}`);
+    const fileName = (ext: string) =>
+      incarnation === 0 ? `${label}.${ext}` : `${label}.${incarnation}.${ext}`;
     const logPath = join(this.logDir, fileName('log'));
     const samplingDir = this.opts.heapSamplingDir;
     const fd = openSync(logPath, 'a');
@@ -205,7 +206,9 @@ export class Coordinator {
       incarnation,
       env: {
         ...this.baseEnv(nodes, incarnation),
-        ...(samplingDir === undefined ? {} : { HEAP_SAMPLING_FILE: join(samplingDir, fileName('heapprofile')) }),
+        ...(samplingDir === undefined
+          ? {}
+          : { HEAP_SAMPLING_FILE: join(samplingDir, fileName('heapprofile')) }),
       },
       logFd: fd,
     });
