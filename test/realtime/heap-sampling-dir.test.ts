@@ -1,13 +1,12 @@
 /**
- * ROCELAB_HEAP_SAMPLING_DIR (node-process.ts): every node process of a local run writes a
- * sampling heap profile of its own into that directory, named like its log by the nodes it runs,
- * and they do not write over each other.
+ * ROCELAB_HEAP_SAMPLING_DIR (the launchers; coordinator.ts `heapSamplingDir`): every node process
+ * of a local run writes a sampling heap profile of its own into that directory, named like its
+ * log by the nodes it runs, and they do not write over each other.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunOutput } from '../../src/runtime/run.js';
-import { runScenario } from '../../src/runtime/run.js';
+import { type RunOutput, runScenario } from '../../src/runtime/run.js';
 import { ensureBuilt, INCAST_4TO1, scenario, tmp } from './helpers.js';
 
 beforeAll(() => ensureBuilt());
