@@ -164,20 +164,23 @@ describe('NIC CC host', () => {
     expect(b.done.a.map((c) => c.id)).toEqual([1]);
   });
 
-  it('keeps a bounded rate trace, oldest dropped first', () => {
-    const b = bench({ cc: probeCc(), rateTraceCapacity: 1 });
+  /** One 8000-byte message under the probe CC (two rate changes), its NIC keeping `capacity` of them. */
+  function tracedRun(capacity: number) {
+    const b = bench({ cc: probeCc(), rateTraceCapacity: capacity });
     const [qpn] = b.connect(3);
     b.send(qpn, 1, 8000);
     b.sched.run(1e9);
+    return b;
+  }
+
+  it('keeps a bounded rate trace, oldest dropped first', () => {
+    const b = tracedRun(1);
     expect(b.rates.a.length).toBe(2);
     expect(b.a.rateTrace()).toEqual([b.rates.a[1]]);
   });
 
   it('keeps no rate trace when none is asked for, and still reports every change to its observer', () => {
-    const b = bench({ cc: probeCc(), rateTraceCapacity: 0 });
-    const [qpn] = b.connect(3);
-    b.send(qpn, 1, 8000);
-    b.sched.run(1e9);
+    const b = tracedRun(0);
     expect(b.rates.a.length).toBe(2);
     expect(b.a.rateTrace()).toEqual([]);
   });
